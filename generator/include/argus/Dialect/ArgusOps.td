@@ -1,0 +1,426 @@
+//===- ArgusOps.td - argus operations ---------------------*- tablegen -*-===//
+//
+// Operations of the argus dialect. Tile operands are `!argus.tile` values of
+// static shape; global tensors are `!argus.tensor`; scratch memory is
+// `!argus.buffer`. Indices and offsets are `index` scalars computed with
+// `arith`. Out-of-bounds elements of a global tile are masked: loads read the
+// padding value, stores skip them, so ragged shapes need no special code.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef ARGUS_OPS
+#define ARGUS_OPS
+
+include "argus/Dialect/ArgusTypes.td"
+include "mlir/Interfaces/SideEffectInterfaces.td"
+include "mlir/Interfaces/ControlFlowInterfaces.td"
+include "mlir/Interfaces/InferTypeOpInterface.td"
+
+def Argus_Scalar : AnyTypeOf<[AnyFloat, AnySignlessInteger, Index]>;
+def Argus_TileOrScalar : AnyTypeOf<[Argus_TileType, AnyFloat, AnySignlessInteger, Index]>;
+
+//===----------------------------------------------------------------------===//
+// Ids and shapes
+//===----------------------------------------------------------------------===//
+
+def Argus_DimOp : Argus_Op<"dim", [Pure]> {
+  let summary = "size of one dimension of a global tensor";
+  let description = [{
+    Example:
+    ```mlir
+    %m = argus.dim %A, 0 : !argus.tensor<?x4096xbf16>
+    ```
+  }];
+  let arguments = (ins Argus_TensorType:$tensor, I64Attr:$dim);
+  let results = (outs Index:$result);
+  let assemblyFormat = "$tensor `,` $dim attr-dict `:` type($tensor)";
+  let hasVerifier = 1;
+  let hasFolder = 1;
+}
+
+def Argus_ProgramIdOp : Argus_Op<"program_id", [Pure]> {
+  let summary = "index of this program instance along a grid axis";
+  let description = [{
+    Example: `%p = argus.program_id 0`
+  }];
+  let arguments = (ins I64Attr:$axis);
+  let results = (outs Index:$result);
+  let assemblyFormat = "$axis attr-dict";
+  let hasVerifier = 1;
+}
+
+def Argus_NumProgramsOp : Argus_Op<"num_programs", [Pure]> {
+  let summary = "grid size along an axis";
+  let description = [{
+    Example: `%g = argus.num_programs 1`
+  }];
+  let arguments = (ins I64Attr:$axis);
+  let results = (outs Index:$result);
+  let assemblyFormat = "$axis attr-dict";
+  let hasVerifier = 1;
+}
+
+def Argus_ThreadIdOp : Argus_Op<"thread_id", [Pure]> {
+  let summary = "thread index inside the program instance";
+  let description = [{
+    Only meaningful in thread-level kernels (`argus.threads` > 1); 0 otherwise.
+    Example: `%t = argus.thread_id`
+  }];
+  let results = (outs Index:$result);
+  let assemblyFormat = "attr-dict";
+}
+
+def Argus_NumThreadsOp : Argus_Op<"num_threads", [Pure]> {
+  let summary = "threads per program instance";
+  let description = [{
+    Example: `%n = argus.num_threads`
+  }];
+  let results = (outs Index:$result);
+  let assemblyFormat = "attr-dict";
+}
+
+//===----------------------------------------------------------------------===//
+// Global memory
+//===----------------------------------------------------------------------===//
+
+def Argus_LoadOp : Argus_Op<"load", [MemoryEffects<[MemRead]>]> {
+  let summary = "masked load of a tile from a global tensor";
+  let description = [{
+    Reads the tile whose first element is at `offsets`; elements past the
+    tensor's bounds read `padding`.
+    Example:
+    ```mlir
+    %a = argus.load %A[%r, %c] : !argus.tensor<?x?xbf16> -> !argus.tile<64x256xbf16>
+    ```
+  }];
+  let arguments = (ins Argus_TensorType:$tensor, Variadic<Index>:$offsets,
+                       DefaultValuedAttr<F64Attr, "0.0">:$padding);
+  let results = (outs Argus_TileType:$result);
+  let assemblyFormat = "$tensor `[` $offsets `]` attr-dict `:` type($tensor) `->` type($result)";
+  let hasVerifier = 1;
+}
+
+def Argus_StoreOp : Argus_Op<"store", [MemoryEffects<[MemWrite]>]> {
+  let summary = "masked store of a tile into a global tensor";
+  let description = [{
+    Elements past the tensor's bounds are not written.
+    Example:
+    ```mlir
+    argus.store %c, %C[%r, %c0] : !argus.tile<64x64xbf16>, !argus.tensor<?x?xbf16>
+    ```
+  }];
+  let arguments = (ins Argus_TileType:$value, Argus_TensorType:$tensor, Variadic<Index>:$offsets);
+  let assemblyFormat = "$value `,` $tensor `[` $offsets `]` attr-dict `:` type($value) `,` type($tensor)";
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Buffers (shared / local memory)
+//===----------------------------------------------------------------------===//
+
+def Argus_AllocOp : Argus_Op<"alloc", [MemoryEffects<[MemAlloc]>]> {
+  let summary = "allocate a shared or local buffer";
+  let description = [{
+    Example:
+    ```mlir
+    %sa = argus.alloc : !argus.buffer<3x64x64xbf16, shared, #argus.swizzle<3,3,3>>
+    ```
+  }];
+  let results = (outs Argus_BufferType:$result);
+  let assemblyFormat = "attr-dict `:` type($result)";
+}
+
+def Argus_CopyOp : Argus_Op<"copy", [AttrSizedOperandSegments,
+                                      MemoryEffects<[MemRead, MemWrite]>]> {
+  let summary = "copy a global tile into a buffer slot (optionally asynchronous)";
+  let description = [{
+    `dst_indices` select a slot along the buffer's leading dimensions; the
+    remaining dimensions are the tile copied from `src` at `src_offsets`
+    (masked: out-of-bounds elements become zero). An `async` copy completes
+    at the `argus.wait` that leaves at most N younger copies pending.
+    Example:
+    ```mlir
+    argus.copy async %A[%r, %k], %sa[%s] : !argus.tensor<?x?xbf16>, !argus.buffer<3x64x64xbf16, shared>
+    ```
+  }];
+  let arguments = (ins Argus_TensorType:$src, Variadic<Index>:$src_offsets,
+                       Argus_BufferType:$dst, Variadic<Index>:$dst_indices,
+                       UnitAttr:$async);
+  let assemblyFormat = [{
+    (`async` $async^)? $src `[` $src_offsets `]` `,` $dst `[` $dst_indices `]` attr-dict
+    `:` type($src) `,` type($dst)
+  }];
+  let hasVerifier = 1;
+}
+
+def Argus_WaitOp : Argus_Op<"wait", [MemoryEffects<[MemRead, MemWrite]>]> {
+  let summary = "wait until at most `pending` asynchronous copies are in flight";
+  let description = [{
+    Example: `argus.wait 1`
+  }];
+  let arguments = (ins I64Attr:$pending);
+  let assemblyFormat = "$pending attr-dict";
+  let hasVerifier = 1;
+}
+
+def Argus_BufferLoadOp : Argus_Op<"buffer_load", [MemoryEffects<[MemRead]>]> {
+  let summary = "read a tile from a buffer slot";
+  let description = [{
+    Example:
+    ```mlir
+    %a = argus.buffer_load %sa[%s] : !argus.buffer<3x64x64xbf16, shared> -> !argus.tile<64x64xbf16>
+    ```
+  }];
+  let arguments = (ins Argus_BufferType:$buffer, Variadic<Index>:$indices);
+  let results = (outs Argus_TileType:$result);
+  let assemblyFormat = "$buffer `[` $indices `]` attr-dict `:` type($buffer) `->` type($result)";
+  let hasVerifier = 1;
+}
+
+def Argus_BufferStoreOp : Argus_Op<"buffer_store", [MemoryEffects<[MemWrite]>]> {
+  let summary = "write a tile into a buffer slot";
+  let description = [{
+    Example:
+    ```mlir
+    argus.buffer_store %t, %sb[%s] : !argus.tile<64x64xf32>, !argus.buffer<2x64x64xf32, local>
+    ```
+  }];
+  let arguments = (ins Argus_TileType:$value, Argus_BufferType:$buffer, Variadic<Index>:$indices);
+  let assemblyFormat = "$value `,` $buffer `[` $indices `]` attr-dict `:` type($value) `,` type($buffer)";
+  let hasVerifier = 1;
+}
+
+def Argus_BarrierOp : Argus_Op<"barrier", [MemoryEffects<[MemRead, MemWrite]>]> {
+  let summary = "synchronise all threads of the program instance";
+  let description = [{
+    Example: `argus.barrier`
+  }];
+  let assemblyFormat = "attr-dict";
+}
+
+//===----------------------------------------------------------------------===//
+// Tile computation
+//===----------------------------------------------------------------------===//
+
+def Argus_FullOp : Argus_Op<"full", [Pure]> {
+  let summary = "tile with every element equal to a scalar";
+  let description = [{
+    Example: `%z = argus.full %c0 : f32 -> !argus.tile<64x64xf32>`
+  }];
+  let arguments = (ins Argus_Scalar:$value);
+  let results = (outs Argus_TileType:$result);
+  let assemblyFormat = "$value attr-dict `:` type($value) `->` type($result)";
+  let hasVerifier = 1;
+}
+
+def Argus_IotaOp : Argus_Op<"iota", [Pure]> {
+  let summary = "tile whose elements are their coordinate along `dim`";
+  let description = [{
+    Example: `%cols = argus.iota 1 : !argus.tile<64x64xi32>`
+  }];
+  let arguments = (ins I64Attr:$dim);
+  let results = (outs Argus_TileType:$result);
+  let assemblyFormat = "$dim attr-dict `:` type($result)";
+  let hasVerifier = 1;
+}
+
+def Argus_MmaOp : Argus_Op<"mma", [Pure, AllTypesMatch<["acc", "result"]>]> {
+  let summary = "matrix multiply-accumulate: result = acc + a · bᵀ";
+  let description = [{
+    `a` is M×K, `b` is N×K (both K-contiguous, like the weights of y = x Wᵀ),
+    `acc` and the result are M×N f32. Lowered to wgmma / MFMA / AVX-512
+    (vdpbf16ps for bf16) by the backends.
+    Example:
+    ```mlir
+    %acc1 = argus.mma %a, %b, %acc0 : !argus.tile<64x256xbf16>, !argus.tile<32x256xbf16>, !argus.tile<64x32xf32>
+    ```
+  }];
+  let arguments = (ins Argus_TileType:$a, Argus_TileType:$b, Argus_TileType:$acc);
+  let results = (outs Argus_TileType:$result);
+  let assemblyFormat = "$a `,` $b `,` $acc attr-dict `:` type($a) `,` type($b) `,` type($acc)";
+  let hasVerifier = 1;
+}
+
+def Argus_BinaryOp : Argus_Op<"binary", [Pure]> {
+  let summary = "elementwise binary operation with numpy broadcasting";
+  let description = [{
+    Operands are tiles or scalars; shapes broadcast as in numpy (trailing
+    dimensions aligned, size-1 dimensions stretched, scalars everywhere).
+    Example:
+    ```mlir
+    %y = argus.binary mul %alpha, %acc : f32, !argus.tile<64x64xf32> -> !argus.tile<64x64xf32>
+    ```
+  }];
+  let arguments = (ins Argus_BinaryKindAttr:$kind, Argus_TileOrScalar:$lhs, Argus_TileOrScalar:$rhs);
+  let results = (outs Argus_TileType:$result);
+  let assemblyFormat = "$kind $lhs `,` $rhs attr-dict `:` type($lhs) `,` type($rhs) `->` type($result)";
+  let hasVerifier = 1;
+}
+
+def Argus_UnaryOp : Argus_Op<"unary", [Pure, SameOperandsAndResultType]> {
+  let summary = "elementwise unary operation";
+  let description = [{
+    Example: `%e = argus.unary exp %s : !argus.tile<64x64xf32>`
+  }];
+  let arguments = (ins Argus_UnaryKindAttr:$kind, Argus_TileType:$operand);
+  let results = (outs Argus_TileType:$result);
+  let assemblyFormat = "$kind $operand attr-dict `:` type($operand)";
+  let hasVerifier = 1;
+}
+
+def Argus_CmpOp : Argus_Op<"cmp", [Pure]> {
+  let summary = "elementwise comparison with broadcasting, giving an i1 tile";
+  let description = [{
+    Example:
+    ```mlir
+    %m = argus.cmp le %cols, %rows : !argus.tile<1x64xi32>, !argus.tile<64x1xi32> -> !argus.tile<64x64xi1>
+    ```
+  }];
+  let arguments = (ins Argus_CmpPredicateAttr:$predicate, Argus_TileOrScalar:$lhs,
+                       Argus_TileOrScalar:$rhs);
+  let results = (outs Argus_TileType:$result);
+  let assemblyFormat = "$predicate $lhs `,` $rhs attr-dict `:` type($lhs) `,` type($rhs) `->` type($result)";
+  let hasVerifier = 1;
+}
+
+def Argus_SelectOp : Argus_Op<"select", [Pure]> {
+  let summary = "elementwise choice between two values by an i1 tile";
+  let description = [{
+    Example:
+    ```mlir
+    %s = argus.select %m, %x, %ninf : !argus.tile<64x64xi1>, !argus.tile<64x64xf32>, f32 -> !argus.tile<64x64xf32>
+    ```
+  }];
+  let arguments = (ins Argus_TileType:$condition, Argus_TileOrScalar:$true_value,
+                       Argus_TileOrScalar:$false_value);
+  let results = (outs Argus_TileType:$result);
+  let assemblyFormat = [{
+    $condition `,` $true_value `,` $false_value attr-dict `:` type($condition) `,`
+    type($true_value) `,` type($false_value) `->` type($result)
+  }];
+  let hasVerifier = 1;
+}
+
+def Argus_ReduceOp : Argus_Op<"reduce", [Pure]> {
+  let summary = "reduce a tile along one axis, keeping it with size 1";
+  let description = [{
+    Example:
+    ```mlir
+    %mx = argus.reduce max %s, 1 : !argus.tile<64x64xf32> -> !argus.tile<64x1xf32>
+    ```
+  }];
+  let arguments = (ins Argus_ReduceKindAttr:$kind, Argus_TileType:$operand, I64Attr:$axis);
+  let results = (outs Argus_TileType:$result);
+  let assemblyFormat = "$kind $operand `,` $axis attr-dict `:` type($operand) `->` type($result)";
+  let hasVerifier = 1;
+}
+
+def Argus_CastOp : Argus_Op<"cast", [Pure]> {
+  let summary = "convert the element type of a tile (round to nearest even)";
+  let description = [{
+    Example: `%c = argus.cast %acc : !argus.tile<64x64xf32> to !argus.tile<64x64xbf16>`
+  }];
+  let arguments = (ins Argus_TileType:$operand);
+  let results = (outs Argus_TileType:$result);
+  let assemblyFormat = "$operand attr-dict `:` type($operand) `to` type($result)";
+  let hasVerifier = 1;
+}
+
+def Argus_TransposeOp : Argus_Op<"transpose", [Pure]> {
+  let summary = "swap the two dimensions of a rank-2 tile";
+  let description = [{
+    Example: `%vt = argus.transpose %v : !argus.tile<64x128xbf16> -> !argus.tile<128x64xbf16>`
+  }];
+  let arguments = (ins Argus_TileType:$operand);
+  let results = (outs Argus_TileType:$result);
+  let assemblyFormat = "$operand attr-dict `:` type($operand) `->` type($result)";
+  let hasVerifier = 1;
+}
+
+def Argus_ReshapeOp : Argus_Op<"reshape", [Pure]> {
+  let summary = "reinterpret a tile's shape (row-major, same element count)";
+  let description = [{
+    Example: `%r = argus.reshape %b : !argus.tile<64xf32> -> !argus.tile<1x64xf32>`
+  }];
+  let arguments = (ins Argus_TileType:$operand);
+  let results = (outs Argus_TileType:$result);
+  let assemblyFormat = "$operand attr-dict `:` type($operand) `->` type($result)";
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Tags (erased before code generation)
+//===----------------------------------------------------------------------===//
+
+def Argus_TagOp : Argus_Op<"tag", [SingleBlockImplicitTerminator<"YieldOp">]> {
+  let summary = "bind a tag function to every element of a tensor or buffer";
+  let description = [{
+    The region maps an element's coordinates to its tag tuple. `names` gives
+    the tuple's field names (used by `argus.tag_get`).
+    Example:
+    ```mlir
+    argus.tag %A names ["m", "k"] : !argus.tensor<?x?xbf16> {
+    ^bb0(%m: index, %k: index):
+      argus.yield %m, %k : index, index
+    }
+    ```
+  }];
+  let arguments = (ins AnyType:$target, StrArrayAttr:$names);
+  let regions = (region SizedRegion<1>:$body);
+  let assemblyFormat = "$target `names` $names attr-dict `:` type($target) $body";
+  let hasRegionVerifier = 1;
+}
+
+def Argus_AssertTagOp : Argus_Op<"assert_tag", [SingleBlockImplicitTerminator<"YieldOp">]> {
+  let summary = "assert a relation between the tags of corresponding elements";
+  let description = [{
+    For every element position of the operands (tiles of one shape), the
+    region, given one `!argus.tag` per operand, must yield true.
+    Example:
+    ```mlir
+    argus.assert_tag %a, %b : !argus.tile<64x64xbf16>, !argus.tile<64x64xbf16> {
+    ^bb0(%ta: !argus.tag, %tb: !argus.tag):
+      %ka = argus.tag_get %ta["k"]
+      %kb = argus.tag_get %tb["k"]
+      %eq = arith.cmpi eq, %ka, %kb : index
+      argus.yield %eq : i1
+    }
+    ```
+  }];
+  let arguments = (ins Variadic<AnyType>:$operands, OptionalAttr<StrAttr>:$message);
+  let regions = (region SizedRegion<1>:$body);
+  let assemblyFormat = "$operands attr-dict `:` type($operands) $body";
+  let hasRegionVerifier = 1;
+}
+
+def Argus_TagGetOp : Argus_Op<"tag_get", [Pure]> {
+  let summary = "one field of a tag tuple, by name or by position";
+  let description = [{
+    Example: `%k = argus.tag_get %ta["k"]` or `%k = argus.tag_get %ta["1"]`
+  }];
+  let arguments = (ins Argus_TagType:$tag, StrAttr:$field);
+  let results = (outs Index:$result);
+  let assemblyFormat = "$tag `[` $field `]` attr-dict";
+}
+
+def Argus_ResetTagsOp : Argus_Op<"reset_tags", []> {
+  let summary = "forget the tags of a buffer before it is reused";
+  let description = [{
+    Example: `argus.reset_tags %sa : !argus.buffer<2x64x64xbf16, shared>`
+  }];
+  let arguments = (ins Argus_BufferType:$buffer);
+  let assemblyFormat = "$buffer attr-dict `:` type($buffer)";
+}
+
+def Argus_YieldOp : Argus_Op<"yield", [Pure, Terminator, ReturnLike,
+                                        ParentOneOf<["TagOp", "AssertTagOp"]>]> {
+  let summary = "terminator of tag and assertion regions";
+  let description = [{
+    Example: `argus.yield %m, %k : index, index`
+  }];
+  let arguments = (ins Variadic<AnyType>:$values);
+  let builders = [OpBuilder<(ins), [{ /* nothing */ }]>];
+  let assemblyFormat = "attr-dict ($values^ `:` type($values))?";
+}
+
+#endif // ARGUS_OPS

@@ -1,0 +1,332 @@
+//===- ArgusOps.cpp - semantic checks of argus operations -----------------===//
+//
+// Cheap constraints live in ODS; this file holds the checks that relate
+// operand and result shapes. Each diagnostic says what was expected and what
+// was found.
+//
+//===----------------------------------------------------------------------===//
+#include "argus/Dialect/Argus.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/OpImplementation.h"
+
+using namespace mlir;
+using namespace argus;
+
+#define GET_OP_CLASSES
+#include "argus/Dialect/ArgusOps.cpp.inc"
+
+//===----------------------------------------------------------------------===//
+// Helpers
+//===----------------------------------------------------------------------===//
+
+static ArrayRef<int64_t> shapeOf(Type t) {
+  if (auto tile = dyn_cast<TileType>(t))
+    return tile.getShape();
+  return {};
+}
+
+static Type elementOf(Type t) {
+  if (auto tile = dyn_cast<TileType>(t))
+    return tile.getElementType();
+  return t;
+}
+
+static std::string shapeString(ArrayRef<int64_t> shape) {
+  std::string s;
+  llvm::raw_string_ostream os(s);
+  os << "[";
+  llvm::interleaveComma(shape, os);
+  os << "]";
+  return s;
+}
+
+/// The trailing `tileShape.size()` dims of `bufferShape` after `numIndices`
+/// leading indices must equal `tileShape`.
+static LogicalResult verifySlot(Operation *op, BufferType buffer, size_t numIndices,
+                                ArrayRef<int64_t> tileShape) {
+  if (numIndices + tileShape.size() != static_cast<size_t>(buffer.getRank()))
+    return op->emitOpError() << "expected " << buffer.getRank() - tileShape.size()
+                             << " buffer indices for a rank-" << tileShape.size()
+                             << " tile in a rank-" << buffer.getRank() << " buffer, got "
+                             << numIndices;
+  ArrayRef<int64_t> slot = buffer.getShape().drop_front(numIndices);
+  if (slot != tileShape)
+    return op->emitOpError() << "expected tile shape " << shapeString(slot)
+                             << " to match the buffer slot, got " << shapeString(tileShape);
+  return success();
+}
+
+static LogicalResult verifyGlobalAccess(Operation *op, GlobalTensorType tensor, size_t numOffsets,
+                                        TileType tile) {
+  if (numOffsets != static_cast<size_t>(tensor.getRank()))
+    return op->emitOpError() << "expected " << tensor.getRank() << " offsets, got " << numOffsets;
+  if (tile.getRank() != tensor.getRank())
+    return op->emitOpError() << "expected a rank-" << tensor.getRank() << " tile, got rank "
+                             << tile.getRank();
+  if (tile.getElementType() != tensor.getElementType())
+    return op->emitOpError() << "expected element type " << tensor.getElementType()
+                             << ", got " << tile.getElementType();
+  return success();
+}
+
+/// Result of a broadcasting elementwise op: shape = broadcast of operands.
+static LogicalResult verifyBroadcast(Operation *op, ArrayRef<Type> operands, TileType result) {
+  SmallVector<int64_t> shape;
+  for (Type t : operands) {
+    SmallVector<int64_t> next;
+    if (!broadcastShapes(shape, shapeOf(t), next))
+      return op->emitOpError() << "operand shapes " << shapeString(shape) << " and "
+                               << shapeString(shapeOf(t)) << " do not broadcast";
+    shape = next;
+  }
+  if (ArrayRef<int64_t>(shape) != result.getShape())
+    return op->emitOpError() << "expected result shape " << shapeString(shape) << ", got "
+                             << shapeString(result.getShape());
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Ids and shapes
+//===----------------------------------------------------------------------===//
+
+LogicalResult DimOp::verify() {
+  if (getDim() < 0 || getDim() >= getTensor().getType().getRank())
+    return emitOpError() << "dimension " << getDim() << " out of range for a rank-"
+                         << getTensor().getType().getRank() << " tensor";
+  return success();
+}
+
+OpFoldResult DimOp::fold(FoldAdaptor) {
+  int64_t d = getTensor().getType().getShape()[getDim()];
+  if (d == ShapedType::kDynamic)
+    return {};
+  return IntegerAttr::get(IndexType::get(getContext()), d);
+}
+
+static LogicalResult verifyAxis(Operation *op, int64_t axis) {
+  if (axis < 0 || axis > 2)
+    return op->emitOpError() << "grid axis must be 0, 1 or 2, got " << axis;
+  return success();
+}
+LogicalResult ProgramIdOp::verify() { return verifyAxis(*this, getAxis()); }
+LogicalResult NumProgramsOp::verify() { return verifyAxis(*this, getAxis()); }
+
+//===----------------------------------------------------------------------===//
+// Memory
+//===----------------------------------------------------------------------===//
+
+LogicalResult LoadOp::verify() {
+  return verifyGlobalAccess(*this, getTensor().getType(), getOffsets().size(), getType());
+}
+
+LogicalResult StoreOp::verify() {
+  return verifyGlobalAccess(*this, getTensor().getType(), getOffsets().size(),
+                            getValue().getType());
+}
+
+LogicalResult CopyOp::verify() {
+  GlobalTensorType src = getSrc().getType();
+  BufferType dst = getDst().getType();
+  if (getSrcOffsets().size() != static_cast<size_t>(src.getRank()))
+    return emitOpError() << "expected " << src.getRank() << " source offsets, got "
+                         << getSrcOffsets().size();
+  if (src.getElementType() != dst.getElementType())
+    return emitOpError() << "expected buffer element type " << src.getElementType() << ", got "
+                         << dst.getElementType();
+  ArrayRef<int64_t> slot = dst.getShape().drop_front(
+      std::min<size_t>(getDstIndices().size(), dst.getShape().size()));
+  if (getDstIndices().size() + src.getRank() != static_cast<size_t>(dst.getRank()))
+    return emitOpError() << "expected " << dst.getRank() - src.getRank()
+                         << " buffer indices to copy a rank-" << src.getRank()
+                         << " tile, got " << getDstIndices().size();
+  (void)slot;
+  return success();
+}
+
+LogicalResult WaitOp::verify() {
+  if (getPending() < 0)
+    return emitOpError() << "pending count must be >= 0, got " << getPending();
+  return success();
+}
+
+LogicalResult BufferLoadOp::verify() {
+  if (getType().getElementType() != getBuffer().getType().getElementType())
+    return emitOpError() << "expected element type " << getBuffer().getType().getElementType()
+                         << ", got " << getType().getElementType();
+  return verifySlot(*this, getBuffer().getType(), getIndices().size(), getType().getShape());
+}
+
+LogicalResult BufferStoreOp::verify() {
+  TileType v = getValue().getType();
+  if (v.getElementType() != getBuffer().getType().getElementType())
+    return emitOpError() << "expected element type " << getBuffer().getType().getElementType()
+                         << ", got " << v.getElementType();
+  return verifySlot(*this, getBuffer().getType(), getIndices().size(), v.getShape());
+}
+
+//===----------------------------------------------------------------------===//
+// Tile computation
+//===----------------------------------------------------------------------===//
+
+LogicalResult FullOp::verify() {
+  if (getValue().getType() != getType().getElementType())
+    return emitOpError() << "expected a scalar of type " << getType().getElementType() << ", got "
+                         << getValue().getType();
+  return success();
+}
+
+LogicalResult IotaOp::verify() {
+  if (getDim() < 0 || getDim() >= getType().getRank())
+    return emitOpError() << "dimension " << getDim() << " out of range for a rank-"
+                         << getType().getRank() << " tile";
+  if (!getType().getElementType().isInteger(32))
+    return emitOpError() << "expected an i32 tile, got " << getType().getElementType();
+  return success();
+}
+
+LogicalResult MmaOp::verify() {
+  TileType a = getA().getType(), b = getB().getType(), acc = getAcc().getType();
+  if (a.getRank() != 2 || b.getRank() != 2 || acc.getRank() != 2)
+    return emitOpError() << "expected rank-2 operands";
+  if (a.getElementType() != b.getElementType())
+    return emitOpError() << "expected operands of one element type, got " << a.getElementType()
+                         << " and " << b.getElementType();
+  if (!acc.getElementType().isF32())
+    return emitOpError() << "expected an f32 accumulator, got " << acc.getElementType();
+  if (a.getShape()[1] != b.getShape()[1])
+    return emitOpError() << "expected a (M x K) and b (N x K) to share K, got " << a.getShape()[1]
+                         << " and " << b.getShape()[1];
+  if (acc.getShape()[0] != a.getShape()[0] || acc.getShape()[1] != b.getShape()[0])
+    return emitOpError() << "expected accumulator shape [" << a.getShape()[0] << ", "
+                         << b.getShape()[0] << "], got " << shapeString(acc.getShape());
+  return success();
+}
+
+LogicalResult BinaryOp::verify() {
+  Type le = elementOf(getLhs().getType()), re = elementOf(getRhs().getType());
+  if (le != re || le != getType().getElementType())
+    return emitOpError() << "expected one element type, got " << le << ", " << re << " -> "
+                         << getType().getElementType();
+  return verifyBroadcast(*this, {getLhs().getType(), getRhs().getType()}, getType());
+}
+
+LogicalResult UnaryOp::verify() {
+  Type e = getType().getElementType();
+  if (!isa<FloatType>(e) && getKind() != UnaryKind::neg && getKind() != UnaryKind::abs)
+    return emitOpError() << "'" << stringifyUnaryKind(getKind())
+                         << "' needs a floating-point tile, got " << e;
+  return success();
+}
+
+LogicalResult CmpOp::verify() {
+  if (elementOf(getLhs().getType()) != elementOf(getRhs().getType()))
+    return emitOpError() << "expected operands of one element type, got "
+                         << elementOf(getLhs().getType()) << " and " << elementOf(getRhs().getType());
+  if (!getType().getElementType().isInteger(1))
+    return emitOpError() << "expected an i1 result, got " << getType().getElementType();
+  return verifyBroadcast(*this, {getLhs().getType(), getRhs().getType()}, getType());
+}
+
+LogicalResult SelectOp::verify() {
+  if (!getCondition().getType().getElementType().isInteger(1))
+    return emitOpError() << "expected an i1 condition, got "
+                         << getCondition().getType().getElementType();
+  Type te = elementOf(getTrueValue().getType()), fe = elementOf(getFalseValue().getType());
+  if (te != fe || te != getType().getElementType())
+    return emitOpError() << "expected one element type, got " << te << ", " << fe << " -> "
+                         << getType().getElementType();
+  return verifyBroadcast(
+      *this, {getCondition().getType(), getTrueValue().getType(), getFalseValue().getType()},
+      getType());
+}
+
+LogicalResult ReduceOp::verify() {
+  TileType in = getOperand().getType();
+  if (getAxis() < 0 || getAxis() >= in.getRank())
+    return emitOpError() << "axis " << getAxis() << " out of range for a rank-" << in.getRank()
+                         << " tile";
+  SmallVector<int64_t> expected(in.getShape());
+  expected[getAxis()] = 1;
+  if (getType().getShape() != ArrayRef<int64_t>(expected) ||
+      getType().getElementType() != in.getElementType())
+    return emitOpError() << "expected result " << TileType::get(getContext(), expected, in.getElementType())
+                         << ", got " << getType();
+  return success();
+}
+
+LogicalResult CastOp::verify() {
+  if (getOperand().getType().getShape() != getType().getShape())
+    return emitOpError() << "expected result shape " << shapeString(getOperand().getType().getShape())
+                         << ", got " << shapeString(getType().getShape());
+  return success();
+}
+
+LogicalResult TransposeOp::verify() {
+  TileType in = getOperand().getType();
+  if (in.getRank() != 2)
+    return emitOpError() << "expected a rank-2 tile, got rank " << in.getRank();
+  SmallVector<int64_t> expected{in.getShape()[1], in.getShape()[0]};
+  if (getType().getShape() != ArrayRef<int64_t>(expected) ||
+      getType().getElementType() != in.getElementType())
+    return emitOpError() << "expected result " << TileType::get(getContext(), expected, in.getElementType())
+                         << ", got " << getType();
+  return success();
+}
+
+LogicalResult ReshapeOp::verify() {
+  if (getOperand().getType().getNumElements() != getType().getNumElements())
+    return emitOpError() << "expected " << getOperand().getType().getNumElements()
+                         << " elements, got " << getType().getNumElements();
+  if (getOperand().getType().getElementType() != getType().getElementType())
+    return emitOpError() << "reshape cannot change the element type";
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Tags
+//===----------------------------------------------------------------------===//
+
+LogicalResult TagOp::verifyRegions() {
+  Type t = getTarget().getType();
+  int64_t rank;
+  if (auto tensor = dyn_cast<GlobalTensorType>(t))
+    rank = tensor.getRank();
+  else if (auto buffer = dyn_cast<BufferType>(t))
+    rank = buffer.getRank();
+  else
+    return emitOpError() << "expected a tensor or buffer to tag, got " << t;
+  Block &body = getBody().front();
+  if (body.getNumArguments() != static_cast<unsigned>(rank))
+    return emitOpError() << "expected " << rank << " coordinate arguments, got "
+                         << body.getNumArguments();
+  for (BlockArgument arg : body.getArguments())
+    if (!arg.getType().isIndex())
+      return emitOpError() << "coordinate arguments must be index, got " << arg.getType();
+  auto yield = cast<YieldOp>(body.getTerminator());
+  if (yield.getValues().empty())
+    return emitOpError() << "tag function must yield at least one field";
+  if (getNames().size() != yield.getValues().size())
+    return emitOpError() << "expected " << yield.getValues().size() << " field names, got "
+                         << getNames().size();
+  for (Value v : yield.getValues())
+    if (!v.getType().isIndex())
+      return emitOpError() << "tag fields must be index, got " << v.getType();
+  return success();
+}
+
+LogicalResult AssertTagOp::verifyRegions() {
+  if (getOperands().empty())
+    return emitOpError() << "expected at least one operand";
+  Block &body = getBody().front();
+  if (body.getNumArguments() != getOperands().size())
+    return emitOpError() << "expected " << getOperands().size() << " tag arguments, got "
+                         << body.getNumArguments();
+  for (BlockArgument arg : body.getArguments())
+    if (!isa<TagType>(arg.getType()))
+      return emitOpError() << "region arguments must be !argus.tag, got " << arg.getType();
+  auto yield = cast<YieldOp>(body.getTerminator());
+  if (yield.getValues().size() != 1 || !yield.getValues()[0].getType().isInteger(1))
+    return emitOpError() << "assertion must yield exactly one i1";
+  return success();
+}
