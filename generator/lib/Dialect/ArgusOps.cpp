@@ -90,9 +90,13 @@ static LogicalResult verifyBroadcast(Operation *op, ArrayRef<Type> operands, Til
 // Ids and shapes
 //===----------------------------------------------------------------------===//
 
+// Note: I64Attr accessors return uint64_t; read them as int64_t so negative
+// values are reported as such.
+
 LogicalResult DimOp::verify() {
-  if (getDim() < 0 || getDim() >= getTensor().getType().getRank())
-    return emitOpError() << "dimension " << getDim() << " out of range for a rank-"
+  int64_t dim = getDim();
+  if (dim < 0 || dim >= getTensor().getType().getRank())
+    return emitOpError() << "dimension " << dim << " out of range for a rank-"
                          << getTensor().getType().getRank() << " tensor";
   return success();
 }
@@ -145,8 +149,9 @@ LogicalResult CopyOp::verify() {
 }
 
 LogicalResult WaitOp::verify() {
-  if (getPending() < 0)
-    return emitOpError() << "pending count must be >= 0, got " << getPending();
+  int64_t pending = getPending();
+  if (pending < 0)
+    return emitOpError() << "pending count must be >= 0, got " << pending;
   return success();
 }
 
@@ -177,8 +182,9 @@ LogicalResult FullOp::verify() {
 }
 
 LogicalResult IotaOp::verify() {
-  if (getDim() < 0 || getDim() >= getType().getRank())
-    return emitOpError() << "dimension " << getDim() << " out of range for a rank-"
+  int64_t dim = getDim();
+  if (dim < 0 || dim >= getType().getRank())
+    return emitOpError() << "dimension " << dim << " out of range for a rank-"
                          << getType().getRank() << " tile";
   if (!getType().getElementType().isInteger(32))
     return emitOpError() << "expected an i32 tile, got " << getType().getElementType();
@@ -243,11 +249,11 @@ LogicalResult SelectOp::verify() {
 
 LogicalResult ReduceOp::verify() {
   TileType in = getOperand().getType();
-  if (getAxis() < 0 || getAxis() >= in.getRank())
-    return emitOpError() << "axis " << getAxis() << " out of range for a rank-" << in.getRank()
-                         << " tile";
+  int64_t axis = getAxis();
+  if (axis < 0 || axis >= in.getRank())
+    return emitOpError() << "axis " << axis << " out of range for a rank-" << in.getRank() << " tile";
   SmallVector<int64_t> expected(in.getShape());
-  expected[getAxis()] = 1;
+  expected[axis] = 1;
   if (getType().getShape() != ArrayRef<int64_t>(expected) ||
       getType().getElementType() != in.getElementType())
     return emitOpError() << "expected result " << TileType::get(getContext(), expected, in.getElementType())

@@ -1,0 +1,141 @@
+//===- argus_attention.cpp - attention entry points of the C ABI ----------===//
+//
+// The attention kernels land later; the entry points already exist so that
+// the ABI is complete and an engine can link against it today. They validate
+// their arguments exactly as they will when kernels exist (so a caller's
+// bugs surface now) and then return ARGUS_ERROR_UNSUPPORTED.
+//
+// Checks (the first failure wins, INVALID_ARGUMENT unless noted):
+//   args NULL; struct_size too small; batch < 0; num_heads, num_kv_heads,
+//   head_dim < 1; num_heads % num_kv_heads != 0; sizes overflowing int64;
+//   dtype outside the enum; dtype not f32/f16/bf16 (UNSUPPORTED);
+//   scale not finite; pointers NULL for a non-empty batch.
+// Prefill: max_seqlen_q/kv < 0; cu_seqlens_q/kv NULL (batch + 1 entries).
+// Decode:  page_size, max_pages_per_seq < 1.
+// cu_seqlens, block_table and seqlens_kv may be device pointers on GPU
+// targets, so their contents are not read here.
+//
+//===----------------------------------------------------------------------===//
+#include "argus_checks.h"
+#include "argus_config.h"
+#include "argus_error.h"
+#include "argus_kernels.h"
+
+#include <cmath>
+
+using namespace argus_rt;
+
+namespace {
+
+argus_status checkHeads(const Checker &check, int64_t numHeads, int64_t numKvHeads,
+                        int64_t headDim) {
+  if (auto s = check.positive("num_heads", numHeads)) return s;
+  if (auto s = check.positive("num_kv_heads", numKvHeads)) return s;
+  if (auto s = check.positive("head_dim", headDim)) return s;
+  if (numHeads % numKvHeads != 0)
+    return check.fail(ARGUS_ERROR_INVALID_ARGUMENT,
+                      "num_heads (%lld) must be a multiple of num_kv_heads (%lld)",
+                      static_cast<long long>(numHeads), static_cast<long long>(numKvHeads));
+  return ARGUS_OK;
+}
+
+argus_status checkDtype(const Checker &check, argus_dtype dtype) {
+  if (auto s = check.knownDtype("dtype", dtype)) return s;
+  if (dtype == ARGUS_DTYPE_FP8_E4M3)
+    return check.fail(ARGUS_ERROR_UNSUPPORTED,
+                      "dtype fp8_e4m3 is not supported (expected f32, f16 or bf16)");
+  return ARGUS_OK;
+}
+
+argus_status checkScale(const Checker &check, float scale) {
+  if (std::isfinite(scale)) return ARGUS_OK;
+  return check.fail(ARGUS_ERROR_INVALID_ARGUMENT,
+                    "scale (%g) must be finite (0 means 1/sqrt(head_dim))",
+                    static_cast<double>(scale));
+}
+
+argus_status validatePrefill(const argus_attention_prefill_args *args) {
+  Checker check("argus_attention_prefill");
+  if (!args) return check.fail(ARGUS_ERROR_INVALID_ARGUMENT, "args is NULL");
+  const argus_attention_prefill_args &a = *args;
+  if (auto s = check.structSize(a.struct_size, sizeof(argus_attention_prefill_args))) return s;
+  if (auto s = check.nonNegative("batch", a.batch)) return s;
+  if (auto s = checkHeads(check, a.num_heads, a.num_kv_heads, a.head_dim)) return s;
+  if (auto s = check.nonNegative("max_seqlen_q", a.max_seqlen_q)) return s;
+  if (auto s = check.nonNegative("max_seqlen_kv", a.max_seqlen_kv)) return s;
+  int64_t qElems = 0, kvElems = 0;
+  const int64_t qDims[] = {a.batch, a.max_seqlen_q, a.num_heads, a.head_dim};
+  const int64_t kvDims[] = {a.batch, a.max_seqlen_kv, a.num_kv_heads, a.head_dim};
+  if (auto s = check.product("batch*max_seqlen_q*num_heads*head_dim", qDims, 4, &qElems))
+    return s;
+  if (auto s = check.product("batch*max_seqlen_kv*num_kv_heads*head_dim", kvDims, 4, &kvElems))
+    return s;
+  if (auto s = checkDtype(check, a.dtype)) return s;
+  if (auto s = checkScale(check, a.scale)) return s;
+  if (auto s = check.pointer("q", a.q, qElems)) return s;
+  if (auto s = check.pointer("k", a.k, kvElems)) return s;
+  if (auto s = check.pointer("v", a.v, kvElems)) return s;
+  if (auto s = check.pointer("o", a.o, qElems)) return s;
+  if (auto s = check.pointer("cu_seqlens_q", a.cu_seqlens_q, a.batch)) return s;
+  if (auto s = check.pointer("cu_seqlens_kv", a.cu_seqlens_kv, a.batch)) return s;
+  return ARGUS_OK;
+}
+
+argus_status validateDecode(const argus_attention_decode_args *args) {
+  Checker check("argus_attention_decode");
+  if (!args) return check.fail(ARGUS_ERROR_INVALID_ARGUMENT, "args is NULL");
+  const argus_attention_decode_args &a = *args;
+  if (auto s = check.structSize(a.struct_size, sizeof(argus_attention_decode_args))) return s;
+  if (auto s = check.nonNegative("batch", a.batch)) return s;
+  if (auto s = checkHeads(check, a.num_heads, a.num_kv_heads, a.head_dim)) return s;
+  if (auto s = check.positive("page_size", a.page_size)) return s;
+  if (auto s = check.positive("max_pages_per_seq", a.max_pages_per_seq)) return s;
+  int64_t qElems = 0, tableElems = 0, pageElems = 0;
+  const int64_t qDims[] = {a.batch, a.num_heads, a.head_dim};
+  const int64_t pageDims[] = {a.page_size, a.num_kv_heads, a.head_dim};
+  if (auto s = check.product("batch*num_heads*head_dim", qDims, 3, &qElems)) return s;
+  if (auto s = check.product("batch*max_pages_per_seq", a.batch, a.max_pages_per_seq,
+                             &tableElems))
+    return s;
+  if (auto s = check.product("page_size*num_kv_heads*head_dim", pageDims, 3, &pageElems))
+    return s;
+  if (auto s = checkDtype(check, a.dtype)) return s;
+  if (auto s = checkScale(check, a.scale)) return s;
+  int64_t used = a.batch > 0 ? 1 : 0; // the caches are read only for a non-empty batch
+  if (auto s = check.pointer("q", a.q, qElems)) return s;
+  if (auto s = check.pointer("k_cache", a.k_cache, used)) return s;
+  if (auto s = check.pointer("v_cache", a.v_cache, used)) return s;
+  if (auto s = check.pointer("block_table", a.block_table, tableElems)) return s;
+  if (auto s = check.pointer("seqlens_kv", a.seqlens_kv, a.batch)) return s;
+  if (auto s = check.pointer("o", a.o, qElems)) return s;
+  return ARGUS_OK;
+}
+
+} // namespace
+
+extern "C" {
+
+ARGUS_API argus_status argus_attention_prefill(const argus_attention_prefill_args *args,
+                                               void *stream) {
+  (void)stream;
+  return guard("argus_attention_prefill", [&] {
+    if (auto s = ready("argus_attention_prefill")) return s;
+    if (auto s = validatePrefill(args)) return s;
+    if (args->batch == 0) return ARGUS_OK;
+    return fail(ARGUS_ERROR_UNSUPPORTED,
+                "argus_attention_prefill is not in this library yet");
+  });
+}
+
+ARGUS_API argus_status argus_attention_decode(const argus_attention_decode_args *args,
+                                              void *stream) {
+  (void)stream;
+  return guard("argus_attention_decode", [&] {
+    if (auto s = ready("argus_attention_decode")) return s;
+    if (auto s = validateDecode(args)) return s;
+    if (args->batch == 0) return ARGUS_OK;
+    return fail(ARGUS_ERROR_UNSUPPORTED, "argus_attention_decode is not in this library yet");
+  });
+}
+
+} // extern "C"

@@ -1,0 +1,160 @@
+//===- argus_gemm_dispatch.cpp - table lookup, bucketing, the k == 0 case -===//
+//
+// Lookup is a linear scan of the groups: a catalog has tens of GEMMs, the
+// scan touches a few cache lines, and it keeps the emitted tables trivially
+// simple (no hashing scheme to keep in sync with the emitter).
+//
+//===----------------------------------------------------------------------===//
+#include "argus_gemm_dispatch.h"
+
+#include "argus_bucketing.h"
+#include "argus_checks.h"
+#include "argus_numerics.h"
+#include "argus_registry.h"
+
+#include <cstring>
+
+namespace argus_rt {
+namespace {
+
+const argus_gemm_fallback *findFallback(argus_dtype a, argus_dtype b, argus_dtype c) {
+  for (int32_t i = 0; i < argus_gemm_fallback_count; ++i) {
+    const argus_gemm_fallback &f = argus_gemm_fallbacks[i];
+    if (f.a_type == a && f.b_type == b && f.c_type == c) return &f;
+  }
+  return nullptr;
+}
+
+int32_t findGroup(const argus_gemm_args &g) {
+  for (int32_t i = 0; i < argus_gemm_group_count; ++i) {
+    const argus_gemm_group &group = argus_gemm_groups[i];
+    if (group.n == g.n && group.k == g.k && group.a_type == g.a_type &&
+        group.b_type == g.b_type && group.c_type == g.c_type)
+      return i;
+  }
+  return -1;
+}
+
+float loadElement(const void *base, int64_t index, argus_dtype type) {
+  switch (type) {
+  case ARGUS_DTYPE_BF16:
+    return argus_num::bf16_to_f32(static_cast<const uint16_t *>(base)[index]);
+  case ARGUS_DTYPE_F16:
+    return argus_num::f16_to_f32(static_cast<const uint16_t *>(base)[index]);
+  default:
+    return static_cast<const float *>(base)[index];
+  }
+}
+
+void storeElement(void *base, int64_t index, argus_dtype type, float value) {
+  switch (type) {
+  case ARGUS_DTYPE_BF16:
+    static_cast<uint16_t *>(base)[index] = argus_num::f32_to_bf16(value);
+    break;
+  case ARGUS_DTYPE_F16:
+    static_cast<uint16_t *>(base)[index] = argus_num::f32_to_f16(value);
+    break;
+  default:
+    static_cast<float *>(base)[index] = value;
+    break;
+  }
+}
+
+/// k == 0: the product is empty, so C = beta * C (+ bias), computed in f32
+/// and rounded once to c_type like a kernel's epilogue. beta == 0 does not
+/// read C (BLAS), so NaN in an uninitialised C does not survive.
+void betaScale(const argus_gemm_args &g) {
+  for (int64_t i = 0; i < g.m; ++i) {
+    for (int64_t j = 0; j < g.n; ++j) {
+      int64_t at = i * g.ldc + j;
+      float value = g.beta == 0.0f ? 0.0f : g.beta * loadElement(g.c, at, g.c_type);
+      if (g.bias) value += loadElement(g.bias, j, g.c_type);
+      storeElement(g.c, at, g.c_type, value);
+    }
+  }
+}
+
+argus_cpu_tensor matrix(const void *data, int64_t rows, int64_t cols, int64_t ld) {
+  argus_cpu_tensor t;
+  std::memset(&t, 0, sizeof t);
+  t.data = const_cast<void *>(data);
+  t.shape[0] = rows;
+  t.shape[1] = cols;
+  t.stride[0] = ld;
+  t.stride[1] = 1;
+  return t;
+}
+
+} // namespace
+
+argus_status planGemm(const argus_gemm_args &g, const Config &config, const char *function,
+                      GemmPlan *plan) {
+  *plan = GemmPlan();
+  if (g.m == 0 || g.n == 0) return ARGUS_OK;
+  if (g.k == 0) {
+    plan->kind = GemmPlanKind::BetaScale;
+    plan->name = "argus_beta_scale";
+    return ARGUS_OK;
+  }
+  int32_t group = findGroup(g);
+  if (group >= 0) {
+    const argus_gemm_group &gr = argus_gemm_groups[group];
+    int32_t bucket = argus_bucket_index(gr.bucket_bounds, gr.num_buckets, g.m);
+    plan->kind = GemmPlanKind::Kernel;
+    plan->kernel = gr.kernels[bucket];
+    plan->name = gr.kernel_names[bucket];
+    plan->group = group;
+    plan->bucket = bucket;
+    return ARGUS_OK;
+  }
+  const argus_gemm_fallback *fallback = findFallback(g.a_type, g.b_type, g.c_type);
+  if (!fallback)
+    return fail(ARGUS_ERROR_UNSUPPORTED,
+                "%s: no kernel for n=%lld, k=%lld, %s x %s -> %s in this library: the shape is "
+                "not in its catalog and it has no generic kernel for these dtypes",
+                function, static_cast<long long>(g.n), static_cast<long long>(g.k),
+                dtypeName(g.a_type), dtypeName(g.b_type), dtypeName(g.c_type));
+  if (config.strict)
+    return fail(ARGUS_ERROR_UNSUPPORTED,
+                "%s: ARGUS_STRICT is set and the shape m=%lld, n=%lld, k=%lld (%s x %s -> %s) "
+                "is not in this library's catalog; it would run the generic kernel '%s'",
+                function, static_cast<long long>(g.m), static_cast<long long>(g.n),
+                static_cast<long long>(g.k), dtypeName(g.a_type), dtypeName(g.b_type),
+                dtypeName(g.c_type), fallback->name);
+  plan->kind = GemmPlanKind::Kernel;
+  plan->kernel = fallback->kernel;
+  plan->name = fallback->name;
+  plan->fallback = true;
+  return ARGUS_OK;
+}
+
+void buildGemmKernelArgs(const argus_gemm_args &g, argus_cpu_arg out[7]) {
+  std::memset(out, 0, sizeof(argus_cpu_arg) * 7);
+  out[0].tensor = matrix(g.a, g.m, g.k, g.lda);
+  out[1].tensor = matrix(g.b, g.n, g.k, g.ldb);
+  out[2].tensor = matrix(g.c, g.m, g.n, g.ldc);
+  out[3].tensor.data = const_cast<void *>(g.bias);
+  out[3].tensor.shape[0] = g.n;
+  out[3].tensor.stride[0] = 1;
+  out[4].f = g.alpha;
+  out[5].f = g.beta;
+  out[6].i = g.bias ? 1 : 0;
+}
+
+void runGemm(const argus_gemm_args &g, const GemmPlan &plan, int numThreads) {
+  switch (plan.kind) {
+  case GemmPlanKind::Noop:
+    return;
+  case GemmPlanKind::BetaScale:
+    betaScale(g);
+    return;
+  case GemmPlanKind::Kernel: {
+    argus_cpu_arg args[7];
+    buildGemmKernelArgs(g, args);
+    plan.kernel(args, numThreads);
+    return;
+  }
+  }
+}
+
+} // namespace argus_rt

@@ -1,0 +1,89 @@
+/*===- argus_registry.h - the tables a generated library links against ----===*
+ *
+ * The runtime is the same for every generated library; what differs is the
+ * set of kernels. argus-gen emits one C/C++ file that DEFINES the objects
+ * declared here (the runtime only reads them), so this header is the contract
+ * between the emitter and the dispatcher. It is C-compatible.
+ *
+ * GEMM dispatch (dist/runtime/argus_gemm_dispatch.cpp):
+ *   1. the group whose (n, k, a_type, b_type, c_type) equals the call's;
+ *      inside it, bucket on m with argus_bucket_index (argus_bucketing.h);
+ *   2. else the fallback for (a_type, b_type, c_type), unless ARGUS_STRICT=1;
+ *   3. else ARGUS_ERROR_UNSUPPORTED.
+ *
+ * A kernel is called with 7 argus_cpu_arg (argus_cpu_abi.h), in this order:
+ *   [0] A    tensor shape {m, k}  stride {lda, 1}
+ *   [1] B    tensor shape {n, k}  stride {ldb, 1}
+ *   [2] C    tensor shape {m, n}  stride {ldc, 1}
+ *   [3] bias tensor shape {n}     stride {1}   (data NULL when there is none)
+ *   [4] alpha  .f
+ *   [5] beta   .f   (beta == 0: the kernel must not read C)
+ *   [6] has_bias .i (0 or 1)
+ * with m >= 1, n >= 1, k >= 1 (the runtime handles empty problems itself).
+ *
+ * Example of an emitted table (two buckets for the llama3-8b qkv GEMM):
+ *
+ *   static const int64_t qkv_bounds[] = {16, 8192};
+ *   static const argus_cpu_kernel_fn qkv_kernels[] = {gemm_qkv_m16, gemm_qkv_m8192};
+ *   static const char *const qkv_names[] = {"gemm_qkv_m16", "gemm_qkv_m8192"};
+ *   const argus_gemm_group argus_gemm_groups[] = {
+ *       {6144, 4096, ARGUS_DTYPE_BF16, ARGUS_DTYPE_BF16, ARGUS_DTYPE_BF16,
+ *        2, qkv_bounds, qkv_kernels, qkv_names}};
+ *   const int32_t argus_gemm_group_count = 1;
+ *
+ *===----------------------------------------------------------------------===*/
+#ifndef ARGUS_REGISTRY_H
+#define ARGUS_REGISTRY_H
+
+#include <stdint.h>
+
+#include "argus_kernels.h"
+#include "cpu/argus_cpu_abi.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** Number of argus_cpu_arg a GEMM kernel receives. */
+#define ARGUS_GEMM_KERNEL_ARGS 7
+
+/** The kernels tuned for one catalog GEMM: static (n, k) and dtypes, one
+ *  kernel per token bucket. Invariant: argus_bucket_bounds_valid(bucket_bounds,
+ *  num_buckets), and kernels[i] / kernel_names[i] are non-NULL for every i. */
+typedef struct {
+  int64_t n, k;
+  argus_dtype a_type, b_type, c_type;
+  int32_t num_buckets;
+  const int64_t *bucket_bounds;       /* ascending m upper bounds (the catalog token buckets) */
+  const argus_cpu_kernel_fn *kernels; /* one per bucket */
+  const char *const *kernel_names;    /* one per bucket */
+} argus_gemm_group;
+
+/** The generic kernel for one dtype combination, correct for every valid
+ *  shape (m, n, k >= 1, any leading dimensions). */
+typedef struct {
+  argus_dtype a_type, b_type, c_type;
+  argus_cpu_kernel_fn kernel;
+  const char *name;
+} argus_gemm_fallback;
+
+/* Defined by the generated part of the library, which must include this
+ * header first (so the `const` definitions get external, C linkage). A count
+ * may be 0; its array must still be defined, with one zeroed element (C and
+ * C++ have no empty arrays). */
+extern const argus_gemm_group argus_gemm_groups[];
+extern const int32_t argus_gemm_group_count;
+extern const argus_gemm_fallback argus_gemm_fallbacks[];
+extern const int32_t argus_gemm_fallback_count;
+
+extern const char argus_generated_version[];  /* "X.Y.Z", returned by argus_version() */
+extern const char argus_generated_manifest[]; /* JSON, returned by argus_manifest_json() */
+extern const char argus_generated_isa[];      /* comma-separated CPU features the kernels
+                                                 were compiled for, e.g. "avx2,fma";
+                                                 "" for none (see argus_isa.h for names) */
+
+#ifdef __cplusplus
+} /* extern "C" */
+#endif
+
+#endif /* ARGUS_REGISTRY_H */

@@ -1,0 +1,69 @@
+//===- GemmPlan.h - which GEMM kernels a library holds ----------*- C++ -*-===//
+//
+// Turns a catalog's GEMM configurations into kernel instances: one per
+// (shape, token bucket) with tile parameters chosen for that bucket, deduped
+// when buckets share parameters, plus one generic fallback per supported
+// dtype combination. The bucket bounds come from the catalog and are looked
+// up at run time with argus_bucket_index (dist/runtime/argus_bucketing.h),
+// the same function the plan uses here.
+//
+//===----------------------------------------------------------------------===//
+#ifndef ARGUS_EMIT_GEMMPLAN_H
+#define ARGUS_EMIT_GEMMPLAN_H
+
+#include "argus/Catalog/OpConfig.h"
+#include "argus/Lowering/LowerToArgus.h"
+
+#include <string>
+#include <vector>
+
+namespace argus::emit {
+
+/// Element types of one GEMM variant, by MLIR spelling ("bf16", "f32").
+struct GemmTypes {
+  std::string a, c; // a and b share one type
+  bool operator<(const GemmTypes &o) const { return a != o.a ? a < o.a : c < o.c; }
+  bool operator==(const GemmTypes &o) const { return a == o.a && c == o.c; }
+};
+
+struct GemmTiles {
+  int64_t bm = 0, bn = 0, bk = 0;
+};
+
+/// One compiled kernel.
+struct GemmKernel {
+  std::string symbol;   // C symbol in the library (argusk_*: never exported)
+  int64_t n = 0, k = 0; // 0 = symbolic (fallback)
+  GemmTypes types;
+  GemmTiles tiles;
+  std::vector<std::string> ops; // catalog ops served (qkv, o, ...)
+  lowering::Specialization specialization() const;
+};
+
+/// One dispatch group: a static (n, k, types) and a kernel per bucket.
+struct GemmGroup {
+  int64_t n = 0, k = 0;
+  GemmTypes types;
+  std::vector<std::string> ops;
+  std::vector<int64_t> bucketBounds;   // ascending m upper bounds
+  std::vector<size_t> kernelPerBucket; // index into GemmPlan::kernels
+};
+
+struct GemmPlan {
+  std::vector<GemmKernel> kernels;   // tuned kernels, then fallbacks
+  std::vector<GemmGroup> groups;
+  std::vector<size_t> fallbacks;     // indexes into kernels
+};
+
+/// Tile parameters for a bucket of `m` tokens on the CPU target.
+GemmTiles chooseCpuGemmTiles(int64_t m, int64_t n, int64_t k, const GemmTypes &types);
+
+/// The plan for every GEMM configuration in `configs`.
+GemmPlan planGemms(const std::vector<catalog::OpConfig> &configs);
+
+/// The dtype combinations every library can run (generic fallbacks).
+std::vector<GemmTypes> fallbackGemmTypes();
+
+} // namespace argus::emit
+
+#endif // ARGUS_EMIT_GEMMPLAN_H

@@ -1,0 +1,53 @@
+//===- LibraryBuilder.h - catalog in, libargus_kernels.so out ---*- C++ -*-===//
+//
+// `argus-gen build`: reads a catalog, plans the kernels, instantiates the DSL
+// templates, lowers them through the argus dialect and the target's backend,
+// compiles everything with the runtime from dist/, and lays out the package:
+//   OUT/lib/libargus_kernels.so.X.Y.Z (+ .so.X, .so links)
+//   OUT/include/argus_kernels.h
+//   OUT/manifest.json
+//   OUT/src/  generated kernel and table sources, for reading
+//
+//===----------------------------------------------------------------------===//
+#ifndef ARGUS_EMIT_LIBRARYBUILDER_H
+#define ARGUS_EMIT_LIBRARYBUILDER_H
+
+#include <functional>
+#include <string>
+#include <variant>
+
+namespace argus::emit {
+
+/// Version of the generated libraries: X is the C ABI version (SONAME).
+inline constexpr const char *kLibraryVersion = "1.0.0";
+inline constexpr const char *kLibrarySoname = "libargus_kernels.so.1";
+
+struct BuildOptions {
+  std::string catalogPath;
+  std::string target = "cpu-avx512";
+  std::string outDir;
+  std::string homeDir;   // the Argus tree holding templates/ and dist/
+  std::string cacheDir;  // object cache; empty = OUT/.cache
+  int jobs = 2;
+  std::function<void(const std::string &)> log; // progress lines
+};
+
+struct BuildReport {
+  std::string libraryPath;
+  int kernels = 0;        // distinct compiled kernels
+  int tunedKernels = 0;   // of which tuned for catalog shapes
+  int fallbacks = 0;      // of which generic fallbacks
+  int groups = 0;         // catalog GEMM shapes dispatched
+  int compiled = 0, fromCache = 0;
+  double seconds = 0;
+};
+
+std::variant<BuildReport, std::string> buildLibrary(const BuildOptions &options);
+
+/// The Argus tree: $ARGUS_HOME, else the source tree argus-gen was built from.
+std::string defaultHomeDir();
+
+
+} // namespace argus::emit
+
+#endif // ARGUS_EMIT_LIBRARYBUILDER_H

@@ -1,0 +1,65 @@
+//===- References.h - float64 reference implementations ---------*- C++ -*-===//
+//
+// What a kernel is supposed to compute, in double precision, for the kernels
+// that name a reference (`@kernel(..., reference="gemm_tn")`). A reference
+// reads and writes the kernel's tensors as doubles, in the kernel's argument
+// order, and says which tensors are pure outputs (to be poisoned before a
+// run so unwritten elements show).
+//
+//===----------------------------------------------------------------------===//
+#ifndef ARGUS_REFERENCE_REFERENCES_H
+#define ARGUS_REFERENCE_REFERENCES_H
+
+#include "argus/Reference/HostTensor.h"
+
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace argus::ref {
+
+/// One kernel argument as the reference sees it.
+struct RefArg {
+  std::string name;
+  bool isTensor = false;
+  std::vector<int64_t> shape; // tensors
+  std::vector<double> data;   // tensors, row-major, already rounded to the input dtype
+  double scalar = 0;          // scalars
+};
+
+struct Reference {
+  std::string name;
+  std::string summary;
+  /// The argument names the reference expects, in kernel order.
+  std::vector<std::string> argNames;
+  /// Computes the outputs in place.
+  std::function<void(std::vector<RefArg> &args)> compute;
+  /// Number of terms each output element sums (for the tolerance).
+  std::function<int64_t(const std::vector<RefArg> &args)> reductionSize;
+  /// Names of tensors the kernel must fully write (given the scalars).
+  std::function<std::vector<std::string>(const std::vector<RefArg> &args)> pureOutputs;
+};
+
+/// The registered references; null when `name` is unknown.
+const Reference *findReference(const std::string &name);
+std::vector<std::string> referenceNames();
+
+/// Relative tolerance for comparing an output of this element type computed
+/// with f32 accumulation over `reduction` terms.
+double toleranceFor(ElementType type, int64_t reduction);
+
+struct Mismatch {
+  int64_t index = -1;      // row-major element index, -1 when all match
+  double expected = 0, actual = 0;
+  int64_t mismatches = 0;  // elements outside tolerance
+  int64_t unwritten = 0;   // poisoned elements never written
+  double maxError = 0;     // max |actual - expected| / (|expected| + rms)
+};
+
+/// |actual - expected| <= tol * (|expected| + rms(expected)) for every element.
+Mismatch compare(const HostTensor &actual, const std::vector<double> &expected, double tol);
+
+} // namespace argus::ref
+
+#endif // ARGUS_REFERENCE_REFERENCES_H

@@ -1,0 +1,36 @@
+//===- CodegenCpu.cpp - public entry points of the CPU backend ------------===//
+#include "argus/Backend/CodegenCpu.h"
+
+#include "CpuEmitter.h"
+
+namespace argus::codegen {
+
+bool isCpuTarget(llvm::StringRef name) { return name == "cpu-avx512" || name == "cpu-avx2"; }
+
+llvm::Expected<std::string> emitCpuKernel(mlir::func::FuncOp kernel, llvm::StringRef symbol,
+                                          const CpuTarget &target) {
+  if (!kernel)
+    return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                   "emitCpuKernel: expected a kernel function, got null");
+  cpu::CpuEmitter emitter(target);
+  return emitter.emitUnit(kernel, symbol);
+}
+
+std::vector<std::string> cpuCompileFlags(const CpuTarget &target) {
+  // -fwrapv: signed integer arithmetic wraps like arith's; -ffp-contract=off:
+  // no fused multiply-adds outside the mma micro-kernels, so elementwise
+  // results round exactly as the interpreter's do.
+  std::vector<std::string> flags = {"-O3", "-std=c++17", "-fPIC", "-fopenmp", "-fwrapv",
+                                    "-ffp-contract=off", "-fno-math-errno"};
+  if (target.name == "cpu-avx512") {
+    for (const char *f : {"-mavx512f", "-mavx512bw", "-mavx512vl", "-mavx512dq", "-mavx512bf16",
+                          "-mfma", "-mf16c"})
+      flags.push_back(f);
+  } else if (target.name == "cpu-avx2") {
+    for (const char *f : {"-mavx2", "-mfma", "-mf16c"})
+      flags.push_back(f);
+  }
+  return flags;
+}
+
+} // namespace argus::codegen

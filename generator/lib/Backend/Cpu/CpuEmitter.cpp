@@ -1,0 +1,378 @@
+//===- CpuEmitter.cpp - the translation unit, functions and op dispatch ---===//
+//
+// Shape of the emitted unit (for a kernel @k, symbol `sym`):
+//
+//   #include "argus_cpu_kernel.h"
+//   namespace {
+//   namespace ak = argus_cpu;
+//   static void sym_instance(const argus_cpu_arg *args, pid0, pid1, pid2, npid0, ...) {
+//     ...arguments unpacked by DSL name, then one statement per op...
+//   }
+//   }
+//   extern "C" void sym(const argus_cpu_arg *args, int num_threads) {
+//     ...the grid function @k__grid, inlined -> grid0, grid1, grid2...
+//     #pragma omp parallel for collapse(3) schedule(static) num_threads(...)
+//     for (pid0...) for (pid1...) for (pid2...) sym_instance(args, pid0, ...);
+//   }
+//
+//===----------------------------------------------------------------------===//
+#include "CpuEmitter.h"
+
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/SymbolTable.h"
+#include "llvm/ADT/ScopeExit.h"
+#include "llvm/ADT/StringExtras.h"
+
+using namespace mlir;
+
+namespace argus::codegen::cpu {
+
+//===----------------------------------------------------------------------===//
+// Small services
+//===----------------------------------------------------------------------===//
+
+LogicalResult CpuEmitter::fail(Location loc, const Twine &message) {
+  if (!error) {
+    std::string where = locString(loc);
+    error = where.empty() ? message.str() : where + ": " + message.str();
+  }
+  return failure();
+}
+
+LogicalResult CpuEmitter::fail(Operation *op, const Twine &message) {
+  return fail(op->getLoc(), message);
+}
+
+void CpuEmitter::line(const Twine &text, Operation *op, StringRef note) {
+  os.indent(2 * depth) << text;
+  std::string where = op ? locComment(op->getLoc()) : "";
+  if (!where.empty() && !note.empty())
+    os << "  // " << where << ": " << note;
+  else if (!where.empty() || !note.empty())
+    os << "  // " << where << note;
+  os << "\n";
+}
+
+std::string CpuEmitter::scalar(Value v) {
+  auto it = scalars.find(v);
+  return it == scalars.end() ? std::string("/*unknown*/0") : it->second;
+}
+
+std::string CpuEmitter::nameFor(Value v, StringRef fallback) {
+  std::string hint = locName(v.getLoc());
+  return names.unique(hint.empty() ? fallback : StringRef(hint));
+}
+
+LogicalResult CpuEmitter::defineScalar(Value v, const Twine &expr, Operation *op, StringRef hint) {
+  std::optional<std::string> ctype = scalarCType(v.getType());
+  if (!ctype) {
+    std::string s;
+    llvm::raw_string_ostream(s) << v.getType();
+    return fail(op, "the CPU backend has no C++ type for scalars of type " + s);
+  }
+  std::string name = nameFor(v, hint);
+  line("const " + *ctype + " " + name + " = " + expr + ";", op);
+  scalars[v] = name;
+  return success();
+}
+
+SlotTable::Id CpuEmitter::declareTile(Value v, Operation *op, StringRef note) {
+  auto tile = cast<TileType>(v.getType());
+  std::string storage = *storageCType(tile.getElementType());
+  std::string dims;
+  for (int64_t d : tile.getShape())
+    dims += (dims.empty() ? "" : " * ") + std::to_string(d);
+  std::string name = nameFor(v);
+  line("alignas(64) " + storage + " " + name + "[" + (dims.empty() ? "1" : dims) + "];", op, note);
+  SlotTable::Id id = slots.create(name, storage, tile.getNumElements());
+  slots.place(v, id);
+  return id;
+}
+
+SlotTable::Id CpuEmitter::tileForResult(Value v, Operation *op, ArrayRef<Value> candidates) {
+  auto tile = cast<TileType>(v.getType());
+  std::string storage = *storageCType(tile.getElementType());
+  for (Value c : candidates) {
+    auto ct = dyn_cast<TileType>(c.getType());
+    if (!ct || ct.getShape() != tile.getShape())
+      continue;
+    SlotTable::Id id = slots.of(c);
+    if (!slots.canOverwrite(id, op, storage, tile.getNumElements()))
+      continue;
+    // Another operand of a different shape in the same storage (a reshape
+    // alias) would be read at other positions than the ones being written.
+    bool clash = false;
+    for (Value operand : op->getOperands())
+      if (operand != c && slots.of(operand) == id && operand.getType() != c.getType())
+        clash = true;
+    if (clash)
+      continue;
+    slots.place(v, id);
+    return id;
+  }
+  return declareTile(v, op);
+}
+
+//===----------------------------------------------------------------------===//
+// Kernel checks
+//===----------------------------------------------------------------------===//
+
+static bool isCIdentifier(StringRef s) {
+  if (s.empty() || !(llvm::isAlpha(s[0]) || s[0] == '_'))
+    return false;
+  return llvm::all_of(s, [](char c) { return llvm::isAlnum(c) || c == '_'; });
+}
+
+static std::string typeString(Type t) {
+  std::string s;
+  llvm::raw_string_ostream(s) << t;
+  return s;
+}
+
+LogicalResult CpuEmitter::checkKernel(func::FuncOp kernel, func::FuncOp &grid) {
+  StringRef name = kernel.getSymName();
+  if (!kernel->hasAttr(kernel_attr::kKernel))
+    return fail(kernel, "expected a kernel (func.func with the argus.kernel attribute), got @" +
+                            name);
+  if (Attribute threads = kernel->getAttr(kernel_attr::kThreads)) {
+    auto i = dyn_cast<IntegerAttr>(threads);
+    if (!i)
+      return fail(kernel, "expected argus.threads to be an integer, got " +
+                              [&] { std::string s; llvm::raw_string_ostream(s) << threads; return s; }());
+    if (i.getInt() > 1)
+      return fail(kernel, "the CPU backend runs one thread per program instance; kernel '" + name +
+                              "' asks for " + std::to_string(i.getInt()));
+  }
+  if (kernel.getNumResults() != 0)
+    return fail(kernel, "expected kernel '" + name + "' to return nothing, got " +
+                            std::to_string(kernel.getNumResults()) + " results");
+  if (kernel.isExternal())
+    return fail(kernel, "expected a body for kernel '" + name + "'");
+
+  auto gridRef = kernel->getAttrOfType<FlatSymbolRefAttr>(kernel_attr::kGrid);
+  if (!gridRef)
+    return fail(kernel, "expected kernel '" + name + "' to name its grid function in argus.grid");
+  grid = SymbolTable::lookupNearestSymbolFrom<func::FuncOp>(kernel, gridRef);
+  if (!grid || grid.isExternal())
+    return fail(kernel, "grid function @" + gridRef.getValue() + " of kernel '" + name +
+                            "' not found in the module");
+  if (grid.getArgumentTypes() != kernel.getArgumentTypes())
+    return fail(grid, "expected grid function @" + grid.getSymName() +
+                          " to take the same arguments as kernel '" + name + "'");
+  if (grid.getNumResults() != 3 || !llvm::all_of(grid.getResultTypes(), [](Type t) { return t.isIndex(); }))
+    return fail(grid, "expected grid function @" + grid.getSymName() + " to return 3 index values");
+
+  for (auto [i, type] : llvm::enumerate(kernel.getArgumentTypes())) {
+    if (auto tensor = dyn_cast<GlobalTensorType>(type)) {
+      if (tensor.getRank() < 1 || tensor.getRank() > kMaxTensorRank)
+        return fail(kernel.getArgument(i).getLoc(),
+                    "expected tensor argument " + std::to_string(i) + " to have rank 1 to " +
+                        std::to_string(kMaxTensorRank) + ", got rank " +
+                        std::to_string(tensor.getRank()));
+      if (!storageCType(tensor.getElementType()))
+        return fail(kernel.getArgument(i).getLoc(),
+                    "the CPU backend has no storage type for tensor elements of type " +
+                        typeString(tensor.getElementType()));
+      continue;
+    }
+    if (!scalarCType(type))
+      return fail(kernel.getArgument(i).getLoc(),
+                  "expected argument " + std::to_string(i) +
+                      " to be an !argus.tensor or a scalar (f32, f64, i32, i64, index), got " +
+                      typeString(type));
+  }
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Functions
+//===----------------------------------------------------------------------===//
+
+void CpuEmitter::resetScope() {
+  names = NameTable();
+  slots = SlotTable();
+  scalars.clear();
+  buffers.clear();
+}
+
+LogicalResult CpuEmitter::emitArguments(func::FuncOp f, ArrayRef<std::string> argNames) {
+  for (auto [i, arg] : llvm::enumerate(f.getArguments())) {
+    std::string name = names.unique(argNames[i]);
+    scalars[arg] = name;
+    std::string idx = std::to_string(i);
+    Type t = arg.getType();
+    if (auto tensor = dyn_cast<GlobalTensorType>(t)) {
+      line("const argus_cpu_tensor &" + name + " = args[" + idx + "].tensor;  // " +
+           typeString(tensor));
+      continue;
+    }
+    std::string ctype = *scalarCType(t);
+    std::string value;
+    if (isa<FloatType>(t))
+      value = isNarrowFloat(t) ? (t.isBF16() ? "ak::round_bf16(float(args[" + idx + "].f))"
+                                             : "ak::round_f16(float(args[" + idx + "].f))")
+                               : ctype + "(args[" + idx + "].f)";
+    else if (t.isInteger(1))
+      value = "args[" + idx + "].i != 0";
+    else
+      value = ctype + "(args[" + idx + "].i)";
+    line("const " + ctype + " " + name + " = " + value + ";  // " + typeString(t));
+  }
+  return success();
+}
+
+LogicalResult CpuEmitter::emitInstanceFunction(func::FuncOp kernel, StringRef name,
+                                               ArrayRef<std::string> argNames) {
+  resetScope();
+  line("/// One program instance of @" + kernel.getSymName() +
+       ": the kernel body (tags and tag assertions are compile-time only: erased).");
+  line("static void " + name +
+       "(const argus_cpu_arg *args, const int64_t pid0, const int64_t pid1, const int64_t pid2,");
+  line("    const int64_t npid0, const int64_t npid1, const int64_t npid2) {");
+  indent();
+  if (failed(emitArguments(kernel, argNames)))
+    return failure();
+  if (failed(emitBlock(kernel.getBody().front())))
+    return failure();
+  dedent();
+  line("}");
+  return success();
+}
+
+LogicalResult CpuEmitter::emitEntryFunction(func::FuncOp kernel, func::FuncOp grid, StringRef symbol,
+                                            StringRef instanceName, ArrayRef<std::string> argNames) {
+  resetScope();
+  line("/// Entry point (argus_cpu_kernel_fn): grid from @" + grid.getSymName() +
+       ", one call per program instance.");
+  line("extern \"C\" void " + symbol + "(const argus_cpu_arg *args, int num_threads) {");
+  indent();
+  if (failed(emitArguments(grid, argNames)))
+    return failure();
+  inGridFunction = true;
+  LogicalResult gridOk = emitBlock(grid.getBody().front());
+  inGridFunction = false;
+  if (failed(gridOk))
+    return failure();
+  line("if (grid0 <= 0 || grid1 <= 0 || grid2 <= 0) return;");
+  line("if (grid0 == 1 && grid1 == 1 && grid2 == 1) {  // a single instance: no parallel region");
+  line("  " + instanceName + "(args, 0, 0, 0, 1, 1, 1);");
+  line("  return;");
+  line("}");
+  os << "#pragma omp parallel for collapse(3) schedule(static) num_threads(ak::thread_count(num_threads))\n";
+  line("for (int64_t pid0 = 0; pid0 < grid0; ++pid0)");
+  line("  for (int64_t pid1 = 0; pid1 < grid1; ++pid1)");
+  line("    for (int64_t pid2 = 0; pid2 < grid2; ++pid2)");
+  line("      " + instanceName + "(args, pid0, pid1, pid2, grid0, grid1, grid2);");
+  dedent();
+  line("}");
+  (void)kernel;
+  return success();
+}
+
+llvm::Expected<std::string> CpuEmitter::emitUnit(func::FuncOp kernel, StringRef symbol) {
+  auto bail = [&]() -> llvm::Error {
+    return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                   error ? *error : std::string("CPU code generation failed"));
+  };
+  if (!isCpuTarget(target.name)) {
+    (void)fail(kernel, "unknown CPU target '" + target.name +
+                           "' (expected cpu-avx512 or cpu-avx2)");
+    return bail();
+  }
+  if (!isCIdentifier(symbol)) {
+    (void)fail(kernel, "expected the kernel symbol to be a C identifier, got '" + symbol + "'");
+    return bail();
+  }
+  func::FuncOp grid;
+  if (failed(checkKernel(kernel, grid)))
+    return bail();
+
+  std::vector<std::string> argNames;
+  auto namesAttr = kernel->getAttrOfType<ArrayAttr>(kernel_attr::kArgNames);
+  for (unsigned i = 0; i < kernel.getNumArguments(); ++i) {
+    std::string n;
+    if (namesAttr && namesAttr.size() == kernel.getNumArguments())
+      if (auto s = dyn_cast<StringAttr>(namesAttr[i]))
+        n = s.getValue().str();
+    argNames.push_back(n.empty() ? "arg" + std::to_string(i) : n);
+  }
+
+  // Tags are compile-time annotations: emit from a copy with them erased, so
+  // they neither print nor keep values alive.
+  func::FuncOp work = kernel.clone();
+  auto eraseWork = llvm::make_scope_exit([&] { work->erase(); });
+  SmallVector<Operation *> tagOps;
+  work.walk([&](Operation *op) {
+    if (isa<TagOp, AssertTagOp, ResetTagsOp>(op))
+      tagOps.push_back(op);
+  });
+  for (Operation *op : tagOps)
+    op->erase();
+
+  std::string instanceName = (symbol + "_instance").str();
+  line("// " + symbol + ": CPU kernel generated by argus-gen from @" + kernel.getSymName() +
+       " (target " + target.name + ").");
+  if (auto ref = kernel->getAttrOfType<StringAttr>(kernel_attr::kReference))
+    line("// Reference semantics: " + ref.getValue() + ".");
+  line("// Calling convention: argus_cpu_kernel_fn (argus_cpu_abi.h); arguments in DSL order: " +
+       llvm::join(argNames, ", ") + ".");
+  line("// Generated code: edit the DSL source, not this file.");
+  line("#include \"argus_cpu_kernel.h\"");
+  line("");
+  line("namespace {");
+  line("namespace ak = argus_cpu;");
+  line("");
+  if (failed(emitInstanceFunction(work, instanceName, argNames)))
+    return bail();
+  line("");
+  line("} // namespace");
+  line("");
+  if (failed(emitEntryFunction(kernel, grid, symbol, instanceName, argNames)))
+    return bail();
+  return out;
+}
+
+//===----------------------------------------------------------------------===//
+// Blocks and op dispatch
+//===----------------------------------------------------------------------===//
+
+LogicalResult CpuEmitter::emitBlock(Block &block) {
+  for (Operation &op : block)
+    if (failed(emitOp(&op)))
+      return failure();
+  return success();
+}
+
+LogicalResult CpuEmitter::emitOp(Operation *op) {
+  // Tags are compile-time annotations: no code, regions skipped.
+  if (isa<TagOp, AssertTagOp, ResetTagsOp, TagGetOp, argus::YieldOp>(op))
+    return success();
+  Dialect *dialect = op->getDialect(); // null for unregistered ops
+  if (dialect && isa<arith::ArithDialect>(dialect))
+    return emitArith(op);
+  if (auto forOp = dyn_cast<scf::ForOp>(op))
+    return emitFor(forOp);
+  if (auto ifOp = dyn_cast<scf::IfOp>(op))
+    return emitIf(ifOp);
+  if (isa<scf::YieldOp>(op))
+    return success(); // consumed by emitFor / emitIf
+  if (auto ret = dyn_cast<func::ReturnOp>(op)) {
+    if (inGridFunction) {
+      if (ret.getNumOperands() != 3)
+        return fail(op, "expected the grid function to return 3 values, got " +
+                            std::to_string(ret.getNumOperands()));
+      for (unsigned i = 0; i < 3; ++i)
+        line("const int64_t grid" + std::to_string(i) + " = " + scalar(ret.getOperand(i)) + ";", op);
+      return success();
+    }
+    if (ret.getNumOperands() != 0)
+      return fail(op, "expected the kernel to return no values, got " +
+                          std::to_string(ret.getNumOperands()));
+    return success();
+  }
+  if (dialect && isa<ArgusDialect>(dialect))
+    return emitArgusOp(op);
+  return fail(op, "the CPU backend cannot lower '" + op->getName().getStringRef() + "'");
+}
+
+} // namespace argus::codegen::cpu

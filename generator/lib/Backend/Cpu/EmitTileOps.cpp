@@ -1,0 +1,432 @@
+//===- EmitTileOps.cpp - argus ops as calls and loops ---------------------===//
+//
+// Memory ops and mma become calls into argus_cpu_kernel.h (they need masking,
+// packing or intrinsics); elementwise ops become a plain loop over the tile
+// that g++ vectorises, reading operands through their broadcast index:
+//
+//   for (int64_t ix = 0; ix < 16 * 16; ++ix) scaled[ix] = alpha * acc[ix];
+//   for (int64_t ix0 = 0; ix0 < 16; ++ix0)
+//     for (int64_t ix1 = 0; ix1 < 16; ++ix1)
+//       s[ix0 * 16 + ix1] = with_c[ix0 * 16 + ix1] + bv[ix1];
+//
+// bf16/f16 elements are widened to float for the arithmetic and rounded back
+// on the store (ak::bf16::load / ak::bf16::store, i.e. argus_numerics.h).
+//
+//===----------------------------------------------------------------------===//
+#include "CpuEmitter.h"
+
+#include "llvm/ADT/TypeSwitch.h"
+
+using namespace mlir;
+
+namespace argus::codegen::cpu {
+namespace {
+
+std::string joinDims(ArrayRef<int64_t> shape, StringRef sep) {
+  std::string s;
+  for (int64_t d : shape)
+    s += (s.empty() ? "" : sep.str()) + std::to_string(d);
+  return s;
+}
+
+std::string typeStr(Type t) {
+  std::string s;
+  llvm::raw_string_ostream(s) << t;
+  return s;
+}
+
+/// Element in memory -> value in arithmetic.
+std::string loadConv(Type elem, const std::string &e) {
+  if (elem.isBF16())
+    return "ak::bf16::load(" + e + ")";
+  if (elem.isF16())
+    return "ak::f16::load(" + e + ")";
+  if (elem.isInteger(1))
+    return "(" + e + " != 0)";
+  return e;
+}
+
+/// Value in arithmetic -> element in memory.
+std::string storeConv(Type elem, const std::string &e) {
+  if (elem.isBF16())
+    return "ak::bf16::store(" + e + ")";
+  if (elem.isF16())
+    return "ak::f16::store(" + e + ")";
+  if (elem.isInteger(1))
+    return "uint8_t(" + e + ")";
+  return e;
+}
+
+enum class Access { Compute, Storage };
+
+} // namespace
+
+//===----------------------------------------------------------------------===//
+// Elementwise loops
+//===----------------------------------------------------------------------===//
+
+/// dst = combine(operands) over the result's shape, with numpy broadcasting.
+static void emitElementwise(CpuEmitter &em, Operation *op, TileType result, const std::string &dst,
+                            ArrayRef<std::pair<Value, Access>> operands,
+                            llvm::function_ref<std::string(ArrayRef<std::string>)> combine,
+                            bool resultIsStorage) {
+  ArrayRef<int64_t> shape = result.getShape();
+  bool flat = llvm::all_of(operands, [&](auto &o) {
+    auto t = dyn_cast<TileType>(o.first.getType());
+    return !t || t.getShape() == shape;
+  });
+  int64_t rank = static_cast<int64_t>(shape.size());
+
+  auto access = [&](Value v, Access mode, const std::string &index) -> std::string {
+    if (auto t = dyn_cast<TileType>(v.getType())) {
+      std::string e = em.slots.nameOf(v) + "[" + index + "]";
+      return mode == Access::Compute ? loadConv(t.getElementType(), e) : e;
+    }
+    std::string s = em.scalar(v);
+    return mode == Access::Compute ? s : storeConv(v.getType(), s);
+  };
+  auto finish = [&](const std::string &e) {
+    return resultIsStorage ? e : storeConv(result.getElementType(), e);
+  };
+
+  if (flat || rank <= 1) {
+    SmallVector<std::string> args;
+    for (auto [v, mode] : operands)
+      args.push_back(access(v, mode, "ix"));
+    em.line("for (int64_t ix = 0; ix < " + joinDims(shape, " * ") + "; ++ix) " + dst +
+                "[ix] = " + finish(combine(args)) + ";",
+            op);
+    return;
+  }
+  // Row-major index of the result and broadcast index of each operand.
+  auto indexOf = [&](ArrayRef<int64_t> opShape) {
+    std::string idx;
+    int64_t offset = rank - static_cast<int64_t>(opShape.size());
+    int64_t stride = 1;
+    for (int64_t j = static_cast<int64_t>(opShape.size()) - 1; j >= 0; --j) {
+      if (opShape[j] != 1) {
+        std::string term = "ix" + std::to_string(j + offset);
+        if (stride != 1)
+          term += " * " + std::to_string(stride);
+        idx = idx.empty() ? term : term + " + " + idx;
+      }
+      stride *= opShape[j];
+    }
+    return idx.empty() ? std::string("0") : idx;
+  };
+  SmallVector<std::string> args;
+  for (auto [v, mode] : operands) {
+    auto t = dyn_cast<TileType>(v.getType());
+    args.push_back(access(v, mode, t ? indexOf(t.getShape()) : ""));
+  }
+  for (int64_t d = 0; d < rank; ++d) {
+    std::string ix = "ix" + std::to_string(d);
+    em.line(std::string(2 * d, ' ') + "for (int64_t " + ix + " = 0; " + ix + " < " +
+                std::to_string(shape[d]) + "; ++" + ix + ")",
+            d == 0 ? op : nullptr);
+  }
+  em.line(std::string(2 * rank, ' ') + dst + "[" + indexOf(shape) + "] = " + finish(combine(args)) +
+          ";");
+}
+
+static std::string binaryExpr(BinaryKind kind, Type elem, const std::string &x, const std::string &y) {
+  if (elem.isInteger(1)) {
+    switch (kind) {
+    case BinaryKind::add:
+    case BinaryKind::sub: return x + " != " + y;
+    case BinaryKind::mul:
+    case BinaryKind::min: return x + " && " + y;
+    case BinaryKind::max: return x + " || " + y;
+    default: return "";
+    }
+  }
+  switch (kind) {
+  case BinaryKind::add: return x + " + " + y;
+  case BinaryKind::sub: return x + " - " + y;
+  case BinaryKind::mul: return x + " * " + y;
+  case BinaryKind::div: return isa<FloatType>(elem) ? x + " / " + y : "ak::div(" + x + ", " + y + ")";
+  case BinaryKind::max: return "ak::maximum(" + x + ", " + y + ")";
+  case BinaryKind::min: return "ak::minimum(" + x + ", " + y + ")";
+  case BinaryKind::pow: return "ak::pow(" + x + ", " + y + ")";
+  }
+  return "";
+}
+
+static std::string unaryExpr(UnaryKind kind, const std::string &x) {
+  switch (kind) {
+  case UnaryKind::neg: return "-" + x;
+  default: return "ak::" + stringifyUnaryKind(kind).str() + "(" + x + ")";
+  }
+}
+
+static std::string cmpExpr(CmpPredicate p, const std::string &x, const std::string &y) {
+  switch (p) {
+  case CmpPredicate::eq: return x + " == " + y;
+  case CmpPredicate::ne: return x + " != " + y;
+  case CmpPredicate::lt: return x + " < " + y;
+  case CmpPredicate::le: return x + " <= " + y;
+  case CmpPredicate::gt: return x + " > " + y;
+  case CmpPredicate::ge: return x + " >= " + y;
+  }
+  return "false";
+}
+
+//===----------------------------------------------------------------------===//
+// Dispatch
+//===----------------------------------------------------------------------===//
+
+LogicalResult CpuEmitter::emitArgusOp(Operation *op) {
+  // Every tile this op touches must have an element type the backend stores.
+  auto checkTile = [&](Type t) -> LogicalResult {
+    auto tile = dyn_cast<TileType>(t);
+    if (!tile)
+      return success();
+    if (!dtypeTag(tile.getElementType()))
+      return fail(op, "the CPU backend has no storage type for tile elements of type " +
+                          typeStr(tile.getElementType()));
+    if (tile.getRank() < 1)
+      return fail(op, "expected a tile of rank >= 1, got " + typeStr(tile));
+    return success();
+  };
+  for (Type t : op->getOperandTypes())
+    if (failed(checkTile(t)))
+      return failure();
+  for (Type t : op->getResultTypes())
+    if (failed(checkTile(t)))
+      return failure();
+
+  auto offsets = [&](ValueRange vs) {
+    std::string s;
+    for (Value v : vs)
+      s += (s.empty() ? "" : ", ") + scalar(v);
+    return "{" + s + "}";
+  };
+  auto tagOf = [](Type elem) { return *dtypeTag(elem); };
+  auto elemsOf = [](TileType t) { return std::to_string(t.getNumElements()); };
+  /// `buf + (flattened leading indices) * slot size`, and the slot's shape.
+  auto bufferSlot = [&](Value buffer, ValueRange indices) -> std::string {
+    auto type = cast<BufferType>(buffer.getType());
+    const BufferInfo &info = buffers[buffer];
+    if (indices.empty())
+      return info.name;
+    int64_t slotElems = 1;
+    for (int64_t d : type.getShape().drop_front(indices.size()))
+      slotElems *= d;
+    std::string flat = scalar(indices[0]);
+    for (size_t i = 1; i < indices.size(); ++i)
+      flat = "(" + flat + ") * " + std::to_string(type.getShape()[i]) + " + " + scalar(indices[i]);
+    return info.name + " + (" + flat + ") * " + std::to_string(slotElems);
+  };
+
+  LogicalResult ok = success();
+  llvm::TypeSwitch<Operation *>(op)
+      //===--- ids and shapes ------------------------------------------===//
+      .Case([&](DimOp d) {
+        ok = defineScalar(d, scalar(d.getTensor()) + ".shape[" + std::to_string(d.getDim()) + "]", op);
+      })
+      .Case([&](ProgramIdOp p) {
+        ok = defineScalar(p, "pid" + std::to_string(p.getAxis()), op, "p" + std::to_string(p.getAxis()));
+      })
+      .Case([&](NumProgramsOp p) {
+        ok = defineScalar(p, "npid" + std::to_string(p.getAxis()), op, "np" + std::to_string(p.getAxis()));
+      })
+      .Case([&](ThreadIdOp t) { ok = defineScalar(t, "int64_t(0)", op, "tid"); })
+      .Case([&](NumThreadsOp t) { ok = defineScalar(t, "int64_t(1)", op, "nthreads"); })
+      //===--- global memory -------------------------------------------===//
+      .Case([&](LoadOp l) {
+        TileType t = l.getType();
+        declareTile(l, op, "");
+        std::string pad = floatLiteral(l.getPadding().convertToDouble(), Float64Type::get(op->getContext()));
+        line("ak::load<" + tagOf(t.getElementType()) + ", " + joinDims(t.getShape(), ", ") + ">(" +
+                 slots.nameOf(l) + ", " + scalar(l.getTensor()) + ", " + offsets(l.getOffsets()) +
+                 ", /*padding=*/" + pad + ");",
+             op);
+      })
+      .Case([&](StoreOp s) {
+        TileType t = s.getValue().getType();
+        line("ak::store<" + tagOf(t.getElementType()) + ", " + joinDims(t.getShape(), ", ") + ">(" +
+                 slots.nameOf(s.getValue()) + ", " + scalar(s.getTensor()) + ", " +
+                 offsets(s.getOffsets()) + ");",
+             op);
+      })
+      //===--- buffers -------------------------------------------------===//
+      .Case([&](AllocOp a) {
+        BufferType t = a.getType();
+        std::optional<std::string> storage = storageCType(t.getElementType());
+        if (!storage) {
+          ok = fail(op, "the CPU backend has no storage type for buffer elements of type " +
+                            typeStr(t.getElementType()));
+          return;
+        }
+        std::string name = nameFor(a, "buf");
+        std::string note = stringifyMemorySpace(t.getSpace()).str() + " buffer";
+        if (t.getLayout())
+          note += "; its layout " + [&] { std::string s; llvm::raw_string_ostream(s) << t.getLayout(); return s; }() +
+                  " is a GPU bank-conflict detail: row-major on the CPU";
+        line("alignas(64) " + *storage + " " + name + "[" + joinDims(t.getShape(), " * ") + "];", op, note);
+        buffers[a] = BufferInfo{name, *storage, 0};
+      })
+      .Case([&](CopyOp c) {
+        auto bt = cast<BufferType>(c.getDst().getType());
+        ArrayRef<int64_t> tileShape = bt.getShape().drop_front(c.getDstIndices().size());
+        line("ak::load<" + tagOf(bt.getElementType()) + ", " + joinDims(tileShape, ", ") + ">(" +
+                 bufferSlot(c.getDst(), c.getDstIndices()) + ", " + scalar(c.getSrc()) + ", " +
+                 offsets(c.getSrcOffsets()) + ", /*padding=*/0.0);",
+             op, c.getAsync() ? "async copy: synchronous on the CPU" : "");
+      })
+      .Case([&](WaitOp w) {
+        line("// wait(" + std::to_string(w.getPending()) + "): copies are synchronous on the CPU", op);
+      })
+      .Case([&](BarrierOp) { line("// barrier: one thread per program instance on the CPU", op); })
+      .Case([&](BufferLoadOp l) {
+        TileType t = l.getType();
+        std::string src = bufferSlot(l.getBuffer(), l.getIndices());
+        // A view into the buffer (no copy) when every use is a plain op of this
+        // block and the buffer is not written before the last one.
+        Block *block = op->getBlock();
+        Operation *last = op;
+        bool view = true;
+        for (Operation *user : l->getUsers()) {
+          if (user->getBlock() != block || user->getNumRegions() || user->hasTrait<OpTrait::IsTerminator>() ||
+              isa<ReshapeOp>(user)) {
+            view = false;
+            break;
+          }
+          if (last->isBeforeInBlock(user))
+            last = user;
+        }
+        for (Operation *it = op->getNextNode(); view && it && it != last->getNextNode(); it = it->getNextNode())
+          it->walk([&](Operation *inner) {
+            if (auto c = dyn_cast<CopyOp>(inner); c && c.getDst() == l.getBuffer())
+              view = false;
+            if (auto s = dyn_cast<BufferStoreOp>(inner); s && s.getBuffer() == l.getBuffer())
+              view = false;
+          });
+        if (view) {
+          std::string name = nameFor(l);
+          line("const " + *storageCType(t.getElementType()) + " *" + name + " = " + src + ";", op,
+               "view of the buffer slot: no copy");
+          slots.place(l, slots.create(name, *storageCType(t.getElementType()), t.getNumElements(),
+                                      /*readOnly=*/true));
+          return;
+        }
+        declareTile(l, op, "");
+        line("ak::copy<" + elemsOf(t) + ">(" + slots.nameOf(l) + ", " + src + ");", op);
+      })
+      .Case([&](BufferStoreOp s) {
+        TileType t = s.getValue().getType();
+        line("ak::copy<" + elemsOf(t) + ">(" + bufferSlot(s.getBuffer(), s.getIndices()) + ", " +
+                 slots.nameOf(s.getValue()) + ");",
+             op);
+      })
+      //===--- tiles ---------------------------------------------------===//
+      .Case([&](FullOp f) {
+        TileType t = f.getType();
+        declareTile(f, op, "");
+        line("ak::fill<" + joinDims(t.getShape(), " * ") + ">(" + slots.nameOf(f) + ", " +
+                 storeConv(t.getElementType(), scalar(f.getValue())) + ");",
+             op);
+      })
+      .Case([&](IotaOp i) {
+        TileType t = i.getType();
+        declareTile(i, op, "");
+        line("ak::iota<" + std::to_string(i.getDim()) + ", " + joinDims(t.getShape(), ", ") + ">(" +
+                 slots.nameOf(i) + ");",
+             op);
+      })
+      .Case([&](MmaOp m) {
+        TileType a = m.getA().getType(), b = m.getB().getType(), acc = m.getAcc().getType();
+        SlotTable::Id accSlot = slots.of(m.getAcc());
+        SlotTable::Id id;
+        if (accSlot != slots.of(m.getA()) && accSlot != slots.of(m.getB()) &&
+            slots.canOverwrite(accSlot, op, "float", acc.getNumElements())) {
+          slots.place(m, accSlot); // accumulate in place
+          id = accSlot;
+        } else {
+          id = declareTile(m, op, "");
+          line("ak::copy<" + elemsOf(acc) + ">(" + slots.get(id).name + ", " + slots.nameOf(m.getAcc()) +
+                   ");",
+               op);
+        }
+        line("ak::mma<" + tagOf(a.getElementType()) + ", " + std::to_string(a.getShape()[0]) + ", " +
+                 std::to_string(b.getShape()[0]) + ", " + std::to_string(a.getShape()[1]) + ">(" +
+                 slots.get(id).name + ", " + slots.nameOf(m.getA()) + ", " + slots.nameOf(m.getB()) + ");",
+             op);
+      })
+      .Case([&](BinaryOp b) {
+        Type elem = b.getType().getElementType();
+        if (elem.isInteger(1) && binaryExpr(b.getKind(), elem, "x", "y").empty()) {
+          ok = fail(op, "the CPU backend does not lower '" + stringifyBinaryKind(b.getKind()) + "' on i1 tiles");
+          return;
+        }
+        SlotTable::Id id = tileForResult(b, op, {b.getLhs(), b.getRhs()});
+        emitElementwise(*this, op, b.getType(), slots.get(id).name,
+                        {{b.getLhs(), Access::Compute}, {b.getRhs(), Access::Compute}},
+                        [&](ArrayRef<std::string> x) { return binaryExpr(b.getKind(), elem, x[0], x[1]); },
+                        false);
+      })
+      .Case([&](UnaryOp u) {
+        SlotTable::Id id = tileForResult(u, op, {u.getOperand()});
+        emitElementwise(*this, op, u.getType(), slots.get(id).name, {{u.getOperand(), Access::Compute}},
+                        [&](ArrayRef<std::string> x) { return unaryExpr(u.getKind(), x[0]); }, false);
+      })
+      .Case([&](CmpOp c) {
+        SlotTable::Id id = tileForResult(c, op, {c.getLhs(), c.getRhs()});
+        emitElementwise(*this, op, c.getType(), slots.get(id).name,
+                        {{c.getLhs(), Access::Compute}, {c.getRhs(), Access::Compute}},
+                        [&](ArrayRef<std::string> x) { return cmpExpr(c.getPredicate(), x[0], x[1]); },
+                        false);
+      })
+      .Case([&](SelectOp s) {
+        SlotTable::Id id = tileForResult(s, op, {s.getTrueValue(), s.getFalseValue()});
+        emitElementwise(*this, op, s.getType(), slots.get(id).name,
+                        {{s.getCondition(), Access::Compute},
+                         {s.getTrueValue(), Access::Storage},
+                         {s.getFalseValue(), Access::Storage}},
+                        [&](ArrayRef<std::string> x) { return x[0] + " ? " + x[1] + " : " + x[2]; }, true);
+      })
+      .Case([&](CastOp c) {
+        Type from = c.getOperand().getType().getElementType(), to = c.getType().getElementType();
+        if (from == to) {
+          slots.alias(c, slots.of(c.getOperand()));
+          line("// " + slots.nameOf(c) + ": cast to the same element type is the value itself", op);
+          return;
+        }
+        SlotTable::Id id = tileForResult(c, op, {c.getOperand()});
+        emitElementwise(*this, op, c.getType(), slots.get(id).name, {{c.getOperand(), Access::Storage}},
+                        [&](ArrayRef<std::string> x) {
+                          return "ak::cast<" + tagOf(to) + ", " + tagOf(from) + ">(" + x[0] + ")";
+                        },
+                        true);
+      })
+      .Case([&](ReduceOp r) {
+        TileType in = r.getOperand().getType();
+        int64_t pre = 1, post = 1, axis = r.getAxis();
+        for (int64_t d = 0; d < axis; ++d)
+          pre *= in.getShape()[d];
+        for (int64_t d = axis + 1; d < in.getRank(); ++d)
+          post *= in.getShape()[d];
+        declareTile(r, op, "");
+        line("ak::reduce_" + stringifyReduceKind(r.getKind()).str() + "<" + tagOf(in.getElementType()) + ", " +
+                 std::to_string(pre) + ", " + std::to_string(in.getShape()[axis]) + ", " + std::to_string(post) +
+                 ">(" + slots.nameOf(r) + ", " + slots.nameOf(r.getOperand()) + ");",
+             op);
+      })
+      .Case([&](TransposeOp t) {
+        TileType in = t.getOperand().getType();
+        declareTile(t, op, "");
+        line("ak::transpose<" + joinDims(in.getShape(), ", ") + ">(" + slots.nameOf(t) + ", " +
+                 slots.nameOf(t.getOperand()) + ");",
+             op);
+      })
+      .Case([&](ReshapeOp r) {
+        slots.alias(r, slots.of(r.getOperand()));
+        line("// " + slots.nameOf(r) + " viewed as " + joinDims(r.getType().getShape(), "x") + ": no copy", op);
+      })
+      .Default([&](Operation *) {
+        ok = fail(op, "the CPU backend cannot lower '" + op->getName().getStringRef() + "'");
+      });
+  return ok;
+}
+
+} // namespace argus::codegen::cpu

@@ -1,0 +1,155 @@
+//===- Compiler.cpp - parallel, cached invocation of the C++ compiler -----===//
+#include "argus/Emit/Compiler.h"
+
+#include <atomic>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <mutex>
+#include <sstream>
+#include <sys/wait.h>
+#include <thread>
+#include <unistd.h>
+
+namespace fs = std::filesystem;
+
+namespace argus::emit {
+
+std::string cxxCompiler() {
+  const char *cxx = std::getenv("CXX");
+  return cxx && *cxx ? cxx : "g++";
+}
+
+std::string contentHash(const std::string &text) {
+  uint64_t h = 1469598103934665603ull;
+  for (unsigned char c : text) {
+    h ^= c;
+    h *= 1099511628211ull;
+  }
+  char buf[17];
+  std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(h));
+  return buf;
+}
+
+int runCommand(const std::vector<std::string> &argv, std::string &output) {
+  int pipefd[2];
+  if (pipe(pipefd) != 0) {
+    output = "pipe() failed";
+    return -1;
+  }
+  pid_t pid = fork();
+  if (pid < 0) {
+    output = "fork() failed";
+    return -1;
+  }
+  if (pid == 0) {
+    dup2(pipefd[1], 1);
+    dup2(pipefd[1], 2);
+    close(pipefd[0]);
+    close(pipefd[1]);
+    std::vector<char *> args;
+    for (const std::string &a : argv)
+      args.push_back(const_cast<char *>(a.c_str()));
+    args.push_back(nullptr);
+    execvp(args[0], args.data());
+    std::fprintf(stderr, "cannot run '%s'\n", args[0]);
+    _exit(127);
+  }
+  close(pipefd[1]);
+  char buf[4096];
+  ssize_t n;
+  while ((n = read(pipefd[0], buf, sizeof buf)) > 0)
+    output.append(buf, static_cast<size_t>(n));
+  close(pipefd[0]);
+  int status = 0;
+  waitpid(pid, &status, 0);
+  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+namespace {
+
+std::string readFile(const std::string &path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+/// Identity of the compiler binary, so a compiler upgrade invalidates the cache.
+const std::string &compilerIdentity() {
+  static const std::string id = [] {
+    std::string out;
+    runCommand({cxxCompiler(), "--version"}, out);
+    return out;
+  }();
+  return id;
+}
+
+} // namespace
+
+std::string compileAll(const std::vector<CompileJob> &jobs, int parallel, const std::string &cacheDir,
+                       CompileStats &stats, const std::function<void(const std::string &)> &progress) {
+  std::atomic<size_t> next{0};
+  std::mutex mutex;
+  std::string firstError;
+  auto worker = [&] {
+    for (size_t i = next++; i < jobs.size(); i = next++) {
+      {
+        std::lock_guard<std::mutex> lock(mutex);
+        if (!firstError.empty())
+          return;
+      }
+      const CompileJob &job = jobs[i];
+      std::string key;
+      fs::path cached;
+      if (!cacheDir.empty()) {
+        std::string identity = readFile(job.sourcePath) + "\n" + compilerIdentity();
+        for (const std::string &f : job.flags)
+          identity += "\n" + f;
+        key = contentHash(identity);
+        cached = fs::path(cacheDir) / (key + ".o");
+        std::error_code ec;
+        if (fs::exists(cached, ec)) {
+          fs::copy_file(cached, job.objectPath, fs::copy_options::overwrite_existing, ec);
+          if (!ec) {
+            std::lock_guard<std::mutex> lock(mutex);
+            stats.fromCache++;
+            if (progress) progress(job.sourcePath);
+            continue;
+          }
+        }
+      }
+      std::vector<std::string> argv{cxxCompiler()};
+      argv.insert(argv.end(), job.flags.begin(), job.flags.end());
+      argv.insert(argv.end(), {"-c", job.sourcePath, "-o", job.objectPath});
+      std::string output;
+      int status = runCommand(argv, output);
+      std::lock_guard<std::mutex> lock(mutex);
+      if (status != 0) {
+        if (firstError.empty())
+          firstError = "compiling " + job.sourcePath + " failed (exit " + std::to_string(status) + "):\n" + output;
+        return;
+      }
+      stats.compiled++;
+      if (!cacheDir.empty()) {
+        std::error_code ec;
+        fs::create_directories(cacheDir, ec);
+        fs::path tmp = cached;
+        tmp += ".tmp" + std::to_string(getpid()) + "." + std::to_string(i);
+        fs::copy_file(job.objectPath, tmp, fs::copy_options::overwrite_existing, ec);
+        if (!ec)
+          fs::rename(tmp, cached, ec); // atomic: concurrent builds never see half an object
+      }
+      if (progress) progress(job.sourcePath);
+    }
+  };
+  std::vector<std::thread> threads;
+  for (int t = 0; t < std::max(1, parallel); ++t)
+    threads.emplace_back(worker);
+  for (std::thread &t : threads)
+    t.join();
+  return firstError;
+}
+
+} // namespace argus::emit

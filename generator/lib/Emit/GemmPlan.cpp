@@ -1,0 +1,111 @@
+//===- GemmPlan.cpp - GEMM kernel instances for a catalog -----------------===//
+#include "argus/Emit/GemmPlan.h"
+
+
+#include <algorithm>
+#include <map>
+#include <tuple>
+
+namespace argus::emit {
+
+lowering::Specialization GemmKernel::specialization() const {
+  lowering::Specialization s;
+  s.constants["TA"] = types.a;
+  s.constants["TC"] = types.c;
+  s.constants["BM"] = tiles.bm;
+  s.constants["BN"] = tiles.bn;
+  s.constants["BK"] = tiles.bk;
+  if (n > 0) s.dims["N"] = n;
+  if (k > 0) s.dims["K"] = k;
+  return s;
+}
+
+GemmTiles chooseCpuGemmTiles(int64_t m, int64_t n, int64_t k, const GemmTypes &types) {
+  // Decode buckets (few tokens) are bandwidth-bound: a tile as tall as the
+  // bucket avoids computing padding rows. Prefill buckets use 32-row tiles.
+  int64_t bm = 1;
+  while (bm < m && bm < 32)
+    bm *= 2;
+  GemmTiles t;
+  t.bm = bm;
+  t.bn = 64;
+  t.bk = types.a == "f32" ? 128 : 256;
+  (void)n;
+  (void)k;
+  return t;
+}
+
+std::vector<GemmTypes> fallbackGemmTypes() {
+  return {{"f32", "f32"}, {"bf16", "bf16"}, {"bf16", "f32"}, {"f16", "f16"}, {"f16", "f32"}};
+}
+
+static std::string kernelSymbol(const GemmKernel &k) {
+  std::string s = "argusk_gemm_" + k.types.a + "_" + k.types.c + "_";
+  s += k.n > 0 ? "n" + std::to_string(k.n) + "_k" + std::to_string(k.k) : std::string("generic");
+  s += "_m" + std::to_string(k.tiles.bm) + "n" + std::to_string(k.tiles.bn) + "k" + std::to_string(k.tiles.bk);
+  return s;
+}
+
+GemmPlan planGemms(const std::vector<catalog::OpConfig> &configs) {
+  GemmPlan plan;
+  std::map<std::string, size_t> bySymbol;
+  auto addKernel = [&](GemmKernel k, const std::string &op) {
+    k.symbol = kernelSymbol(k);
+    auto [it, inserted] = bySymbol.try_emplace(k.symbol, plan.kernels.size());
+    if (inserted)
+      plan.kernels.push_back(k);
+    GemmKernel &stored = plan.kernels[it->second];
+    if (!op.empty() && std::find(stored.ops.begin(), stored.ops.end(), op) == stored.ops.end())
+      stored.ops.push_back(op);
+    return it->second;
+  };
+
+  // Ops with the same (n, k, dtype) share one group (e.g. o and down in
+  // some models): their kernels are identical.
+  std::map<std::tuple<int64_t, int64_t, std::string>, size_t> groupIndex;
+  for (const catalog::OpConfig &c : configs) {
+    if (c.kind != catalog::OpKind::Gemm)
+      continue;
+    std::string dtype(catalog::dtypeName(c.dtype));
+    GemmTypes types{dtype, dtype};
+    auto key = std::make_tuple(c.gemm().n, c.gemm().k, dtype);
+    auto found = groupIndex.find(key);
+    if (found != groupIndex.end()) {
+      plan.groups[found->second].ops.push_back(c.name);
+      for (size_t ki : plan.groups[found->second].kernelPerBucket) {
+        auto &ops = plan.kernels[ki].ops;
+        if (std::find(ops.begin(), ops.end(), c.name) == ops.end())
+          ops.push_back(c.name);
+      }
+      continue;
+    }
+    GemmGroup g;
+    g.n = c.gemm().n;
+    g.k = c.gemm().k;
+    g.types = types;
+    g.ops = {c.name};
+    g.bucketBounds = c.m_buckets;
+    std::sort(g.bucketBounds.begin(), g.bucketBounds.end());
+    g.bucketBounds.erase(std::unique(g.bucketBounds.begin(), g.bucketBounds.end()), g.bucketBounds.end());
+    for (int64_t m : g.bucketBounds) {
+      GemmKernel k;
+      k.n = g.n;
+      k.k = g.k;
+      k.types = types;
+      k.tiles = chooseCpuGemmTiles(m, g.n, g.k, types);
+      g.kernelPerBucket.push_back(addKernel(k, c.name));
+    }
+    groupIndex[key] = plan.groups.size();
+    plan.groups.push_back(std::move(g));
+  }
+
+  for (const GemmTypes &t : fallbackGemmTypes()) {
+    GemmKernel k;
+    k.types = t;
+    k.tiles = chooseCpuGemmTiles(/*m=*/32, 0, 0, t);
+    plan.fallbacks.push_back(addKernel(k, "fallback"));
+  }
+  return plan;
+}
+
+} // namespace argus::emit

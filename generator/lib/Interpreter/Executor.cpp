@@ -1,0 +1,228 @@
+//===- Executor.cpp - lockstep walk of a kernel body, control flow --------===//
+//
+// Runs one op at a time for all threads of a program instance. Values that
+// every thread holds alike are kept (and computed) once; an op whose inputs
+// differ between threads runs once per thread. scf.for / scf.if need their
+// bounds and conditions to agree in all threads: the interpreter executes a
+// program instance as one lockstep group and refuses divergent control flow
+// rather than give it a meaning the backends might not share.
+//
+//===----------------------------------------------------------------------===//
+#include "Executor.h"
+
+#include "argus/Interpreter/Interpreter.h"
+
+#include "llvm/Support/raw_ostream.h"
+
+using namespace mlir;
+
+namespace argus::interp::detail {
+
+std::optional<ElemType> elemTypeOf(Type type) {
+  if (auto tile = dyn_cast<TileType>(type))
+    return ElemType::get(tile.getElementType());
+  return ElemType::get(type);
+}
+
+void Executor::resetInstance() {
+  env.clear();
+  pendingCopies.clear();
+  buffers.clear();
+}
+
+//===----------------------------------------------------------------------===//
+// Values and lanes
+//===----------------------------------------------------------------------===//
+
+const RtValue &Executor::get(Value v) const {
+  auto it = env.find(v);
+  assert(it != env.end() && "value used before it was defined (the IR is not verified?)");
+  return it->second;
+}
+
+Elem Executor::scalar(Value v, unsigned thread) const {
+  const Elem *e = std::get_if<Elem>(&get(v).at(thread));
+  assert(e && "expected a scalar lane");
+  return *e;
+}
+
+const Tile &Executor::tile(Value v, unsigned thread) const {
+  const TileRef *t = std::get_if<TileRef>(&get(v).at(thread));
+  assert(t && *t && "expected a tile lane");
+  return **t;
+}
+
+Buffer *Executor::buffer(Value v, unsigned thread) const {
+  Buffer *const *b = std::get_if<Buffer *>(&get(v).at(thread));
+  assert(b && *b && "expected a buffer lane");
+  return *b;
+}
+
+const TensorArg &Executor::tensor(Value v, unsigned thread) const {
+  const TensorArg *const *t = std::get_if<const TensorArg *>(&get(v).at(thread));
+  assert(t && *t && "expected a tensor lane");
+  return **t;
+}
+
+unsigned Executor::lanesFor(ValueRange inputs) const {
+  for (Value v : inputs)
+    if (!get(v).isUniform())
+      return static_cast<unsigned>(numThreads);
+  return 1;
+}
+
+LogicalResult Executor::define(Value result, ValueRange inputs,
+                               llvm::function_ref<FailureOr<Lane>(unsigned)> fn) {
+  unsigned n = lanesFor(inputs);
+  RtValue value;
+  value.lanes.reserve(n);
+  for (unsigned t = 0; t < n; ++t) {
+    FailureOr<Lane> lane = fn(t);
+    if (failed(lane))
+      return failure();
+    value.lanes.push_back(std::move(*lane));
+  }
+  set(result, std::move(value));
+  return success();
+}
+
+LogicalResult Executor::forEachLane(ValueRange inputs,
+                                    llvm::function_ref<LogicalResult(unsigned)> fn) {
+  unsigned n = lanesFor(inputs);
+  for (unsigned t = 0; t < n; ++t)
+    if (failed(fn(t)))
+      return failure();
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Errors
+//===----------------------------------------------------------------------===//
+
+LogicalResult Executor::fail(Operation *op, const llvm::Twine &message) {
+  error = formatLocation(op->getLoc()) + ": " + message.str();
+  return failure();
+}
+
+FailureOr<Elem> Executor::uniformScalar(Operation *op, Value v, llvm::StringRef what) {
+  const RtValue &value = get(v);
+  Elem first = scalar(v, 0);
+  for (unsigned t = 1; t < value.lanes.size(); ++t) {
+    Elem other = scalar(v, t);
+    if (other != first) {
+      std::optional<ElemType> type = ElemType::get(v.getType());
+      ElemType et = type ? *type : ElemType{};
+      error = "divergent control flow at " + formatLocation(op->getLoc()) +
+              " is not supported by the interpreter: " + what.str() + " is " +
+              formatElem(et, first) + " in thread 0 but " + formatElem(et, other) +
+              " in thread " + std::to_string(t);
+      return failure();
+    }
+  }
+  return first;
+}
+
+//===----------------------------------------------------------------------===//
+// Walking blocks
+//===----------------------------------------------------------------------===//
+
+LogicalResult Executor::runBlock(Block &block, llvm::SmallVectorImpl<RtValue> &results) {
+  results.clear();
+  for (Operation &op : block) {
+    if (isa<scf::YieldOp, func::ReturnOp>(op)) {
+      for (Value v : op.getOperands())
+        results.push_back(get(v));
+      return success();
+    }
+    if (failed(execute(&op)))
+      return failure();
+  }
+  return success();
+}
+
+LogicalResult Executor::execute(Operation *op) {
+  // Tags are compile-time annotations: no run-time effect, regions skipped.
+  if (isa<TagOp, AssertTagOp, ResetTagsOp, TagGetOp, argus::YieldOp>(op))
+    return success();
+  if (auto forOp = dyn_cast<scf::ForOp>(op))
+    return runFor(forOp);
+  if (auto ifOp = dyn_cast<scf::IfOp>(op))
+    return runIf(ifOp);
+  if (std::optional<LogicalResult> r = evalArithOp(*this, op))
+    return *r;
+  if (std::optional<LogicalResult> r = evalTileOp(*this, op))
+    return *r;
+  if (std::optional<LogicalResult> r = evalMemoryOp(*this, op))
+    return *r;
+  return fail(op, "the interpreter does not support '" + op->getName().getStringRef() + "'");
+}
+
+//===----------------------------------------------------------------------===//
+// scf.for / scf.if
+//===----------------------------------------------------------------------===//
+
+LogicalResult Executor::runFor(scf::ForOp op) {
+  std::optional<ElemType> ivType = ElemType::get(op.getInductionVar().getType());
+  if (!ivType || ivType->isFloat())
+    return fail(op, "expected an index or integer induction variable");
+  FailureOr<Elem> lb = uniformScalar(op, op.getLowerBound(), "the lower bound");
+  if (failed(lb))
+    return failure();
+  FailureOr<Elem> ub = uniformScalar(op, op.getUpperBound(), "the upper bound");
+  if (failed(ub))
+    return failure();
+  FailureOr<Elem> step = uniformScalar(op, op.getStep(), "the step");
+  if (failed(step))
+    return failure();
+  bool isUnsigned = op.getUnsignedCmp();
+  unsigned width = ivType->width;
+  auto less = [&](int64_t a, int64_t b) {
+    return isUnsigned ? zextInt(width, a) < zextInt(width, b) : a < b;
+  };
+  if (isUnsigned ? zextInt(width, step->i()) == 0 : step->i() <= 0)
+    return fail(op, "expected a positive scf.for step, got " + std::to_string(step->i()));
+
+  llvm::SmallVector<RtValue> carried;
+  for (Value init : op.getInitArgs())
+    carried.push_back(get(init));
+  Block &body = *op.getBody();
+  llvm::SmallVector<RtValue> yielded;
+  for (int64_t iv = lb->i(); less(iv, ub->i());) {
+    set(op.getInductionVar(), RtValue{{Lane(Elem::ofInt(iv))}});
+    for (auto [arg, value] : llvm::zip(op.getRegionIterArgs(), carried))
+      set(arg, value);
+    if (failed(runBlock(body, yielded)))
+      return failure();
+    carried.swap(yielded);
+    // Stop instead of wrapping around when the next value does not fit.
+    int64_t next;
+    if (isUnsigned) {
+      uint64_t u = zextInt(width, iv) + zextInt(width, step->i());
+      if (u < zextInt(width, iv) || (width < 64 && u >> width))
+        break;
+      next = wrapInt(width, static_cast<int64_t>(u));
+    } else {
+      if (__builtin_add_overflow(iv, step->i(), &next) || wrapInt(width, next) != next)
+        break;
+    }
+    iv = next;
+  }
+  for (auto [result, value] : llvm::zip(op.getResults(), carried))
+    set(result, value);
+  return success();
+}
+
+LogicalResult Executor::runIf(scf::IfOp op) {
+  FailureOr<Elem> cond = uniformScalar(op, op.getCondition(), "the condition");
+  if (failed(cond))
+    return failure();
+  Region &region = cond->i() != 0 ? op.getThenRegion() : op.getElseRegion();
+  llvm::SmallVector<RtValue> yielded;
+  if (!region.empty() && failed(runBlock(region.front(), yielded)))
+    return failure();
+  for (auto [result, value] : llvm::zip(op.getResults(), yielded))
+    set(result, value);
+  return success();
+}
+
+} // namespace argus::interp::detail

@@ -1,0 +1,111 @@
+//===- References.cpp - float64 references and output comparison ----------===//
+#include "argus/Reference/References.h"
+
+#include <cmath>
+#include <map>
+
+namespace argus::ref {
+
+namespace {
+
+RefArg &argNamed(std::vector<RefArg> &args, const std::string &name) {
+  for (RefArg &a : args)
+    if (a.name == name)
+      return a;
+  return args.front(); // unreachable: names are checked before compute()
+}
+
+/// C = alpha * A·Bᵀ + beta * C (+ bias), all in double.
+void gemmTn(std::vector<RefArg> &args) {
+  RefArg &A = argNamed(args, "A"), &B = argNamed(args, "B"), &C = argNamed(args, "C");
+  RefArg &bias = argNamed(args, "bias");
+  double alpha = argNamed(args, "alpha").scalar, beta = argNamed(args, "beta").scalar;
+  bool hasBias = argNamed(args, "has_bias").scalar != 0;
+  int64_t M = A.shape[0], K = A.shape[1], N = B.shape[0];
+  for (int64_t m = 0; m < M; ++m)
+    for (int64_t n = 0; n < N; ++n) {
+      double sum = 0;
+      for (int64_t k = 0; k < K; ++k)
+        sum += A.data[m * K + k] * B.data[n * K + k];
+      double out = alpha * sum;
+      if (beta != 0)
+        out += beta * C.data[m * N + n];
+      if (hasBias)
+        out += bias.data[n];
+      C.data[m * N + n] = out;
+    }
+}
+
+const std::map<std::string, Reference> &registry() {
+  static const std::map<std::string, Reference> refs = {
+      {"gemm_tn",
+       {"gemm_tn", "C = alpha * A·Bᵀ + beta * C (+ bias[n])",
+        {"A", "B", "C", "bias", "alpha", "beta", "has_bias"}, gemmTn,
+        [](const std::vector<RefArg> &args) { return args.front().shape.back(); },
+        [](const std::vector<RefArg> &args) {
+          for (const RefArg &a : args)
+            if (a.name == "beta" && a.scalar == 0)
+              return std::vector<std::string>{"C"};
+          return std::vector<std::string>{};
+        }}},
+  };
+  return refs;
+}
+
+} // namespace
+
+const Reference *findReference(const std::string &name) {
+  auto it = registry().find(name);
+  return it == registry().end() ? nullptr : &it->second;
+}
+
+std::vector<std::string> referenceNames() {
+  std::vector<std::string> names;
+  for (auto &[n, _] : registry())
+    names.push_back(n);
+  return names;
+}
+
+double toleranceFor(ElementType type, int64_t reduction) {
+  // f32 accumulation error grows like sqrt(terms) * 2^-24; 16-bit outputs
+  // add their own rounding (2^-9 for bf16, 2^-12 for f16).
+  double accumulate = 4.0 * std::sqrt(double(std::max<int64_t>(reduction, 1))) * 6e-8;
+  switch (type) {
+  case ElementType::BF16: return accumulate + 8e-3;
+  case ElementType::F16: return accumulate + 1e-3;
+  case ElementType::F64: return 1e-12 * std::max<int64_t>(reduction, 1);
+  case ElementType::F32: return accumulate + 1e-6;
+  default: return 0;
+  }
+}
+
+Mismatch compare(const HostTensor &actual, const std::vector<double> &expected, double tol) {
+  Mismatch result;
+  double sumSq = 0;
+  for (double e : expected)
+    sumSq += e * e;
+  double rms = expected.empty() ? 0 : std::sqrt(sumSq / double(expected.size()));
+  for (int64_t i = 0; i < actual.numElements(); ++i) {
+    double a = actual.get(i), e = expected[i];
+    bool bad;
+    if (actual.isPoisoned(i) && !std::isnan(e)) {
+      result.unwritten++;
+      bad = true;
+    } else {
+      double err = std::fabs(a - e) / (std::fabs(e) + rms + 1e-300);
+      result.maxError = std::max(result.maxError, std::isnan(err) ? INFINITY : err);
+      bad = !(err <= tol) && !(std::isnan(a) && std::isnan(e));
+    }
+    if (bad) {
+      if (result.index < 0) {
+        result.index = i;
+        result.expected = e;
+        result.actual = a;
+      }
+      result.mismatches++;
+    }
+  }
+  return result;
+}
+
+} // namespace argus::ref

@@ -1,0 +1,161 @@
+//===- main.cpp - argus-gen: the Argus command-line driver ----------------===//
+//
+//   argus-gen lower FILE.argus [--kernel K] [--set BM=64,TA=bf16] [--pin N=4096]
+//   argus-gen emit-cpu FILE.argus [...same...] [--symbol NAME] [--target cpu-avx512]
+//   argus-gen run FILE.argus --shape M=7,N=33,K=100 [--arg beta=0] [--engine interp|cpu]
+//   argus-gen shapes CATALOG.yaml
+//   argus-gen build --catalog CATALOG.yaml --target cpu-avx512 --out DIR [--jobs N]
+//
+// Exit status: 0 success, 1 a check failed or input was refused, 2 usage.
+//
+//===----------------------------------------------------------------------===//
+#include "Options.h"
+
+#include "argus/Backend/CodegenCpu.h"
+#include "argus/Catalog/Catalog.h"
+#include "argus/Catalog/OpConfig.h"
+#include "argus/Check/KernelCheck.h"
+#include "argus/Dialect/Argus.h"
+#include "argus/Emit/KernelInstance.h"
+#include "argus/Emit/LibraryBuilder.h"
+
+#include <CLI/CLI.hpp>
+
+#include <iostream>
+#include <unistd.h>
+
+using namespace argus;
+
+namespace {
+
+struct KernelFlags {
+  std::string file, kernel, set, pin;
+  void add(CLI::App *cmd) {
+    cmd->add_option("file", file, "DSL source (.argus)")->required();
+    cmd->add_option("--kernel", kernel, "kernel to use when the file defines several");
+    cmd->add_option("--set", set, "compile-time values, e.g. BM=64,TA=bf16");
+    cmd->add_option("--pin", pin, "pin symbolic dimensions to static sizes, e.g. N=4096,K=4096");
+  }
+  bool specialization(lowering::Specialization &spec, std::string &error) const {
+    return tools::parseConstants(set, spec, error) && tools::parseIntList(pin, "--pin", spec.dims, error);
+  }
+};
+
+int fail(const std::string &message) {
+  std::cerr << message << (message.empty() || message.back() != '\n' ? "\n" : "");
+  return 1;
+}
+
+int lowerCommand(const KernelFlags &flags, bool emitCpu, const std::string &symbol, const std::string &target) {
+  lowering::Specialization spec;
+  std::string error, source;
+  if (!flags.specialization(spec, error) || !emit::readTextFile(flags.file, source, error))
+    return fail("argus-gen: " + error);
+  mlir::DialectRegistry registry;
+  registerArgusDialects(registry);
+  mlir::MLIRContext context(registry);
+  if (emitCpu) {
+    llvm::Expected<std::string> code = emit::instantiateCpuKernel(context, flags.file, source, spec, symbol, target);
+    if (!code) return fail(llvm::toString(code.takeError()));
+    std::cout << *code;
+    return 0;
+  }
+  auto lowered = lowering::compileKernelSource(source, flags.file, context, spec, flags.kernel);
+  if (auto *f = std::get_if<lowering::LoweringFailure>(&lowered)) return fail(f->message);
+  std::get<mlir::OwningOpRef<mlir::ModuleOp>>(lowered)->print(llvm::outs());
+  llvm::outs() << "\n";
+  return 0;
+}
+
+int shapesCommand(const std::string &path) {
+  catalog::Result<catalog::Catalog> cat = catalog::loadCatalog(path);
+  if (!cat) return fail(cat.error().format());
+  std::vector<catalog::OpConfig> configs = catalog::expand(cat.value());
+  std::cout << cat->model << " (" << catalog::dtypeName(cat->dtype) << ", catalog hash " << cat->content_hash
+            << "): " << configs.size() << " op configurations\n";
+  for (const catalog::OpConfig &c : configs)
+    std::cout << "  " << c.describe() << "\n";
+  return 0;
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+  CLI::App app{"argus-gen: ahead-of-time kernel library generator"};
+  app.require_subcommand(1);
+
+  KernelFlags lowerFlags;
+  CLI::App *lower = app.add_subcommand("lower", "print a kernel lowered to the argus MLIR dialect");
+  lowerFlags.add(lower);
+
+  KernelFlags emitFlags;
+  std::string symbol = "argus_kernel", emitTarget = "cpu-avx512";
+  CLI::App *emitCpu = app.add_subcommand("emit-cpu", "print the C++ the CPU backend generates for a kernel");
+  emitFlags.add(emitCpu);
+  emitCpu->add_option("--symbol", symbol, "C symbol of the kernel entry point");
+  emitCpu->add_option("--target", emitTarget, "cpu-avx512 or cpu-avx2");
+
+  KernelFlags runFlags;
+  std::string shape, scalarArgs, engine = "interp", runTarget = "cpu-avx512";
+  uint64_t seed = 1;
+  CLI::App *run = app.add_subcommand("run", "run a kernel on random inputs and compare with a float64 reference");
+  runFlags.add(run);
+  run->add_option("--shape", shape, "run-time sizes of the symbolic dimensions, e.g. M=7,N=33,K=100")->required();
+  run->add_option("--arg", scalarArgs, "scalar arguments, e.g. alpha=0.5,beta=0 (default 1)");
+  run->add_option("--engine", engine, "interp (the reference interpreter) or cpu (the compiled CPU backend)")
+      ->check(CLI::IsMember({"interp", "cpu"}));
+  run->add_option("--target", runTarget, "CPU target for --engine cpu");
+  run->add_option("--seed", seed, "random seed for the inputs");
+
+  std::string shapesPath;
+  CLI::App *shapes = app.add_subcommand("shapes", "list the op configurations a catalog expands to");
+  shapes->add_option("catalog", shapesPath, "catalog YAML")->required();
+
+  emit::BuildOptions build;
+  CLI::App *buildCmd = app.add_subcommand("build", "generate libargus_kernels.so for a catalog");
+  buildCmd->add_option("--catalog", build.catalogPath, "model catalog (shapes/*.yaml)")->required();
+  buildCmd->add_option("--target", build.target, "cpu-avx512 (default) or cpu-avx2");
+  buildCmd->add_option("--out", build.outDir, "output directory")->required();
+  buildCmd->add_option("--jobs", build.jobs, "parallel compiler processes")->check(CLI::Range(1, 256));
+  buildCmd->add_option("--home", build.homeDir, "the Argus tree (templates/, dist/); default $ARGUS_HOME or the source tree");
+  buildCmd->add_option("--cache", build.cacheDir, "object cache directory (default OUT/.cache)");
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError &e) {
+    return app.exit(e) == 0 ? 0 : 2;
+  }
+
+  if (*lower) return lowerCommand(lowerFlags, false, "", "");
+  if (*emitCpu) return lowerCommand(emitFlags, true, symbol, emitTarget);
+  if (*shapes) return shapesCommand(shapesPath);
+  if (*run) {
+    check::CheckOptions opt;
+    opt.path = runFlags.file;
+    opt.kernel = runFlags.kernel;
+    opt.engine = engine == "cpu" ? check::Engine::Cpu : check::Engine::Interpreter;
+    opt.target = runTarget;
+    opt.seed = seed;
+    std::string error;
+    if (!runFlags.specialization(opt.specialization, error) ||
+        !tools::parseIntList(shape, "--shape", opt.sizes, error) ||
+        !tools::parseFloatList(scalarArgs, "--arg", opt.scalars, error))
+      return fail("argus-gen run: " + error);
+    check::CheckReport report = check::runAndCheck(opt);
+    std::cout << report.summary();
+    return report.passed ? 0 : 1;
+  }
+  if (*buildCmd) {
+    bool tty = isatty(1);
+    build.log = [&](const std::string &line) { std::cout << (tty ? "  " : "argus-gen: ") << line << std::endl; };
+    auto result = emit::buildLibrary(build);
+    if (auto *error = std::get_if<std::string>(&result)) return fail("argus-gen build: " + *error);
+    const emit::BuildReport &r = std::get<emit::BuildReport>(result);
+    std::cout << "built " << r.libraryPath << "\n"
+              << "  " << r.kernels << " kernels (" << r.tunedKernels << " for " << r.groups << " catalog GEMM shapes, "
+              << r.fallbacks << " generic fallbacks); " << r.compiled << " objects compiled, " << r.fromCache
+              << " from cache; " << r.seconds << " s\n";
+    return 0;
+  }
+  return 2;
+}

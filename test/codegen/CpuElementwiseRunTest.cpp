@@ -1,0 +1,153 @@
+//===- CpuElementwiseRunTest.cpp - reductions, broadcasts, masks, scalars -===//
+//
+// Generated kernels beyond GEMM, run against float64 references: row softmax
+// (f32 and bf16: reduce, broadcast, exp, -inf padding), masked edges (loads at
+// negative offsets with a padding value, iota/cmp/select, strided output
+// rows), and the scalar arith semantics (division, shifts, saturation, NaN).
+//
+//===----------------------------------------------------------------------===//
+#include "CodegenTestSupport.h"
+
+#include "argus_numerics.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <limits>
+#include <random>
+
+using namespace argus::codegen;
+using namespace argus::codegen::testing;
+
+namespace {
+
+constexpr float kNaN = std::numeric_limits<float>::quiet_NaN();
+
+TEST(CpuRun, SoftmaxF32MatchesFloat64) {
+  auto kernel = buildKernel("test/codegen/inputs/softmax.mlir", "softmax");
+  ASSERT_TRUE(kernel);
+  std::mt19937 rng(7);
+  std::uniform_real_distribution<float> dist(-4.0f, 4.0f);
+  for (int64_t M : {1, 3, 7, 64, 129})
+    for (int64_t N : {1, 7, 33, 64}) {
+      SCOPED_TRACE(::testing::Message() << "M=" << M << " N=" << N);
+      const int64_t ldx = N + 2, ldy = N + 3;
+      std::vector<float> X(M * ldx, kNaN), Y(M * ldy, kNaN);
+      for (int64_t m = 0; m < M; ++m)
+        for (int64_t n = 0; n < N; ++n) {
+          float v = dist(rng);
+          X[m * ldx + n] = v == 0.0f ? 0.5f : v;
+        }
+      (*kernel)({tensorArg(X.data(), {M, N}, {ldx, 1}), tensorArg(Y.data(), {M, N}, {ldy, 1})}, 0);
+      for (int64_t m = 0; m < M; ++m) {
+        double mx = -INFINITY, sum = 0;
+        for (int64_t n = 0; n < N; ++n) mx = std::max(mx, double(X[m * ldx + n]));
+        for (int64_t n = 0; n < N; ++n) sum += std::exp(double(X[m * ldx + n]) - mx);
+        for (int64_t n = 0; n < N; ++n) {
+          double want = std::exp(double(X[m * ldx + n]) - mx) / sum;
+          ASSERT_NEAR(Y[m * ldy + n], want, 2e-6 * want + 1e-7) << "Y[" << m << "][" << n << "]";
+        }
+        for (int64_t n = N; n < ldy; ++n)
+          ASSERT_TRUE(std::isnan(Y[m * ldy + n])) << "padding Y[" << m << "][" << n << "] was written";
+      }
+    }
+}
+
+TEST(CpuRun, SoftmaxBf16MatchesFloat64) {
+  auto kernel = buildKernel("test/codegen/inputs/softmax.mlir", "softmax_bf16");
+  ASSERT_TRUE(kernel);
+  std::mt19937 rng(8);
+  std::uniform_real_distribution<float> dist(-4.0f, 4.0f);
+  for (int64_t M : {1, 5, 64, 130})
+    for (int64_t N : {1, 9, 64}) {
+      SCOPED_TRACE(::testing::Message() << "M=" << M << " N=" << N);
+      std::vector<uint16_t> X(M * N), Y(M * N, argus_num::f32_to_bf16(kNaN));
+      for (auto &x : X) x = argus_num::f32_to_bf16(dist(rng) + 0.01f);
+      (*kernel)({tensorArg(X.data(), {M, N}, {N, 1}), tensorArg(Y.data(), {M, N}, {N, 1})}, 2);
+      for (int64_t m = 0; m < M; ++m) {
+        double mx = -INFINITY, sum = 0;
+        for (int64_t n = 0; n < N; ++n) mx = std::max(mx, double(argus_num::bf16_to_f32(X[m * N + n])));
+        for (int64_t n = 0; n < N; ++n) sum += std::exp(double(argus_num::bf16_to_f32(X[m * N + n])) - mx);
+        for (int64_t n = 0; n < N; ++n) {
+          double want = std::exp(double(argus_num::bf16_to_f32(X[m * N + n])) - mx) / sum;
+          ASSERT_NEAR(argus_num::bf16_to_f32(Y[m * N + n]), want, want / 128 + 1e-7)
+              << "Y[" << m << "][" << n << "]";
+        }
+      }
+    }
+}
+
+TEST(CpuRun, MaskedEdgesReadPaddingAndSkipOutOfBoundsStores) {
+  auto kernel = buildKernel("test/codegen/inputs/edges.mlir", "edges");
+  ASSERT_TRUE(kernel);
+  std::mt19937 rng(9);
+  std::uniform_real_distribution<float> dist(1.0f, 2.0f);
+  for (auto [M, N] : {std::pair<int64_t, int64_t>{1, 1}, {8, 16}, {9, 17}, {23, 5}, {40, 70}}) {
+    SCOPED_TRACE(::testing::Message() << "M=" << M << " N=" << N);
+    const int64_t ldi = N + 1, ldo = N + 4;
+    std::vector<float> In(M * ldi, kNaN), Out(M * ldo, kNaN);
+    for (int64_t m = 0; m < M; ++m)
+      for (int64_t n = 0; n < N; ++n) In[m * ldi + n] = dist(rng);
+    (*kernel)({tensorArg(In.data(), {M, N}, {ldi, 1}), tensorArg(Out.data(), {M, N}, {ldo, 1})}, 3);
+    for (int64_t m = 0; m < M; ++m) {
+      for (int64_t n = 0; n < N; ++n) {
+        int64_t r = m - 1, c = n + 3; // where the tile element was read from
+        double x = (r >= 0 && r < M && c < N) ? In[r * ldi + c] : 7.5;
+        bool below = (n % 16) < (m % 8); // tile-local column < tile-local row
+        double want = below ? x : -x;
+        ASSERT_EQ(Out[m * ldo + n], want) << "Out[" << m << "][" << n << "]";
+      }
+      for (int64_t n = N; n < ldo; ++n)
+        ASSERT_TRUE(std::isnan(Out[m * ldo + n])) << "padding Out[" << m << "][" << n << "] was written";
+    }
+  }
+}
+
+TEST(CpuRun, ScalarArithFollowsTheDocumentedSemantics) {
+  auto kernel = buildKernel("test/codegen/inputs/scalars.mlir", "scalars");
+  ASSERT_TRUE(kernel);
+  struct Case {
+    int64_t a, b;
+    float x, y;
+  };
+  for (Case c : {Case{-7, 2, 1.3f, 0.4f}, Case{7, -2, -2.75f, 1.5f}, Case{INT64_MIN, -1, 3.0e-3f, -7.0f},
+                 Case{100, 7, 1.0f / 3.0f, 3.0f}}) {
+    SCOPED_TRACE(::testing::Message() << "a=" << c.a << " b=" << c.b << " x=" << c.x << " y=" << c.y);
+    std::vector<int64_t> ints(14, 0x5a5a5a5a);
+    std::vector<float> floats(8, kNaN);
+    (*kernel)({tensorArg(ints.data(), {14}, {1}), tensorArg(floats.data(), {8}, {1}), intArg(c.a), intArg(c.b),
+               floatArg(c.x), floatArg(c.y)},
+              0);
+    auto trunc = [](int64_t a, int64_t b) { return (a == INT64_MIN && b == -1) ? INT64_MIN : a / b; };
+    auto rem = [](int64_t a, int64_t b) { return b == -1 ? 0 : a % b; };
+    int64_t q = trunc(c.a, c.b), r = rem(c.a, c.b);
+    EXPECT_EQ(ints[0], q);
+    EXPECT_EQ(ints[1], r);
+    EXPECT_EQ(ints[2], (r != 0 && ((c.a < 0) == (c.b < 0))) ? q + 1 : q) << "ceildivsi";
+    EXPECT_EQ(ints[3], (r != 0 && ((c.a < 0) != (c.b < 0))) ? q - 1 : q) << "floordivsi";
+    EXPECT_EQ(ints[4], int64_t(uint64_t(c.a) / uint64_t(c.b))) << "divui";
+    EXPECT_EQ(ints[5], int64_t(uint64_t(c.a) << 3)) << "shli";
+    EXPECT_EQ(ints[6], c.a >> 3) << "shrsi";
+    EXPECT_EQ(ints[7], int64_t(uint64_t(c.a) >> 60)) << "shrui";
+    EXPECT_EQ(ints[8], 0) << "shli by the width";
+    EXPECT_EQ(ints[9], std::min(c.a, c.b)) << "cmpi slt + select";
+    double big = double(float(c.x * 1.0e30f));
+    EXPECT_EQ(ints[10], big >= 9.2e18 ? INT64_MAX : big <= -9.2e18 ? INT64_MIN : int64_t(big)) << "fptosi saturates";
+    EXPECT_EQ(ints[11], int64_t(uint8_t(c.a))) << "trunci + extui";
+    EXPECT_EQ(ints[12], int64_t(std::max(uint64_t(c.a), uint64_t(c.b)))) << "maxui";
+    EXPECT_EQ(ints[13], int64_t(int32_t(c.a))) << "trunci + index_cast";
+
+    EXPECT_TRUE(std::isnan(floats[0])) << "maximumf propagates NaN";
+    EXPECT_EQ(floats[1], c.x) << "maxnumf ignores NaN";
+    EXPECT_EQ(floats[2], std::fmod(c.x, c.y)) << "remf";
+    EXPECT_EQ(floats[3], float(c.a)) << "sitofp";
+    float xh = argus_num::bf16_to_f32(argus_num::f32_to_bf16(c.x));
+    EXPECT_EQ(floats[4], xh) << "truncf to bf16 rounds to nearest even";
+    EXPECT_EQ(floats[5], 1.0f) << "cmpf une x, x is true for NaN";
+    EXPECT_EQ(floats[6], c.x / c.y) << "divf";
+    float yh = argus_num::bf16_to_f32(argus_num::f32_to_bf16(c.y));
+    EXPECT_EQ(floats[7], argus_num::bf16_to_f32(argus_num::f32_to_bf16(xh * yh))) << "mulf on bf16 rounds";
+  }
+}
+
+} // namespace

@@ -1,0 +1,173 @@
+//===- CpuGoldenTest.cpp - what the CPU backend emits ---------------------===//
+//
+// FileCheck-style checks on the C++ text: the OpenMP loop over program
+// instances, the mma micro-kernel call, in-place accumulation (no tile copies
+// in the GEMM), tags erased, DSL names and locations in the output.
+//
+//===----------------------------------------------------------------------===//
+#include "CodegenTestSupport.h"
+
+#include <gtest/gtest.h>
+
+#include <regex>
+
+using namespace argus::codegen;
+using namespace argus::codegen::testing;
+
+namespace {
+
+/// Number of (non-overlapping) occurrences of `needle`.
+size_t count(const std::string &hay, const std::string &needle) {
+  size_t n = 0;
+  for (size_t pos = hay.find(needle); pos != std::string::npos; pos = hay.find(needle, pos + needle.size()))
+    ++n;
+  return n;
+}
+
+/// Checks that `patterns` occur in `text` in this order (CHECK lines).
+void expectInOrder(const std::string &text, const std::vector<std::string> &patterns) {
+  size_t pos = 0;
+  for (const std::string &p : patterns) {
+    size_t at = text.find(p, pos);
+    ASSERT_NE(at, std::string::npos) << "expected, after offset " << pos << ":\n  " << p << "\nin:\n" << text;
+    pos = at + p.size();
+  }
+}
+
+/// The text of the innermost `for (...) {` ... `}` block that starts at the first line containing `header`.
+std::string loopBody(const std::string &text, const std::string &header) {
+  size_t start = text.find(header);
+  if (start == std::string::npos)
+    return "";
+  size_t open = text.find('{', start);
+  int depth = 0;
+  for (size_t i = open; i < text.size(); ++i) {
+    if (text[i] == '{')
+      ++depth;
+    else if (text[i] == '}' && --depth == 0)
+      return text.substr(open, i - open + 1);
+  }
+  return "";
+}
+
+TEST(CpuGolden, GemmTnHasTheOmpLoopOverProgramInstances) {
+  std::string cpp = emitFromFile("test/dialect/inputs/gemm_tn.mlir", "gemm_tn", "gemm_tn_cpu");
+  ASSERT_FALSE(cpp.empty());
+  EXPECT_EQ(count(cpp, "#include"), 1u) << cpp;
+  EXPECT_NE(cpp.find("#include \"argus_cpu_kernel.h\""), std::string::npos);
+  expectInOrder(cpp, {
+                         "static void gemm_tn_cpu_instance(const argus_cpu_arg *args",
+                         "extern \"C\" void gemm_tn_cpu(const argus_cpu_arg *args, int num_threads) {",
+                         // the grid function, inlined: ceildiv(M, 16), ceildiv(N, 16), 1
+                         "ak::ceildivsi(",
+                         "const int64_t grid0 = ",
+                         "const int64_t grid2 = ",
+                         "if (grid0 == 1 && grid1 == 1 && grid2 == 1) {",
+                         "gemm_tn_cpu_instance(args, 0, 0, 0, 1, 1, 1);",
+                         "#pragma omp parallel for collapse(3) schedule(static) "
+                         "num_threads(ak::thread_count(num_threads))",
+                         "for (int64_t pid0 = 0; pid0 < grid0; ++pid0)",
+                         "gemm_tn_cpu_instance(args, pid0, pid1, pid2, grid0, grid1, grid2);",
+                     });
+}
+
+TEST(CpuGolden, GemmTnAccumulatesInPlaceAcrossTheKLoop) {
+  std::string cpp = emitFromFile("test/dialect/inputs/gemm_tn.mlir", "gemm_tn", "gemm_tn_cpu");
+  ASSERT_FALSE(cpp.empty());
+  // The accumulator is filled once, before the loop, and the mma writes into it.
+  std::smatch m;
+  ASSERT_TRUE(std::regex_search(cpp, m, std::regex(R"(ak::fill<16 \* 16>\((\w+), \w+\);)"))) << cpp;
+  std::string acc = m[1];
+  std::string body = loopBody(cpp, "for (int64_t ");
+  ASSERT_FALSE(body.empty()) << cpp;
+  EXPECT_NE(body.find("ak::load<ak::f32, 16, 32>("), std::string::npos) << body;
+  EXPECT_NE(body.find("ak::mma<ak::f32, 16, 16, 32>(" + acc + ", "), std::string::npos) << body;
+  // Nothing is copied: not in the loop, not in the epilogue (alpha*acc,
+  // beta*C + ..., + bias all reuse the accumulator's array).
+  EXPECT_EQ(count(cpp, "ak::copy<"), 0u) << cpp;
+  EXPECT_EQ(count(cpp, "alignas(64) float"), 5u) << "acc, a, b, C tile, bias tile\n" << cpp;
+  EXPECT_NE(cpp.find("ak::store<ak::f32, 16, 16>(" + acc + ", C, "), std::string::npos) << cpp;
+  // alpha * acc written over acc itself, then the bias broadcast along rows.
+  EXPECT_NE(cpp.find(acc + "[ix] = alpha * " + acc + "[ix];"), std::string::npos) << cpp;
+  EXPECT_TRUE(std::regex_search(cpp, std::regex(acc + R"(\[ix0 \* 16 \+ ix1\] = )" + acc +
+                                                R"(\[ix0 \* 16 \+ ix1\] \+ \w+\[ix1\];)")))
+      << cpp;
+}
+
+TEST(CpuGolden, TagsLeaveNoCode) {
+  std::string cpp = emitFromFile("test/dialect/inputs/gemm_tn.mlir", "gemm_tn", "gemm_tn_cpu");
+  ASSERT_FALSE(cpp.empty());
+  // No code line (comments stripped) mentions tags, assertions or their yields.
+  std::string code = std::regex_replace(cpp, std::regex("//[^\n]*"), "");
+  for (const char *word : {"tag", "assert", "yield", "ka", "kb"})
+    EXPECT_FALSE(std::regex_search(code, std::regex(std::string("\\b") + word)))
+        << word << " in\n" << code;
+}
+
+TEST(CpuGolden, CommentsCarryTheDslLocation) {
+  std::string cpp = emitFromFile("test/dialect/inputs/gemm_tn.mlir", "gemm_tn", "gemm_tn_cpu");
+  // %next = argus.mma ... sits on line 51, column 15 of gemm_tn.mlir.
+  EXPECT_TRUE(std::regex_search(cpp, std::regex(R"(ak::mma<[^\n]*// gemm_tn\.mlir:51:15)"))) << cpp;
+}
+
+TEST(CpuGolden, Bf16GemmUsesDslNamesBufferViewsAndDpbf16Kernel) {
+  std::string cpp = emitFromFile("test/codegen/inputs/gemm_bf16.mlir", "gemm_bf16", "gemm_bf16_cpu");
+  ASSERT_FALSE(cpp.empty());
+  expectInOrder(cpp, {
+                         "const int64_t row = ",
+                         "alignas(64) uint16_t sa[2 * 32 * 128];  // gemm_bf16.argus:12:5: shared buffer; its layout "
+                         "#argus.swizzle<3, 3, 3> is a GPU bank-conflict detail",
+                         "alignas(64) float acc[32 * 64];",
+                         "ak::fill<32 * 64>(acc, cst);",
+                         "pipeline_stages = 2",
+                         "const int64_t koff = ",
+                         "ak::load<ak::bf16, 32, 128>(sa + (stage) * 4096, A, {row, koff}, /*padding=*/0.0);",
+                         "// wait(0)",
+                         "const uint16_t *a = sa + (stage) * 4096;  // gemm_bf16.argus:21:9: view of the buffer slot: no copy",
+                         "const uint16_t *b = sb + (stage) * 8192;",
+                         "ak::mma<ak::bf16, 32, 64, 128>(acc, a, b);",
+                         "ak::store<ak::bf16, 32, 64>(",
+                     });
+  EXPECT_EQ(count(cpp, "ak::copy<"), 0u) << cpp;
+  EXPECT_NE(cpp.find("ak::cast<ak::bf16, ak::f32>(acc[ix])"), std::string::npos) << cpp;
+}
+
+TEST(CpuGolden, SoftmaxBroadcastsAndReducesAlongRows) {
+  std::string cpp = emitFromFile("test/codegen/inputs/softmax.mlir", "softmax", "softmax_cpu");
+  ASSERT_FALSE(cpp.empty());
+  expectInOrder(cpp, {
+                         "ak::load<ak::f32, 4, 64>(",
+                         "/*padding=*/-std::numeric_limits<double>::infinity());",
+                         "ak::reduce_max<ak::f32, 4, 64, 1>(",
+                         "for (int64_t ix0 = 0; ix0 < 4; ++ix0)",
+                         "  for (int64_t ix1 = 0; ix1 < 64; ++ix1)",
+                         "[ix0 * 64 + ix1] - ",
+                         "[ix0];",
+                         "ak::exp(",
+                         "ak::reduce_sum<ak::f32, 4, 64, 1>(",
+                     });
+  // x - max and exp(.) reuse x's array; only x and the two row vectors are arrays.
+  EXPECT_EQ(count(cpp, "alignas(64) float"), 3u) << cpp;
+}
+
+TEST(CpuGolden, AvxTargetsDifferOnlyInFlags) {
+  std::string a = emitFromFile("test/codegen/inputs/edges.mlir", "edges", "edges_cpu", {"cpu-avx512"});
+  std::string b = emitFromFile("test/codegen/inputs/edges.mlir", "edges", "edges_cpu", {"cpu-avx2"});
+  ASSERT_FALSE(a.empty());
+  EXPECT_NE(a.find("(target cpu-avx512)"), std::string::npos);
+  EXPECT_NE(b.find("(target cpu-avx2)"), std::string::npos);
+  auto has = [](const std::vector<std::string> &v, const std::string &s) {
+    return std::find(v.begin(), v.end(), s) != v.end();
+  };
+  auto f512 = cpuCompileFlags({"cpu-avx512"}), f2 = cpuCompileFlags({"cpu-avx2"});
+  for (const char *f : {"-O3", "-std=c++17", "-fPIC", "-fopenmp"}) {
+    EXPECT_TRUE(has(f512, f)) << f;
+    EXPECT_TRUE(has(f2, f)) << f;
+  }
+  EXPECT_TRUE(has(f512, "-mavx512bf16"));
+  EXPECT_TRUE(has(f512, "-mavx512f"));
+  EXPECT_FALSE(has(f2, "-mavx512f"));
+  EXPECT_TRUE(has(f2, "-mavx2"));
+}
+
+} // namespace
