@@ -9,6 +9,7 @@
 
 #include <cstdlib>
 #include <dlfcn.h>
+#include <omp.h>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -68,6 +69,10 @@ LoadedKernel::compile(const std::string &source, const std::string &symbol, cons
   auto error = [](const std::string &msg) {
     return llvm::createStringError(llvm::inconvertibleErrorCode(), msg);
   };
+  // Kernel libraries depend on libgomp. Using it here makes the test binary
+  // load it for good: if only a kernel library held it, dlclose() would unmap
+  // it under its idle worker threads.
+  (void)omp_get_max_threads();
   char dirTemplate[] = "/tmp/argus-codegen-XXXXXX";
   if (!mkdtemp(dirTemplate))
     return error("cannot create a temporary directory");

@@ -103,6 +103,38 @@ TEST(CpuRun, MaskedEdgesReadPaddingAndSkipOutOfBoundsStores) {
   }
 }
 
+TEST(CpuRun, Rank3LoadReduceReshapeTranspose) {
+  auto kernel = buildKernel("test/codegen/inputs/shapes.mlir", "shapes");
+  ASSERT_TRUE(kernel);
+  std::mt19937 rng(10);
+  std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
+  for (int64_t batch : {1, 2})
+    for (int64_t r : {-1, 0, 3})
+      for (int64_t c : {-2, 0, 5}) {
+        SCOPED_TRACE(::testing::Message() << "batch=" << batch << " r=" << r << " c=" << c);
+        const int64_t R = 5, C = 9, ldo = 6;
+        std::vector<float> In(batch * R * C), Out(8 * ldo, kNaN);
+        for (auto &v : In) v = dist(rng) + 3.0f;
+        (*kernel)({tensorArg(In.data(), {batch, R, C}, {R * C, C, 1}), tensorArg(Out.data(), {8, 4}, {ldo, 1}),
+                   intArg(r), intArg(c)},
+                  0);
+        auto x = [&](int64_t b, int64_t i, int64_t j) -> double {
+          int64_t gi = r + i, gj = c + j;
+          return (b < batch && gi >= 0 && gi < R && gj >= 0 && gj < C) ? In[(b * R + gi) * C + gj] : 2.0;
+        };
+        for (int64_t i = 0; i < 4; ++i) { // t[j][i] = s[i][j]; column i of t
+          double mx = -INFINITY;
+          for (int64_t j = 0; j < 8; ++j) mx = std::max(mx, double(float(x(0, i, j) + x(1, i, j))));
+          for (int64_t j = 0; j < 8; ++j) {
+            double want = double(float(x(0, i, j) + x(1, i, j))) - mx;
+            ASSERT_NEAR(Out[j * ldo + i], want, 1e-6) << "Out[" << j << "][" << i << "]";
+          }
+        }
+        for (int64_t j = 0; j < 8; ++j)
+          for (int64_t i = 4; i < ldo; ++i) ASSERT_TRUE(std::isnan(Out[j * ldo + i])) << "padding written";
+      }
+}
+
 TEST(CpuRun, ScalarArithFollowsTheDocumentedSemantics) {
   auto kernel = buildKernel("test/codegen/inputs/scalars.mlir", "scalars");
   ASSERT_TRUE(kernel);

@@ -203,14 +203,14 @@ TEST(Fuzz, DeepestNestingFitsInASmallThreadStack) {
   ASSERT_EQ(pthread_attr_setstacksize(&attr, size_t(4) << 20), 0);
   pthread_t thread;
   auto body = [](void *arg) -> void * {
-    auto *job = static_cast<Job *>(arg);
-    for (const auto &[text, good] : job->inputs) {
+    auto *state = static_cast<Job *>(arg);
+    for (const auto &[text, good] : state->inputs) {
       ParseOutput out = parseModule(text, "deep.argus");
       if (good != out.errors.empty())
-        job->problems.push_back(text.substr(0, 40) + "...: " +
-                                (out.errors.empty() ? "parsed" : out.errors[0].message));
+        state->problems.push_back(text.substr(0, 40) + "...: " +
+                                  (out.errors.empty() ? "parsed" : out.errors[0].message));
       else if (!good && out.errors[0].message.find("nested too deeply") == std::string::npos)
-        job->problems.push_back(text.substr(0, 40) + "...: " + out.errors[0].message);
+        state->problems.push_back(text.substr(0, 40) + "...: " + out.errors[0].message);
     }
     return nullptr;
   };

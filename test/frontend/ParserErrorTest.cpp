@@ -158,6 +158,9 @@ const ErrorCase kCases[] = {
     {"ChainTooLong", longSum(1500), 1, 5, "syntax tree is more than 1000 levels deep"},
 };
 
+// Failing cases print as their name and source, not as raw bytes.
+void PrintTo(const ErrorCase &c, std::ostream *os) { *os << c.name << ": " << c.source; }
+
 class ParserErrors : public ::testing::TestWithParam<ErrorCase> {};
 
 TEST_P(ParserErrors, ReportsTheFirstErrorPrecisely) {
@@ -174,8 +177,8 @@ TEST_P(ParserErrors, ReportsTheFirstErrorPrecisely) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Table, ParserErrors, ::testing::ValuesIn(kCases),
-                         [](const ::testing::TestParamInfo<ErrorCase> &info) {
-                           return std::string(info.param.name);
+                         [](const ::testing::TestParamInfo<ErrorCase> &param) {
+                           return std::string(param.param.name);
                          });
 
 TEST(ParserErrorTable, HasAtLeast35Cases) {

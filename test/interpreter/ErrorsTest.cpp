@@ -28,7 +28,7 @@ std::string kernelWith(const std::string &body, const std::string &extra = "") {
 )" + extra + "}";
 }
 
-struct ErrorsFixture : ::testing::Test {
+struct InterpreterErrors : ::testing::Test {
   HostTensor<float> x{{3, 8}};
   std::string run(const std::string &body, std::vector<KernelArg> args = {},
                   const std::string &extra = "") {
@@ -46,19 +46,19 @@ struct ErrorsFixture : ::testing::Test {
 
 } // namespace
 
-TEST_F(ErrorsFixture, UnsupportedOpIsNamedWithItsLocation) {
+TEST_F(InterpreterErrors, UnsupportedOpIsNamedWithItsLocation) {
   std::string err = run("    func.call @helper() : () -> ()", {},
                         "  func.func private @helper()\n");
   EXPECT_CONTAINS(err, "err.mlir:10:5: the interpreter does not support 'func.call'");
 }
 
-TEST_F(ErrorsFixture, UnsupportedArithOpIsNamed) {
+TEST_F(InterpreterErrors, UnsupportedArithOpIsNamed) {
   std::string err = run("    %c3 = arith.constant 3 : i32\n"
                         "    %lo, %hi = arith.mulsi_extended %c3, %c3 : i32");
   EXPECT_CONTAINS(err, "err.mlir:11:16: the interpreter does not support 'arith.mulsi_extended'");
 }
 
-TEST_F(ErrorsFixture, WrongArgumentCount) {
+TEST_F(InterpreterErrors, WrongArgumentCount) {
   LoadedKernel k = loadString(kernelWith(""), "err.mlir");
   ASSERT_TRUE(k);
   std::string err = errorText(runKernel(k.kernel, {x.arg()}));
@@ -68,28 +68,28 @@ TEST_F(ErrorsFixture, WrongArgumentCount) {
   EXPECT_CONTAINS(llvm::toString(grid.takeError()), "expects 2 arguments, got 1");
 }
 
-TEST_F(ErrorsFixture, ScalarGivenForATensorAndTheReverse) {
+TEST_F(InterpreterErrors, ScalarGivenForATensorAndTheReverse) {
   EXPECT_CONTAINS(run("", {ScalarArg{1, 1}, ScalarArg{0, 0}}),
                   "expected a tensor for 'X' (argument 0) of type !argus.tensor<?x8xf32>, got a scalar");
   EXPECT_CONTAINS(run("", {x.arg(), x.arg()}),
                   "expected a scalar for 'i' (argument 1) of type index, got a tensor");
 }
 
-TEST_F(ErrorsFixture, StaticDimensionMismatch) {
+TEST_F(InterpreterErrors, StaticDimensionMismatch) {
   HostTensor<float> wrong({3, 7});
   EXPECT_CONTAINS(run("", {wrong.arg(), ScalarArg{0, 0}}),
                   "expected size 8 for dimension 1 of 'X' (argument 0) (type "
                   "!argus.tensor<?x8xf32>), got 7");
 }
 
-TEST_F(ErrorsFixture, NegativeDimension) {
+TEST_F(InterpreterErrors, NegativeDimension) {
   argus_cpu_tensor t = x.arg();
   t.shape[0] = -1;
   EXPECT_CONTAINS(run("", {t, ScalarArg{0, 0}}),
                   "expected a non-negative size for dimension 0 of 'X' (argument 0), got -1");
 }
 
-TEST_F(ErrorsFixture, TensorWithoutDataIsReportedWhenRead) {
+TEST_F(InterpreterErrors, TensorWithoutDataIsReportedWhenRead) {
   argus_cpu_tensor t = x.arg();
   t.data = nullptr;
   std::string err = run("    %v = argus.load %X[%c0, %c0] : !argus.tensor<?x8xf32> -> "
@@ -104,7 +104,7 @@ TEST_F(ErrorsFixture, TensorWithoutDataIsReportedWhenRead) {
             "");
 }
 
-TEST_F(ErrorsFixture, BufferIndexOutOfBounds) {
+TEST_F(InterpreterErrors, BufferIndexOutOfBounds) {
   std::string err = run(
       "    %b = argus.alloc : !argus.buffer<2x8xf32, shared>\n"
       "    %v = argus.buffer_load %b[%i] : !argus.buffer<2x8xf32, shared> -> !argus.tile<8xf32>",
@@ -129,21 +129,21 @@ TEST_F(ErrorsFixture, BufferIndexOutOfBounds) {
   EXPECT_CONTAINS(err, "err.mlir:11:5: buffer access out of bounds: expected index 0 in [0, 2), got 5");
 }
 
-TEST_F(ErrorsFixture, IntegerDivisionByZero) {
+TEST_F(InterpreterErrors, IntegerDivisionByZero) {
   std::string err = run("    %c1 = arith.constant 1 : index\n"
                         "    %q = arith.divsi %c1, %i : index",
                         {x.arg(), ScalarArg{0, 0}});
   EXPECT_CONTAINS(err, "err.mlir:11:10: integer division by zero in 'arith.divsi'");
 }
 
-TEST_F(ErrorsFixture, NonPositiveLoopStep) {
+TEST_F(InterpreterErrors, NonPositiveLoopStep) {
   std::string err = run("    %c4 = arith.constant 4 : index\n"
                         "    scf.for %j = %c0 to %c4 step %i {\n    }",
                         {x.arg(), ScalarArg{0, 0}});
   EXPECT_CONTAINS(err, "err.mlir:11:5: expected a positive scf.for step, got 0");
 }
 
-TEST_F(ErrorsFixture, IdsInTheGridFunctionAreRejected) {
+TEST_F(InterpreterErrors, IdsInTheGridFunctionAreRejected) {
   const char *text = R"(module {
   func.func @g(%X: !argus.tensor<?xf32>) -> (index, index, index) attributes {argus.grid_of = @k} {
     %c1 = arith.constant 1 : index
@@ -161,7 +161,7 @@ TEST_F(ErrorsFixture, IdsInTheGridFunctionAreRejected) {
   EXPECT_CONTAINS(err, "grid.mlir:4:10: 'argus.program_id' has no meaning in a grid function");
 }
 
-TEST_F(ErrorsFixture, KernelConventionsAreChecked) {
+TEST_F(InterpreterErrors, KernelConventionsAreChecked) {
   const char *text = R"(module {
   func.func @nogrid(%X: !argus.tensor<?xf32>) attributes {argus.kernel} {
     return

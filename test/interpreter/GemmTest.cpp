@@ -171,3 +171,18 @@ TEST(InterpreterGemm, Bf16PipelineWithTooLateWaitReadsStaleStages) {
         ++wrong;
   EXPECT_EQ(wrong, 20 * 18) << "every output reads a stage whose copy is still in flight";
 }
+
+TEST(InterpreterGemm, MmaSumsInDoubleAndRoundsOnce) {
+  // In f32, 1e8 + 1 - 1e8 accumulates to 0; summed in double and rounded once
+  // it is exactly 1.
+  LoadedKernel k = loadFile(std::string(ARGUS_DIALECT_INPUTS_DIR) + "/gemm_tn.mlir");
+  ASSERT_TRUE(k);
+  HostTensor<float> a({1, 3}), b({1, 3}), c({1, 1}), bias({1});
+  a.data = {1e8f, 1.0f, -1e8f};
+  b.data = {1.0f, 1.0f, 1.0f};
+  c.data = {nanf32()};
+  std::vector<KernelArg> args = {a.arg(), b.arg(), c.arg(), bias.arg(),
+                                 ScalarArg{1, 0}, ScalarArg{0, 0}, ScalarArg{0, 0}};
+  ASSERT_EQ(errorText(runKernel(k.kernel, args)), "");
+  EXPECT_EQ(c.data[0], 1.0f);
+}

@@ -500,11 +500,11 @@ inline void reduce_min(typename DT::storage *dst, const typename DT::storage *sr
 /*===----------------------------------------------------------------------===*
  * 6. mma: acc (M x N, f32, row-major) += a (M x K) * b (N x K)^T
  *
- *  Packed formulation (BLIS-like): b is packed one panel of kNR = 32 columns
- *  at a time into k-major order (bp[k][j] = b[n0 + j][k]); a register block
- *  of kMR = 8 rows x 32 columns of acc (16 zmm accumulators) stays in
- *  registers for the whole K loop; each step broadcasts a[m][k] and issues
- *  one FMA per accumulator.
+ *  Packed formulation (BLIS-like): b is packed one panel of PW = 32 columns
+ *  (16 when N <= 16) at a time into k-major order (bp[k][j] = b[n0 + j][k],
+ *  16 x 16 register transposes); a register block of kMR = 8 rows x 32
+ *  columns of acc (16 zmm accumulators) stays in registers for the whole K
+ *  loop; each step broadcasts a[m][k] and issues one FMA per accumulator.
  *
  *      bp panel (K x 32)        acc block (8 x 32) += a[m][k] (bcast) * bp[k][:]
  *      k0: |b0k0 ... b31k0|
@@ -539,15 +539,68 @@ inline void mma_portable(float *acc, const typename DT::storage *a, const typena
 }
 
 #if defined(__AVX512F__)
-constexpr int64_t kMR = 8;
-constexpr int64_t kNR = 32;
+constexpr int64_t kMR = 8; /* rows of acc per register block */
 
 inline __mmask16 lane_mask(int64_t n) {
   return n >= 16 ? __mmask16(0xffff) : n <= 0 ? __mmask16(0) : __mmask16((1u << n) - 1u);
 }
 
-/// acc[MR x (16*NV)] += a[MR x K] * panel; columns past `nb` are masked off.
-template <int MR, int NV>
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic push /* GCC 12 flags _mm512_undefined_*() in its own headers */
+#pragma GCC diagnostic ignored "-Wuninitialized"
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#endif
+/// dst[c][r] = src[r][c] for a 16 x 16 block of 32-bit elements (strides in
+/// elements). Four shuffle stages: 32-bit pairs, 64-bit pairs, then 128-bit
+/// lanes twice; u[4i+j] lane L holds column 4L+j of rows 4i..4i+3.
+inline void transpose16x16(const void *src, int64_t lds, void *dst, int64_t ldd) {
+  const uint32_t *s = static_cast<const uint32_t *>(src);
+  uint32_t *d = static_cast<uint32_t *>(dst);
+  __m512i r[16], t[16];
+  for (int i = 0; i < 16; ++i) r[i] = _mm512_loadu_si512(s + i * lds);
+  for (int i = 0; i < 8; ++i) {
+    t[2 * i] = _mm512_unpacklo_epi32(r[2 * i], r[2 * i + 1]);
+    t[2 * i + 1] = _mm512_unpackhi_epi32(r[2 * i], r[2 * i + 1]);
+  }
+  for (int i = 0; i < 4; ++i) {
+    r[4 * i + 0] = _mm512_unpacklo_epi64(t[4 * i], t[4 * i + 2]);
+    r[4 * i + 1] = _mm512_unpackhi_epi64(t[4 * i], t[4 * i + 2]);
+    r[4 * i + 2] = _mm512_unpacklo_epi64(t[4 * i + 1], t[4 * i + 3]);
+    r[4 * i + 3] = _mm512_unpackhi_epi64(t[4 * i + 1], t[4 * i + 3]);
+  }
+  for (int j = 0; j < 4; ++j) {
+    const __m512i v0 = _mm512_shuffle_i32x4(r[j], r[4 + j], 0x88);
+    const __m512i v1 = _mm512_shuffle_i32x4(r[j], r[4 + j], 0xdd);
+    const __m512i w0 = _mm512_shuffle_i32x4(r[8 + j], r[12 + j], 0x88);
+    const __m512i w1 = _mm512_shuffle_i32x4(r[8 + j], r[12 + j], 0xdd);
+    _mm512_storeu_si512(d + (0 + j) * ldd, _mm512_shuffle_i32x4(v0, w0, 0x88));
+    _mm512_storeu_si512(d + (8 + j) * ldd, _mm512_shuffle_i32x4(v0, w0, 0xdd));
+    _mm512_storeu_si512(d + (4 + j) * ldd, _mm512_shuffle_i32x4(v1, w1, 0x88));
+    _mm512_storeu_si512(d + (12 + j) * ldd, _mm512_shuffle_i32x4(v1, w1, 0xdd));
+  }
+}
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic pop
+#endif
+
+/// Packs rows n0 .. n0+nb of a row-major matrix of 32-bit elements (rows of
+/// `cols` elements, `ld` apart) k-major into a panel of width PW:
+/// panel[c][j] = m[n0 + j][c], zero for j >= nb. Full 16 x 16 blocks are
+/// transposed in registers, the edges element by element.
+template <int64_t PW>
+inline void pack_panel32(uint32_t *panel, const uint32_t *m, int64_t ld, int64_t cols, int64_t n0,
+                         int64_t nb) {
+  for (int64_t j0 = 0; j0 < PW; j0 += 16) {
+    int64_t c0 = 0;
+    if (j0 + 16 <= nb)
+      for (; c0 + 16 <= cols; c0 += 16) transpose16x16(m + (n0 + j0) * ld + c0, ld, panel + c0 * PW + j0, PW);
+    for (int64_t c = c0; c < cols; ++c)
+      for (int64_t j = j0; j < j0 + 16; ++j) panel[c * PW + j] = j < nb ? m[(n0 + j) * ld + c] : 0u;
+  }
+}
+
+/// acc[MR x (16*NV)] += a[MR x K] * panel (PW wide); columns past `nb` masked off.
+template <int MR, int NV, int64_t PW>
 inline void f32_block(float *c, int64_t ldc, const float *a, int64_t lda, const float *bp, int64_t K,
                       int64_t nb) {
   const __mmask16 m0 = lane_mask(nb), m1 = lane_mask(nb - 16);
@@ -555,66 +608,60 @@ inline void f32_block(float *c, int64_t ldc, const float *a, int64_t lda, const 
 #pragma GCC unroll 8
   for (int r = 0; r < MR; ++r) {
     acc[r][0] = _mm512_maskz_loadu_ps(m0, c + r * ldc);
-    if (NV == 2) acc[r][NV - 1] = _mm512_maskz_loadu_ps(m1, c + r * ldc + 16);
+    if constexpr (NV == 2) acc[r][1] = _mm512_maskz_loadu_ps(m1, c + r * ldc + 16);
   }
   for (int64_t k = 0; k < K; ++k) {
-    const __m512 b0 = _mm512_load_ps(bp + k * kNR);
-    const __m512 b1 = NV == 2 ? _mm512_load_ps(bp + k * kNR + 16) : b0;
+    const __m512 b0 = _mm512_load_ps(bp + k * PW);
 #pragma GCC unroll 8
     for (int r = 0; r < MR; ++r) {
       const __m512 av = _mm512_set1_ps(a[r * lda + k]);
       acc[r][0] = _mm512_fmadd_ps(av, b0, acc[r][0]);
-      if (NV == 2) acc[r][NV - 1] = _mm512_fmadd_ps(av, b1, acc[r][NV - 1]);
+      if constexpr (NV == 2) acc[r][1] = _mm512_fmadd_ps(av, _mm512_load_ps(bp + k * PW + 16), acc[r][1]);
     }
   }
 #pragma GCC unroll 8
   for (int r = 0; r < MR; ++r) {
     _mm512_mask_storeu_ps(c + r * ldc, m0, acc[r][0]);
-    if (NV == 2) _mm512_mask_storeu_ps(c + r * ldc + 16, m1, acc[r][NV - 1]);
+    if constexpr (NV == 2) _mm512_mask_storeu_ps(c + r * ldc + 16, m1, acc[r][1]);
   }
 }
 
-template <int NV>
-inline void f32_rows(float *c, int64_t ldc, const float *a, int64_t lda, const float *bp, int64_t K,
-                     int64_t nb, int64_t M) {
+/// Runs `block<MR>` over all M rows: full kMR-row blocks, then the remainder.
+template <class Block> inline void for_row_blocks(int64_t M, Block block) {
   int64_t m = 0;
-  for (; m + kMR <= M; m += kMR) f32_block<kMR, NV>(c + m * ldc, ldc, a + m * lda, lda, bp, K, nb);
+  for (; m + kMR <= M; m += kMR) block(std::integral_constant<int, int(kMR)>(), m);
   switch (M - m) {
-  case 7: f32_block<7, NV>(c + m * ldc, ldc, a + m * lda, lda, bp, K, nb); break;
-  case 6: f32_block<6, NV>(c + m * ldc, ldc, a + m * lda, lda, bp, K, nb); break;
-  case 5: f32_block<5, NV>(c + m * ldc, ldc, a + m * lda, lda, bp, K, nb); break;
-  case 4: f32_block<4, NV>(c + m * ldc, ldc, a + m * lda, lda, bp, K, nb); break;
-  case 3: f32_block<3, NV>(c + m * ldc, ldc, a + m * lda, lda, bp, K, nb); break;
-  case 2: f32_block<2, NV>(c + m * ldc, ldc, a + m * lda, lda, bp, K, nb); break;
-  case 1: f32_block<1, NV>(c + m * ldc, ldc, a + m * lda, lda, bp, K, nb); break;
+  case 7: block(std::integral_constant<int, 7>(), m); break;
+  case 6: block(std::integral_constant<int, 6>(), m); break;
+  case 5: block(std::integral_constant<int, 5>(), m); break;
+  case 4: block(std::integral_constant<int, 4>(), m); break;
+  case 3: block(std::integral_constant<int, 3>(), m); break;
+  case 2: block(std::integral_constant<int, 2>(), m); break;
+  case 1: block(std::integral_constant<int, 1>(), m); break;
   default: break;
   }
 }
 
 template <int64_t M, int64_t N, int64_t K>
 inline void mma_f32_avx512(float *acc, const float *a, const float *b) {
-  alignas(64) float bp[K * kNR];
-  for (int64_t n0 = 0; n0 < N; n0 += kNR) {
-    const int64_t nb = std::min<int64_t>(kNR, N - n0);
-    for (int64_t j = 0; j < kNR; ++j) {
-      if (j < nb) {
-        const float *brow = b + (n0 + j) * K;
-        for (int64_t k = 0; k < K; ++k) bp[k * kNR + j] = brow[k];
-      } else {
-        for (int64_t k = 0; k < K; ++k) bp[k * kNR + j] = 0.0f;
-      }
-    }
-    if (nb > 16)
-      f32_rows<2>(acc + n0, N, a, K, bp, K, nb, M);
-    else
-      f32_rows<1>(acc + n0, N, a, K, bp, K, nb, M);
+  constexpr int64_t PW = N <= 16 ? 16 : 32; /* panel width: 1 or 2 zmm of columns */
+  alignas(64) float bp[K * PW];
+  for (int64_t n0 = 0; n0 < N; n0 += PW) {
+    const int64_t nb = std::min<int64_t>(PW, N - n0);
+    pack_panel32<PW>(reinterpret_cast<uint32_t *>(bp), reinterpret_cast<const uint32_t *>(b), K, K, n0, nb);
+    for_row_blocks(M, [&](auto mr, int64_t m) {
+      if (PW == 32 && nb > 16)
+        f32_block<decltype(mr)::value, 2, PW>(acc + m * N + n0, N, a + m * K, K, bp, K, nb);
+      else
+        f32_block<decltype(mr)::value, 1, PW>(acc + m * N + n0, N, a + m * K, K, bp, K, nb);
+    });
   }
 }
 #endif // __AVX512F__
 
 #if defined(__AVX512F__) && defined(__AVX512BF16__)
-/// acc[MR x (16*NV)] += a[MR x K] (bf16) * VNNI panel (pairs of k).
-template <int MR, int NV>
+/// acc[MR x (16*NV)] += a[MR x K] (bf16) * VNNI panel (pairs of k, PW wide).
+template <int MR, int NV, int64_t PW>
 inline void bf16_block(float *c, int64_t ldc, const uint16_t *a, int64_t lda, const uint32_t *bp, int64_t K,
                        int64_t nb) {
   const __mmask16 m0 = lane_mask(nb), m1 = lane_mask(nb - 16);
@@ -622,69 +669,58 @@ inline void bf16_block(float *c, int64_t ldc, const uint16_t *a, int64_t lda, co
 #pragma GCC unroll 8
   for (int r = 0; r < MR; ++r) {
     acc[r][0] = _mm512_maskz_loadu_ps(m0, c + r * ldc);
-    if (NV == 2) acc[r][NV - 1] = _mm512_maskz_loadu_ps(m1, c + r * ldc + 16);
+    if constexpr (NV == 2) acc[r][1] = _mm512_maskz_loadu_ps(m1, c + r * ldc + 16);
   }
-  const int64_t KP = K / 2;
-  for (int64_t kp = 0; kp <= KP; ++kp) {
-    if (kp == KP && (K & 1) == 0) break;
-    const __m512bh b0 = (__m512bh)_mm512_load_si512(bp + kp * kNR);
-    const __m512bh b1 = NV == 2 ? (__m512bh)_mm512_load_si512(bp + kp * kNR + 16) : b0;
+  auto step = [&](const uint32_t *bk, auto pairOf) {
+    const __m512bh b0 = (__m512bh)_mm512_load_si512(bk);
 #pragma GCC unroll 8
     for (int r = 0; r < MR; ++r) {
-      uint32_t pair;
-      if (kp < KP)
-        std::memcpy(&pair, a + r * lda + 2 * kp, sizeof pair);
-      else
-        pair = a[r * lda + K - 1]; /* odd K: the last k pairs with a zero */
-      const __m512bh av = (__m512bh)_mm512_set1_epi32(int(pair));
+      const __m512bh av = (__m512bh)_mm512_set1_epi32(int(pairOf(r)));
       acc[r][0] = _mm512_dpbf16_ps(acc[r][0], av, b0);
-      if (NV == 2) acc[r][NV - 1] = _mm512_dpbf16_ps(acc[r][NV - 1], av, b1);
+      if constexpr (NV == 2) acc[r][1] = _mm512_dpbf16_ps(acc[r][1], av, (__m512bh)_mm512_load_si512(bk + 16));
     }
-  }
+  };
+  const int64_t KP = K / 2;
+  for (int64_t kp = 0; kp < KP; ++kp)
+    step(bp + kp * PW, [&](int r) {
+      uint32_t pair;
+      std::memcpy(&pair, a + r * lda + 2 * kp, sizeof pair);
+      return pair;
+    });
+  if (K & 1) /* odd K: the last k pairs with a zero */
+    step(bp + KP * PW, [&](int r) { return uint32_t(a[r * lda + K - 1]); });
 #pragma GCC unroll 8
   for (int r = 0; r < MR; ++r) {
     _mm512_mask_storeu_ps(c + r * ldc, m0, acc[r][0]);
-    if (NV == 2) _mm512_mask_storeu_ps(c + r * ldc + 16, m1, acc[r][NV - 1]);
-  }
-}
-
-template <int NV>
-inline void bf16_rows(float *c, int64_t ldc, const uint16_t *a, int64_t lda, const uint32_t *bp, int64_t K,
-                      int64_t nb, int64_t M) {
-  int64_t m = 0;
-  for (; m + kMR <= M; m += kMR) bf16_block<kMR, NV>(c + m * ldc, ldc, a + m * lda, lda, bp, K, nb);
-  switch (M - m) {
-  case 7: bf16_block<7, NV>(c + m * ldc, ldc, a + m * lda, lda, bp, K, nb); break;
-  case 6: bf16_block<6, NV>(c + m * ldc, ldc, a + m * lda, lda, bp, K, nb); break;
-  case 5: bf16_block<5, NV>(c + m * ldc, ldc, a + m * lda, lda, bp, K, nb); break;
-  case 4: bf16_block<4, NV>(c + m * ldc, ldc, a + m * lda, lda, bp, K, nb); break;
-  case 3: bf16_block<3, NV>(c + m * ldc, ldc, a + m * lda, lda, bp, K, nb); break;
-  case 2: bf16_block<2, NV>(c + m * ldc, ldc, a + m * lda, lda, bp, K, nb); break;
-  case 1: bf16_block<1, NV>(c + m * ldc, ldc, a + m * lda, lda, bp, K, nb); break;
-  default: break;
+    if constexpr (NV == 2) _mm512_mask_storeu_ps(c + r * ldc + 16, m1, acc[r][1]);
   }
 }
 
 template <int64_t M, int64_t N, int64_t K>
 inline void mma_bf16_avx512(float *acc, const uint16_t *a, const uint16_t *b) {
+  constexpr int64_t PW = N <= 16 ? 16 : 32;
   constexpr int64_t KP = (K + 1) / 2;
-  alignas(64) uint32_t bp[KP * kNR];
-  for (int64_t n0 = 0; n0 < N; n0 += kNR) {
-    const int64_t nb = std::min<int64_t>(kNR, N - n0);
-    for (int64_t j = 0; j < kNR; ++j) {
-      if (j < nb) {
+  alignas(64) uint32_t bp[KP * PW];
+  for (int64_t n0 = 0; n0 < N; n0 += PW) {
+    const int64_t nb = std::min<int64_t>(PW, N - n0);
+    if constexpr (K % 2 == 0) {
+      /* rows of b are rows of K/2 bf16 pairs: pack them as 32-bit elements */
+      pack_panel32<PW>(bp, reinterpret_cast<const uint32_t *>(b), KP, KP, n0, nb);
+    } else {
+      for (int64_t j = 0; j < PW; ++j) {
         const uint16_t *brow = b + (n0 + j) * K;
-        for (int64_t kp = 0; kp < K / 2; ++kp)
-          bp[kp * kNR + j] = uint32_t(brow[2 * kp]) | (uint32_t(brow[2 * kp + 1]) << 16);
-        if (K & 1) bp[(KP - 1) * kNR + j] = brow[K - 1];
-      } else {
-        for (int64_t kp = 0; kp < KP; ++kp) bp[kp * kNR + j] = 0u;
+        for (int64_t kp = 0; kp < KP; ++kp) {
+          const bool hasHigh = 2 * kp + 1 < K;
+          bp[kp * PW + j] = j >= nb ? 0u : uint32_t(brow[2 * kp]) | (hasHigh ? uint32_t(brow[2 * kp + 1]) << 16 : 0u);
+        }
       }
     }
-    if (nb > 16)
-      bf16_rows<2>(acc + n0, N, a, K, bp, K, nb, M);
-    else
-      bf16_rows<1>(acc + n0, N, a, K, bp, K, nb, M);
+    for_row_blocks(M, [&](auto mr, int64_t m) {
+      if (PW == 32 && nb > 16)
+        bf16_block<decltype(mr)::value, 2, PW>(acc + m * N + n0, N, a + m * K, K, bp, K, nb);
+      else
+        bf16_block<decltype(mr)::value, 1, PW>(acc + m * N + n0, N, a + m * K, K, bp, K, nb);
+    });
   }
 }
 #endif // __AVX512BF16__

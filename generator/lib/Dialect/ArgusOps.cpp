@@ -138,13 +138,10 @@ LogicalResult CopyOp::verify() {
   if (src.getElementType() != dst.getElementType())
     return emitOpError() << "expected buffer element type " << src.getElementType() << ", got "
                          << dst.getElementType();
-  ArrayRef<int64_t> slot = dst.getShape().drop_front(
-      std::min<size_t>(getDstIndices().size(), dst.getShape().size()));
   if (getDstIndices().size() + src.getRank() != static_cast<size_t>(dst.getRank()))
     return emitOpError() << "expected " << dst.getRank() - src.getRank()
                          << " buffer indices to copy a rank-" << src.getRank()
                          << " tile, got " << getDstIndices().size();
-  (void)slot;
   return success();
 }
 

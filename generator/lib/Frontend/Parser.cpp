@@ -81,7 +81,7 @@ void Parser::failUnsupportedKeyword(const Token &t) {
 // Limits
 //===----------------------------------------------------------------------===//
 
-DepthGuard::DepthGuard(Parser &parser, SourceLoc loc, const char *what) : parser(parser) {
+DepthGuard::DepthGuard(Parser &owner, SourceLoc loc, const char *what) : parser(owner) {
   if (++parser.depth_ > kMaxNestingDepth) {
     --parser.depth_;
     parser.fail(loc, std::string(what) + " nested too deeply (more than " +

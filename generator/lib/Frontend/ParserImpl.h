@@ -110,7 +110,7 @@ private:
 /// Counts one level of nesting for the life of a scope; fails past
 /// kMaxNestingDepth so no input can overflow the stack.
 struct DepthGuard {
-  DepthGuard(Parser &parser, SourceLoc loc, const char *what = "expression");
+  DepthGuard(Parser &owner, SourceLoc loc, const char *what = "expression");
   ~DepthGuard() { --parser.depth_; }
   DepthGuard(const DepthGuard &) = delete;
   DepthGuard &operator=(const DepthGuard &) = delete;

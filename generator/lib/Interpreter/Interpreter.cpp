@@ -147,7 +147,7 @@ llvm::Expected<func::FuncOp> gridFunctionOf(func::FuncOp kernel) {
     return makeError("grid function @" + grid.getSymName() + " must return 3 index values, got " +
                      llvm::Twine(results.size()) + " results");
   if (llvm::Error e = checkBody(grid))
-    return std::move(e);
+    return e;
   return grid;
 }
 
@@ -161,7 +161,7 @@ llvm::Expected<std::array<int64_t, 3>> evaluateGrid(func::FuncOp kernel, ArrayRe
     return grid.takeError();
   Binding binding;
   if (llvm::Error e = bindArguments(*grid, args, binding))
-    return std::move(e);
+    return e;
   Executor ex(/*numThreads=*/1, /*gridFunction=*/true);
   Block &body = grid->getBody().front();
   for (auto [arg, value] : llvm::zip(body.getArguments(), binding.values))

@@ -33,7 +33,7 @@ struct ArgReader {
       bool ok = false;
       for (const char *n : names) ok |= k == n;
       if (!ok)
-        fail(args.keywordLocs[k], fn + "() got an unexpected keyword argument '" + k + "'");
+        fail(args.keywordNameLocs[k], fn + "() got an unexpected keyword argument '" + k + "'");
     }
   }
   /// Positional `i`, or keyword `name`, or the default.
@@ -212,6 +212,7 @@ Sem Lowerer::evalCall(const dsl::CallExpr &expr) {
       fail(kw.loc, "keyword argument '" + kw.name + "' repeated");
     args.keywords[kw.name] = eval(*kw.value);
     args.keywordLocs[kw.name] = kw.value->loc;
+    args.keywordNameLocs[kw.name] = kw.loc;
   }
   return callBuiltin(callee.s, args);
 }

@@ -91,6 +91,11 @@ OwningOpRef<ModuleOp> Lowerer::lowerKernel(const dsl::Module &mod, const dsl::Fu
 
   // Module-level constants (BLOCK = 64) are visible in every kernel.
   for (const dsl::StmtPtr &s : mod.body) {
+    bool docstring = s->kind == dsl::StmtKind::Expr &&
+                     s->as<dsl::ExprStmt>()->value->kind == dsl::ExprKind::String;
+    if (!docstring && s->kind != dsl::StmtKind::Assign && s->kind != dsl::StmtKind::FunctionDef &&
+        s->kind != dsl::StmtKind::Import)
+      fail(s->loc, "only imports, constant assignments and function definitions may appear at module level");
     if (auto *a = s->as<dsl::AssignStmt>()) {
       Sem v = eval(*a->value);
       if (!v.isConst() && v.kind != Sem::Dtype && v.kind != Sem::Tuple && v.kind != Sem::String)
@@ -396,6 +401,7 @@ lowerKernel(const dsl::Module &module, std::string_view source, MLIRContext &con
   PassManager pm(&context);
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
+  pm.addPass(createLoopInvariantCodeMotionPass());
   if (failed(pm.run(*result)))
     return LoweringFailure{path + ": internal error: canonicalization failed\n" +
                            formatMlirDiagnostics(diags, source, path)};

@@ -86,7 +86,8 @@ struct CallArgs {
   std::vector<Sem> positional;
   std::vector<dsl::SourceLoc> positionalLocs;
   std::map<std::string, Sem> keywords;
-  std::map<std::string, dsl::SourceLoc> keywordLocs;
+  std::map<std::string, dsl::SourceLoc> keywordLocs;     // of the values
+  std::map<std::string, dsl::SourceLoc> keywordNameLocs; // of the names
   dsl::SourceLoc loc;
 };
 

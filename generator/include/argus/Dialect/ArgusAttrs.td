@@ -19,9 +19,7 @@ def Argus_BinaryKind : I32EnumAttr<"BinaryKind", "elementwise binary operator", 
     I32EnumAttrCase<"pow", 6>
   ]> {
   let cppNamespace = "::argus";
-  let genSpecializedAttr = 0;
 }
-def Argus_BinaryKindAttr : EnumAttr<Argus_Dialect, Argus_BinaryKind, "binary_kind">;
 
 def Argus_UnaryKind : I32EnumAttr<"UnaryKind", "elementwise unary operator", [
     I32EnumAttrCase<"neg", 0>, I32EnumAttrCase<"abs", 1>, I32EnumAttrCase<"exp", 2>,
@@ -30,26 +28,20 @@ def Argus_UnaryKind : I32EnumAttr<"UnaryKind", "elementwise unary operator", [
     I32EnumAttrCase<"silu", 9>, I32EnumAttrCase<"recip", 10>
   ]> {
   let cppNamespace = "::argus";
-  let genSpecializedAttr = 0;
 }
-def Argus_UnaryKindAttr : EnumAttr<Argus_Dialect, Argus_UnaryKind, "unary_kind">;
 
 def Argus_ReduceKind : I32EnumAttr<"ReduceKind", "reduction operator", [
     I32EnumAttrCase<"sum", 0>, I32EnumAttrCase<"max", 1>, I32EnumAttrCase<"min", 2>
   ]> {
   let cppNamespace = "::argus";
-  let genSpecializedAttr = 0;
 }
-def Argus_ReduceKindAttr : EnumAttr<Argus_Dialect, Argus_ReduceKind, "reduce_kind">;
 
 def Argus_CmpPredicate : I32EnumAttr<"CmpPredicate", "elementwise comparison", [
     I32EnumAttrCase<"eq", 0>, I32EnumAttrCase<"ne", 1>, I32EnumAttrCase<"lt", 2>,
     I32EnumAttrCase<"le", 3>, I32EnumAttrCase<"gt", 4>, I32EnumAttrCase<"ge", 5>
   ]> {
   let cppNamespace = "::argus";
-  let genSpecializedAttr = 0;
 }
-def Argus_CmpPredicateAttr : EnumAttr<Argus_Dialect, Argus_CmpPredicate, "cmp_predicate">;
 
 // A CuTe-style layout: a nested shape and stride of equal profile,
 // e.g. #argus.layout<(4,(2,8)):(16,(1,2))>. Each of `shape` and `stride` is an

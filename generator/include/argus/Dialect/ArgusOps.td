@@ -251,7 +251,7 @@ def Argus_BinaryOp : Argus_Op<"binary", [Pure]> {
     %y = argus.binary mul %alpha, %acc : f32, !argus.tile<64x64xf32> -> !argus.tile<64x64xf32>
     ```
   }];
-  let arguments = (ins Argus_BinaryKindAttr:$kind, Argus_TileOrScalar:$lhs, Argus_TileOrScalar:$rhs);
+  let arguments = (ins Argus_BinaryKind:$kind, Argus_TileOrScalar:$lhs, Argus_TileOrScalar:$rhs);
   let results = (outs Argus_TileType:$result);
   let assemblyFormat = "$kind $lhs `,` $rhs attr-dict `:` type($lhs) `,` type($rhs) `->` type($result)";
   let hasVerifier = 1;
@@ -262,7 +262,7 @@ def Argus_UnaryOp : Argus_Op<"unary", [Pure, SameOperandsAndResultType]> {
   let description = [{
     Example: `%e = argus.unary exp %s : !argus.tile<64x64xf32>`
   }];
-  let arguments = (ins Argus_UnaryKindAttr:$kind, Argus_TileType:$operand);
+  let arguments = (ins Argus_UnaryKind:$kind, Argus_TileType:$operand);
   let results = (outs Argus_TileType:$result);
   let assemblyFormat = "$kind $operand attr-dict `:` type($operand)";
   let hasVerifier = 1;
@@ -276,7 +276,7 @@ def Argus_CmpOp : Argus_Op<"cmp", [Pure]> {
     %m = argus.cmp le %cols, %rows : !argus.tile<1x64xi32>, !argus.tile<64x1xi32> -> !argus.tile<64x64xi1>
     ```
   }];
-  let arguments = (ins Argus_CmpPredicateAttr:$predicate, Argus_TileOrScalar:$lhs,
+  let arguments = (ins Argus_CmpPredicate:$predicate, Argus_TileOrScalar:$lhs,
                        Argus_TileOrScalar:$rhs);
   let results = (outs Argus_TileType:$result);
   let assemblyFormat = "$predicate $lhs `,` $rhs attr-dict `:` type($lhs) `,` type($rhs) `->` type($result)";
@@ -309,7 +309,7 @@ def Argus_ReduceOp : Argus_Op<"reduce", [Pure]> {
     %mx = argus.reduce max %s, 1 : !argus.tile<64x64xf32> -> !argus.tile<64x1xf32>
     ```
   }];
-  let arguments = (ins Argus_ReduceKindAttr:$kind, Argus_TileType:$operand, I64Attr:$axis);
+  let arguments = (ins Argus_ReduceKind:$kind, Argus_TileType:$operand, I64Attr:$axis);
   let results = (outs Argus_TileType:$result);
   let assemblyFormat = "$kind $operand `,` $axis attr-dict `:` type($operand) `->` type($result)";
   let hasVerifier = 1;

@@ -75,7 +75,7 @@ private:
   void advanceNewline(); // \n, \r\n or \r
   SourceLoc here() const { return {line_, col_}; }
 
-  // Scanning.
+  // Scanning (Lexer.cpp; literals in LexLiterals.cpp).
   bool lexLineStart(); // indentation of a new logical line; false on error
   Token lexToken();
   Token lexName();
@@ -83,9 +83,10 @@ private:
   Token lexString(SourceLoc start, std::string_view prefix);
   Token lexOperator();
   Token lexNonAscii();
-  bool decodeEscape(std::string &out, bool triple);
+  bool decodeEscape(std::string &out); // false: error_ is set
 
-  Token make(TokenKind kind, SourceLoc loc, std::string text);
+  Token make(TokenKind kind, SourceLoc loc, std::string text); // a real token
+  static Token layoutToken(TokenKind kind, SourceLoc loc);     // Newline, Indent, ...
   Token fail(SourceLoc loc, std::string message, bool unclosedBracket = false);
 
   std::string_view text_;

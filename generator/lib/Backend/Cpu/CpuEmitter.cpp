@@ -239,8 +239,8 @@ LogicalResult CpuEmitter::emitInstanceFunction(func::FuncOp kernel, StringRef na
   return success();
 }
 
-LogicalResult CpuEmitter::emitEntryFunction(func::FuncOp kernel, func::FuncOp grid, StringRef symbol,
-                                            StringRef instanceName, ArrayRef<std::string> argNames) {
+LogicalResult CpuEmitter::emitEntryFunction(func::FuncOp grid, StringRef symbol, StringRef instanceName,
+                                            ArrayRef<std::string> argNames) {
   resetScope();
   line("/// Entry point (argus_cpu_kernel_fn): grid from @" + grid.getSymName() +
        ", one call per program instance.");
@@ -265,7 +265,6 @@ LogicalResult CpuEmitter::emitEntryFunction(func::FuncOp kernel, func::FuncOp gr
   line("      " + instanceName + "(args, pid0, pid1, pid2, grid0, grid1, grid2);");
   dedent();
   line("}");
-  (void)kernel;
   return success();
 }
 
@@ -327,7 +326,7 @@ llvm::Expected<std::string> CpuEmitter::emitUnit(func::FuncOp kernel, StringRef 
   line("");
   line("} // namespace");
   line("");
-  if (failed(emitEntryFunction(kernel, grid, symbol, instanceName, argNames)))
+  if (failed(emitEntryFunction(grid, symbol, instanceName, argNames)))
     return bail();
   return out;
 }

@@ -34,11 +34,12 @@ namespace argus::codegen::cpu {
 /// Rank limit of argus_cpu_tensor (ARGUS_CPU_MAX_RANK in argus_cpu_abi.h).
 inline constexpr int64_t kMaxTensorRank = 4;
 
-/// A scratch buffer (argus.alloc): a flat array, row-major per slot.
+/// A scratch buffer (argus.alloc): one flat row-major array. Its layout
+/// attribute (swizzle) only matters to GPU banks, so the CPU ignores it: every
+/// access goes through copy / buffer_load / buffer_store, which agree.
 struct BufferInfo {
   std::string name;
   std::string storage;
-  int64_t slotElements = 0; // elements in one trailing tile of `numIndices` leading indices
 };
 
 class CpuEmitter {
@@ -102,8 +103,8 @@ private:
   mlir::LogicalResult emitArguments(mlir::func::FuncOp f, llvm::ArrayRef<std::string> argNames);
   mlir::LogicalResult emitInstanceFunction(mlir::func::FuncOp kernel, llvm::StringRef name,
                                            llvm::ArrayRef<std::string> argNames);
-  mlir::LogicalResult emitEntryFunction(mlir::func::FuncOp kernel, mlir::func::FuncOp grid,
-                                        llvm::StringRef symbol, llvm::StringRef instanceName,
+  mlir::LogicalResult emitEntryFunction(mlir::func::FuncOp grid, llvm::StringRef symbol,
+                                        llvm::StringRef instanceName,
                                         llvm::ArrayRef<std::string> argNames);
   void resetScope();
 

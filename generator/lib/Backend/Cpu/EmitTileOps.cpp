@@ -264,7 +264,7 @@ LogicalResult CpuEmitter::emitArgusOp(Operation *op) {
           note += "; its layout " + [&] { std::string s; llvm::raw_string_ostream(s) << t.getLayout(); return s; }() +
                   " is a GPU bank-conflict detail: row-major on the CPU";
         line("alignas(64) " + *storage + " " + name + "[" + joinDims(t.getShape(), " * ") + "];", op, note);
-        buffers[a] = BufferInfo{name, *storage, 0};
+        buffers[a] = BufferInfo{name, *storage};
       })
       .Case([&](CopyOp c) {
         auto bt = cast<BufferType>(c.getDst().getType());
