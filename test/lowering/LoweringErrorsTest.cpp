@@ -80,7 +80,8 @@ const ErrorCase kCases[] = {
     {"CopyShape", K1 "    b = shared((2, 8), f32)\n    copy(X.tile((0,), (4,)), b[0])\n", 4, 5, "the tile's shape differs from the buffer slot's"},
     {"GridAxis", K1 "    p = pid(3)\n", 3, 13, "grid axis must be 0, 1 or 2, got 3"},
     {"ModuleLevelStatement", "for i in range(3):\n    pass\n" K1 "    pass\n", 1, 1, "only imports, constant assignments and function definitions"},
-    {"ModuleLevelRuntime", "X = load(1)\n" K1 "    pass\n", 1, 5, "load() reads a tensor tile"},
+    {"ModuleLevelRuntime", "X = load(1)\n" K1 "    pass\n", 1, 10, "load() reads a tensor tile"},
+    {"ModuleLevelTile", "X = zeros((4,), f32)\n" K1 "    pass\n", 1, 1, "module-level assignments must be constants"},
     {"ScalarMix", K1 "    q = s + n\n", 3, 9, "cannot mix"},
 };
 

@@ -9,6 +9,7 @@
 #include "argus/Interpreter/Interpreter.h"
 #include "argus/Reference/References.h"
 
+#include <atomic>
 #include <cmath>
 #include <dlfcn.h>
 #include <filesystem>
@@ -66,10 +67,14 @@ std::string runCompiled(func::FuncOp kernel, const std::string &target, const st
                         std::vector<argus_cpu_arg> &args) {
   llvm::Expected<std::string> code = codegen::emitCpuKernel(kernel, "argus_checked_kernel", codegen::CpuTarget{target});
   if (!code) return llvm::toString(code.takeError());
-  fs::path dir = workDir.empty() ? fs::temp_directory_path() / ("argus-run-" + std::to_string(getpid())) : fs::path(workDir);
+  // A fresh name per kernel: dlopen of a path already loaded (and never
+  // unloaded, see below) would return the previous kernel.
+  static std::atomic<int> counter{0};
+  std::string unique = std::to_string(getpid()) + "-" + std::to_string(counter++);
+  fs::path dir = workDir.empty() ? fs::temp_directory_path() / ("argus-run-" + unique) : fs::path(workDir);
   std::error_code ec;
   fs::create_directories(dir, ec);
-  fs::path src = dir / "kernel.cpp", so = dir / "kernel.so";
+  fs::path src = dir / ("kernel-" + unique + ".cpp"), so = dir / ("kernel-" + unique + ".so");
   std::ofstream(src) << *code;
   fs::path home(emit::defaultHomeDir());
   std::vector<std::string> argv{emit::cxxCompiler()};
@@ -78,7 +83,9 @@ std::string runCompiled(func::FuncOp kernel, const std::string &target, const st
                            "-shared", "-o", so.string(), src.string()});
   std::string output;
   if (emit::runCommand(argv, output) != 0) return "compiling the kernel failed:\n" + output;
-  void *handle = dlopen(so.c_str(), RTLD_NOW | RTLD_LOCAL);
+  // RTLD_NODELETE: unloading a kernel whose OpenMP runtime has idle worker
+  // threads would unmap code those threads still run.
+  void *handle = dlopen(so.c_str(), RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE);
   if (!handle) return std::string("dlopen failed: ") + dlerror();
   auto fn = reinterpret_cast<argus_cpu_kernel_fn>(dlsym(handle, "argus_checked_kernel"));
   if (!fn) {

@@ -339,10 +339,14 @@ std::string formatMlirDiagnostics(const std::vector<std::pair<Location, std::str
   std::string out;
   for (auto &[l, message] : diags) {
     dsl::Diagnostic d{path, {}, message};
-    if (auto flc = dyn_cast<FileLineColLoc>(l)) {
+    l->walk([&](Location inner) {
+      auto flc = dyn_cast<FileLineColLoc>(inner);
+      if (!flc)
+        return WalkResult::advance();
       d.loc.line = flc.getLine();
       d.loc.col = flc.getColumn();
-    }
+      return WalkResult::interrupt();
+    });
     out += dsl::formatDiagnostic(d, source);
   }
   return out;

@@ -299,7 +299,7 @@ llvm::Expected<std::string> CpuEmitter::emitUnit(func::FuncOp kernel, StringRef 
   // Tags are compile-time annotations: emit from a copy with them erased, so
   // they neither print nor keep values alive.
   func::FuncOp work = kernel.clone();
-  auto eraseWork = llvm::make_scope_exit([&] { work->erase(); });
+  llvm::scope_exit eraseWork([&] { work->erase(); });
   SmallVector<Operation *> tagOps;
   work.walk([&](Operation *op) {
     if (isa<TagOp, AssertTagOp, ResetTagsOp>(op))

@@ -1,0 +1,7 @@
+#!/usr/bin/env bash
+# Set up, build everything, run every test with ctest.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bash scripts/build.sh
+cd build
+ctest --output-on-failure --parallel "${ARGUS_TEST_JOBS:-$(nproc)}" --timeout 1500
