@@ -14,6 +14,7 @@
 #include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <sstream>
 
 namespace fs = std::filesystem;
@@ -168,6 +169,43 @@ std::string tablesSource(const GemmPlan &plan, const std::string &manifest, cons
   return os.str();
 }
 
+/// Replaces every @NAME@ of `text` (CMake configure_file(@ONLY) syntax).
+std::string fillTemplate(std::string text, const std::map<std::string, std::string> &values) {
+  for (const auto &[name, value] : values) {
+    std::string key = "@" + name + "@";
+    for (size_t at = text.find(key); at != std::string::npos; at = text.find(key, at + value.size()))
+      text.replace(at, key.size(), value);
+  }
+  return text;
+}
+
+/// pkg-config and CMake package files from dist/templates, relocatable.
+std::string writePackageFiles(const fs::path &home, const fs::path &out, const catalog::Catalog &cat,
+                              const std::string &target, const std::string &manifest) {
+  std::map<std::string, std::string> values = {{"ARGUS_VERSION", kLibraryVersion},
+                                               {"ARGUS_ABI_VERSION", "1"},
+                                               {"ARGUS_MODEL", cat.model},
+                                               {"ARGUS_TARGET", target}};
+  const std::pair<const char *, fs::path> files[] = {
+      {"argus_kernels.pc.in", out / "lib" / "pkgconfig" / "argus_kernels.pc"},
+      {"ArgusKernelsConfig.cmake.in", out / "lib" / "cmake" / "ArgusKernels" / "ArgusKernelsConfig.cmake"},
+      {"ArgusKernelsConfigVersion.cmake.in",
+       out / "lib" / "cmake" / "ArgusKernels" / "ArgusKernelsConfigVersion.cmake"}};
+  std::string error, text;
+  std::error_code ec;
+  for (const auto &[name, dest] : files) {
+    if (!readTextFile((home / "dist" / "templates" / name).string(), text, error))
+      return error;
+    fs::create_directories(dest.parent_path(), ec);
+    if (!writeIfChanged(dest, fillTemplate(text, values), error))
+      return error;
+  }
+  fs::create_directories(out / "share" / "argus_kernels", ec);
+  if (!writeIfChanged(out / "share" / "argus_kernels" / "manifest.json", manifest, error))
+    return error;
+  return "";
+}
+
 std::vector<std::string> runtimeSources(const fs::path &runtimeDir, std::string &error) {
   std::string text;
   if (!readTextFile((runtimeDir / "sources.txt").string(), text, error))
@@ -286,6 +324,9 @@ std::variant<BuildReport, std::string> buildLibrary(const BuildOptions &opt) {
   fs::copy_file(home / "dist" / "include" / "argus_kernels.h", includeDir / "argus_kernels.h",
                 fs::copy_options::overwrite_existing, ec);
   if (ec) return "cannot copy argus_kernels.h: " + ec.message();
+  std::string packageError = writePackageFiles(home, out, cat, opt.target, manifest);
+  if (!packageError.empty())
+    return packageError;
 
   BuildReport report;
   report.libraryPath = library.string();

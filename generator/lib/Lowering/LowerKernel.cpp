@@ -404,8 +404,8 @@ lowerKernel(const dsl::Module &module, std::string_view source, MLIRContext &con
 
   PassManager pm(&context);
   pm.addPass(createCanonicalizerPass());
+  pm.addPass(createLoopInvariantCodeMotionPass()); // before CSE: hoisted ids then merge
   pm.addPass(createCSEPass());
-  pm.addPass(createLoopInvariantCodeMotionPass());
   if (failed(pm.run(*result)))
     return LoweringFailure{path + ": internal error: canonicalization failed\n" +
                            formatMlirDiagnostics(diags, source, path)};

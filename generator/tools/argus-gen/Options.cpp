@@ -43,14 +43,18 @@ bool toDouble(const std::string &s, double &v) {
 
 } // namespace
 
-bool parseIntList(const std::string &text, const std::string &flag, std::map<std::string, int64_t> &out,
-                  std::string &error) {
+namespace {
+
+/// Parses NAME=VALUE pairs whose values `convert` accepts.
+template <typename T>
+bool parseList(const std::string &text, const std::string &flag, std::map<std::string, T> &out, std::string &error,
+               bool (*convert)(const std::string &, T &), const char *what) {
   std::vector<std::pair<std::string, std::string>> pairs;
   if (!splitPairs(text, flag, pairs, error)) return false;
   for (auto &[k, v] : pairs) {
-    int64_t x;
-    if (!toInt(v, x)) {
-      error = flag + ": '" + v + "' given for " + k + " is not an integer";
+    T x;
+    if (!convert(v, x)) {
+      error = flag + ": '" + v + "' given for " + k + " is not " + what;
       return false;
     }
     out[k] = x;
@@ -58,19 +62,16 @@ bool parseIntList(const std::string &text, const std::string &flag, std::map<std
   return true;
 }
 
+} // namespace
+
+bool parseIntList(const std::string &text, const std::string &flag, std::map<std::string, int64_t> &out,
+                  std::string &error) {
+  return parseList<int64_t>(text, flag, out, error, toInt, "an integer");
+}
+
 bool parseFloatList(const std::string &text, const std::string &flag, std::map<std::string, double> &out,
                     std::string &error) {
-  std::vector<std::pair<std::string, std::string>> pairs;
-  if (!splitPairs(text, flag, pairs, error)) return false;
-  for (auto &[k, v] : pairs) {
-    double x;
-    if (!toDouble(v, x)) {
-      error = flag + ": '" + v + "' given for " + k + " is not a number";
-      return false;
-    }
-    out[k] = x;
-  }
-  return true;
+  return parseList<double>(text, flag, out, error, toDouble, "a number");
 }
 
 bool parseConstants(const std::string &text, lowering::Specialization &spec, std::string &error) {

@@ -5,7 +5,8 @@
 // compiles everything with the runtime from dist/, and lays out the package:
 //   OUT/lib/libargus_kernels.so.X.Y.Z (+ .so.X, .so links)
 //   OUT/include/argus_kernels.h
-//   OUT/manifest.json
+//   OUT/manifest.json (also OUT/share/argus_kernels/manifest.json)
+//   OUT/lib/pkgconfig/argus_kernels.pc, OUT/lib/cmake/ArgusKernels/ (find_package)
 //   OUT/src/  generated kernel and table sources, for reading
 //
 //===----------------------------------------------------------------------===//
