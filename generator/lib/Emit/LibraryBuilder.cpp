@@ -308,7 +308,10 @@ std::variant<BuildReport, std::string> buildLibrary(const BuildOptions &opt) {
 
   std::string fullName = std::string("libargus_kernels.so.") + kLibraryVersion;
   fs::path library = libDir / fullName;
-  std::vector<std::string> link = {cxxCompiler(), "-shared", "-fopenmp", "-o", library.string(),
+  // Link to a temporary name, then rename: a process using the library (or a
+  // concurrent reader) never sees a half-written file.
+  fs::path linked = libDir / (fullName + ".tmp");
+  std::vector<std::string> link = {cxxCompiler(), "-shared", "-fopenmp", "-o", linked.string(),
                                    std::string("-Wl,-soname,") + kLibrarySoname,
                                    "-Wl,--version-script=" + (runtimeDir / "argus_exports.map").string()};
   for (const CompileJob &j : jobs)
@@ -316,6 +319,8 @@ std::variant<BuildReport, std::string> buildLibrary(const BuildOptions &opt) {
   std::string output;
   if (runCommand(link, output) != 0)
     return "linking " + library.string() + " failed:\n" + output;
+  fs::rename(linked, library, ec);
+  if (ec) return "cannot move " + linked.string() + " to " + library.string() + ": " + ec.message();
   for (const std::string &alias : {std::string(kLibrarySoname), std::string("libargus_kernels.so")}) {
     fs::remove(libDir / alias, ec);
     fs::create_symlink(alias == kLibrarySoname ? fullName : std::string(kLibrarySoname), libDir / alias, ec);
