@@ -599,17 +599,33 @@ inline void pack_panel32(uint32_t *panel, const uint32_t *m, int64_t ld, int64_t
   }
 }
 
-/// acc[MR x (16*NV)] += a[MR x K] * panel (PW wide); columns past `nb` masked off.
-template <int MR, int NV, int64_t PW>
-inline void f32_block(float *c, int64_t ldc, const float *a, int64_t lda, const float *bp, int64_t K,
-                      int64_t nb) {
+/// Loads the MR x (16*NV) accumulator block of c (row stride ldc); columns
+/// past `nb` read as zero.
+template <int MR, int NV> inline void load_acc(__m512 (&acc)[MR][NV], const float *c, int64_t ldc, int64_t nb) {
   const __mmask16 m0 = lane_mask(nb), m1 = lane_mask(nb - 16);
-  __m512 acc[MR][NV];
 #pragma GCC unroll 8
   for (int r = 0; r < MR; ++r) {
     acc[r][0] = _mm512_maskz_loadu_ps(m0, c + r * ldc);
     if constexpr (NV == 2) acc[r][1] = _mm512_maskz_loadu_ps(m1, c + r * ldc + 16);
   }
+}
+
+/// Stores the block back; columns past `nb` are left untouched.
+template <int MR, int NV> inline void store_acc(__m512 (&acc)[MR][NV], float *c, int64_t ldc, int64_t nb) {
+  const __mmask16 m0 = lane_mask(nb), m1 = lane_mask(nb - 16);
+#pragma GCC unroll 8
+  for (int r = 0; r < MR; ++r) {
+    _mm512_mask_storeu_ps(c + r * ldc, m0, acc[r][0]);
+    if constexpr (NV == 2) _mm512_mask_storeu_ps(c + r * ldc + 16, m1, acc[r][1]);
+  }
+}
+
+/// acc[MR x (16*NV)] += a[MR x K] * panel (PW wide); columns past `nb` masked off.
+template <int MR, int NV, int64_t PW>
+inline void f32_block(float *c, int64_t ldc, const float *a, int64_t lda, const float *bp, int64_t K,
+                      int64_t nb) {
+  __m512 acc[MR][NV];
+  load_acc<MR, NV>(acc, c, ldc, nb);
   for (int64_t k = 0; k < K; ++k) {
     const __m512 b0 = _mm512_load_ps(bp + k * PW);
 #pragma GCC unroll 8
@@ -619,11 +635,7 @@ inline void f32_block(float *c, int64_t ldc, const float *a, int64_t lda, const 
       if constexpr (NV == 2) acc[r][1] = _mm512_fmadd_ps(av, _mm512_load_ps(bp + k * PW + 16), acc[r][1]);
     }
   }
-#pragma GCC unroll 8
-  for (int r = 0; r < MR; ++r) {
-    _mm512_mask_storeu_ps(c + r * ldc, m0, acc[r][0]);
-    if constexpr (NV == 2) _mm512_mask_storeu_ps(c + r * ldc + 16, m1, acc[r][1]);
-  }
+  store_acc<MR, NV>(acc, c, ldc, nb);
 }
 
 /// Runs `block<MR>` over all M rows: full kMR-row blocks, then the remainder.
@@ -664,13 +676,8 @@ inline void mma_f32_avx512(float *acc, const float *a, const float *b) {
 template <int MR, int NV, int64_t PW>
 inline void bf16_block(float *c, int64_t ldc, const uint16_t *a, int64_t lda, const uint32_t *bp, int64_t K,
                        int64_t nb) {
-  const __mmask16 m0 = lane_mask(nb), m1 = lane_mask(nb - 16);
   __m512 acc[MR][NV];
-#pragma GCC unroll 8
-  for (int r = 0; r < MR; ++r) {
-    acc[r][0] = _mm512_maskz_loadu_ps(m0, c + r * ldc);
-    if constexpr (NV == 2) acc[r][1] = _mm512_maskz_loadu_ps(m1, c + r * ldc + 16);
-  }
+  load_acc<MR, NV>(acc, c, ldc, nb);
   auto step = [&](const uint32_t *bk, auto pairOf) {
     const __m512bh b0 = (__m512bh)_mm512_load_si512(bk);
 #pragma GCC unroll 8
@@ -689,11 +696,7 @@ inline void bf16_block(float *c, int64_t ldc, const uint16_t *a, int64_t lda, co
     });
   if (K & 1) /* odd K: the last k pairs with a zero */
     step(bp + KP * PW, [&](int r) { return uint32_t(a[r * lda + K - 1]); });
-#pragma GCC unroll 8
-  for (int r = 0; r < MR; ++r) {
-    _mm512_mask_storeu_ps(c + r * ldc, m0, acc[r][0]);
-    if constexpr (NV == 2) _mm512_mask_storeu_ps(c + r * ldc + 16, m1, acc[r][1]);
-  }
+  store_acc<MR, NV>(acc, c, ldc, nb);
 }
 
 template <int64_t M, int64_t N, int64_t K>

@@ -294,20 +294,7 @@ LogicalResult evalUnary(Executor &ex, UnaryOp op) {
   });
 }
 
-bool compareElem(CmpPredicate p, ElemType type, Elem a, Elem b) {
-  if (type.isFloat()) { // ordered comparisons: NaN compares unequal to everything
-    double x = a.f(), y = b.f();
-    switch (p) {
-    case CmpPredicate::eq: return x == y;
-    case CmpPredicate::ne: return x != y;
-    case CmpPredicate::lt: return x < y;
-    case CmpPredicate::le: return x <= y;
-    case CmpPredicate::gt: return x > y;
-    case CmpPredicate::ge: return x >= y;
-    }
-    return false;
-  }
-  int64_t x = a.i(), y = b.i();
+template <typename T> static bool compareValues(CmpPredicate p, T x, T y) {
   switch (p) {
   case CmpPredicate::eq: return x == y;
   case CmpPredicate::ne: return x != y;
@@ -317,6 +304,11 @@ bool compareElem(CmpPredicate p, ElemType type, Elem a, Elem b) {
   case CmpPredicate::ge: return x >= y;
   }
   return false;
+}
+
+bool compareElem(CmpPredicate p, ElemType type, Elem a, Elem b) {
+  // Floats compare ordered: NaN compares unequal to everything.
+  return type.isFloat() ? compareValues(p, a.f(), b.f()) : compareValues(p, a.i(), b.i());
 }
 
 LogicalResult evalCmp(Executor &ex, CmpOp op) {
