@@ -171,3 +171,15 @@ TEST(CpuGolden, AvxTargetsDifferOnlyInFlags) {
 }
 
 } // namespace
+
+namespace {
+
+TEST(CpuGolden, RankOneBroadcastReadsTheSizeOneOperandAtZero) {
+  std::string cpp = emitFromFile("test/codegen/inputs/broadcast_rank1.mlir", "bc", "bc_cpu");
+  ASSERT_FALSE(cpp.empty());
+  // The [1]-shaped max is indexed with 0 inside the loop over the 64 elements.
+  std::regex readsAtZero(R"(\w+\[ix0\] = \w+\[ix0\] - \w+\[0\])");
+  EXPECT_TRUE(std::regex_search(cpp, readsAtZero)) << cpp;
+}
+
+} // namespace

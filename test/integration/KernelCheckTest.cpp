@@ -137,3 +137,54 @@ INSTANTIATE_TEST_SUITE_P(Shapes, GemmTemplate, ::testing::ValuesIn(kCases),
                          [](const auto &info) { return std::string(info.param.name); });
 
 } // namespace
+
+namespace {
+
+TEST(GemmTemplate, TilesTooLargeForTheStackAreRefused) {
+  check::CheckOptions opt;
+  opt.path = std::string(ARGUS_SOURCE_DIR) + "/templates/gemm/gemm_tn.argus";
+  opt.engine = check::Engine::Cpu;
+  opt.specialization.constants = {{"TA", std::string("f16")}, {"BM", int64_t(256)}, {"BN", int64_t(256)},
+                                  {"BK", int64_t(512)}};
+  opt.sizes = {{"M", 8}, {"N", 8}, {"K", 8}};
+  check::CheckReport report = check::runAndCheck(opt);
+  EXPECT_NE(report.error.find("KiB of stack for its tiles"), std::string::npos) << report.summary();
+  EXPECT_NE(report.error.find("gemm_tn.argus:"), std::string::npos) << "the error names the kernel's location";
+}
+
+} // namespace
+
+namespace {
+
+std::string writeKernel(const std::string &name, const char *text) {
+  std::string path = ::testing::TempDir() + "/" + name;
+  std::FILE *f = std::fopen(path.c_str(), "w");
+  std::fputs(text, f);
+  std::fclose(f);
+  return path;
+}
+
+TEST(GemmTemplate, ShapesTheReferenceCannotTakeAreRefused) {
+  check::CheckOptions opt;
+  opt.path = writeKernel("rank1_gemm.argus", R"(
+@kernel(grid=(1,), reference="gemm_tn")
+def gemm_tn(A: Tensor[M, f32], B: Tensor[N, f32], C: Tensor[M, f32], bias: Tensor[N, f32],
+            alpha: f32, beta: f32, has_bias: i32):
+    pass
+)");
+  opt.sizes = {{"M", 3}, {"N", 5}};
+  check::CheckReport report = check::runAndCheck(opt);
+  EXPECT_NE(report.error.find("do not fit reference 'gemm_tn'"), std::string::npos) << report.summary();
+}
+
+TEST(GemmTemplate, HugeShapesAreRefusedNotAllocated) {
+  check::CheckOptions opt;
+  opt.path = std::string(ARGUS_SOURCE_DIR) + "/templates/gemm/gemm_tn.argus";
+  for (int64_t m : {int64_t(100000000000), int64_t(1) << 62}) {
+    opt.sizes = {{"M", m}, {"N", 4}, {"K", 4}};
+    check::CheckReport report = check::runAndCheck(opt);
+    EXPECT_NE(report.error.find("would hold more than"), std::string::npos) << report.summary();
+  }
+}
+
+} // namespace

@@ -82,6 +82,15 @@ const ErrorCase kCases[] = {
     {"ModuleLevelStatement", "for i in range(3):\n    pass\n" K1 "    pass\n", 1, 1, "only imports, constant assignments and function definitions"},
     {"ModuleLevelRuntime", "X = load(1)\n" K1 "    pass\n", 1, 10, "load() reads a tensor tile"},
     {"ModuleLevelTile", "X = zeros((4,), f32)\n" K1 "    pass\n", 1, 1, "module-level assignments must be constants"},
+    {"FloorDivOverflow", "X = (-9223372036854775807 - 1) // -1\n" K1 "    pass\n", 1, 5, "integer overflow in constant"},
+    {"CdivOverflow", K1 "    q = cdiv(-9223372036854775807 - 1, -1)\n", 3, 9, "integer overflow in constant"},
+    {"ShiftOverflow", K1 "    q = 3 << 62\n", 3, 9, "integer overflow in constant"},
+    {"IntOfHugeFloat", K1 "    q = int(1e300)\n", 3, 9, "outside the range of a 64-bit integer"},
+    {"ConstantDoesNotFit", K1 "    t = full((2, 2), 100000, i8)\n", 3, 22, "the constant 100000 does not fit in i8"},
+    {"HugeTile", K1 "    t = zeros((100000, 100000), f32)\n", 3, 15, "holds more than 16777216 elements"},
+    {"GridUsesPid", "@kernel(grid=(pid(0),))\ndef k(X: Tensor[N, f32]):\n    pass\n", 1, 15, "pid() cannot be used in grid=(...)"},
+    {"ModuleTupleRuntime", "P = (pid(0), 3)\n" K1 "    pass\n", 1, 1, "module-level assignments must be constants"},
+    {"RuntimeStep", K1 "    for i in range(0, 10, n):\n        pass\n", 3, 27, "expected a compile-time integer for a range step"},
     {"ScalarMix", K1 "    q = s + n\n", 3, 9, "cannot mix"},
 };
 
@@ -115,6 +124,17 @@ TEST(LoweringErrors, SpecialisationOfUnknownConstant) {
 TEST(LoweringErrors, ParseErrorsComeThroughFormatted) {
   test::Lowered l = test::lower("@kernel(grid=(1,))\ndef k(X: Tensor[N, f32]:\n    pass\n");
   EXPECT_NE(l.error.find("t.argus:2:"), std::string::npos) << l.error;
+}
+
+TEST(LoweringErrors, PowersOfSmallBasesFoldWithoutLooping) {
+  // 1 ** (2**63 - 1) must fold at once, not loop 2**63 times.
+  EXPECT_TRUE(test::lower("X = 1 ** 9223372036854775807\nY = (-1) ** 9223372036854775807\n" K1 "    pass\n").error.empty());
+}
+
+TEST(LoweringErrors, BooleansWidenToOne) {
+  test::Lowered l = test::lower(K1 "    c = n > 0\n    q = int(c)\n    t = full((4,), float(q), f32)\n    store(X.tile((0,), (4,)), t)\n");
+  ASSERT_TRUE(l.error.empty()) << l.error;
+  EXPECT_NE(l.ir.find("arith.index_castui"), std::string::npos) << l.ir;
 }
 
 TEST(LoweringErrors, NoKernelInFile) {

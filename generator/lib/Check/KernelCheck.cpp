@@ -100,7 +100,22 @@ std::string runCompiled(func::FuncOp kernel, const std::string &target, const st
 
 } // namespace
 
+/// Most elements one host tensor of a check may have (2 Gi elements).
+constexpr int64_t kMaxCheckElements = int64_t(1) << 31;
+
+CheckReport runChecked(const CheckOptions &opt);
+
 CheckReport runAndCheck(const CheckOptions &opt) {
+  try {
+    return runChecked(opt);
+  } catch (const std::bad_alloc &) {
+    CheckReport report;
+    report.error = "out of memory while allocating the tensors of the check";
+    return report;
+  }
+}
+
+CheckReport runChecked(const CheckOptions &opt) {
   CheckReport report;
   std::string source;
   if (!emit::readTextFile(opt.path, source, report.error)) return report;
@@ -172,6 +187,13 @@ CheckReport runAndCheck(const CheckOptions &opt) {
         }
         shape.push_back(it->second);
       }
+      int64_t elements = 1;
+      for (int64_t d : shape)
+        if (__builtin_mul_overflow(elements, d, &elements) || elements > kMaxCheckElements) {
+          report.error = "tensor '" + names[i] + "' would hold more than " + std::to_string(kMaxCheckElements) +
+                         " elements";
+          return report;
+        }
       ref::ElementType et;
       if (!ref::parseElementType(typeName(tensorType.getElementType()), et)) {
         report.error = "tensor '" + names[i] + "' has an element type the checker cannot host";
@@ -185,6 +207,10 @@ CheckReport runAndCheck(const CheckOptions &opt) {
     } else {
       auto it = opt.scalars.find(names[i]);
       refArgs[i].scalar = it == opt.scalars.end() ? 1.0 : it->second;
+      if (!std::isfinite(refArgs[i].scalar) || std::fabs(refArgs[i].scalar) > 9.0e15) {
+        report.error = "scalar '" + names[i] + "' must be a finite number of magnitude below 9e15";
+        return report;
+      }
       if (t.isF32()) refArgs[i].scalar = float(refArgs[i].scalar);
     }
   }
@@ -193,6 +219,10 @@ CheckReport runAndCheck(const CheckOptions &opt) {
       report.error = "the kernel has no scalar parameter '" + name + "'";
       return report;
     }
+  if (std::string why = reference->validate(refArgs); !why.empty()) {
+    report.error = "the kernel's tensors do not fit reference '" + reference->name + "': " + why;
+    return report;
+  }
   for (const std::string &out : reference->pureOutputs(refArgs))
     for (size_t i = 0; i < names.size(); ++i)
       if (names[i] == out && tensorOf[i] >= 0) tensors[tensorOf[i]].poison();

@@ -206,8 +206,17 @@ LogicalResult MmaOp::verify() {
   return success();
 }
 
+/// Booleans (i1) are not numbers: there is no agreed order or sum of them.
+static LogicalResult rejectBoolean(Operation *op, Type element, StringRef hint) {
+  if (element.isInteger(1))
+    return op->emitOpError() << "is not defined on i1 (boolean) elements; " << hint;
+  return success();
+}
+
 LogicalResult BinaryOp::verify() {
   Type le = elementOf(getLhs().getType()), re = elementOf(getRhs().getType());
+  if (failed(rejectBoolean(*this, le, "choose between values with select")))
+    return failure();
   if (le != re || le != getType().getElementType())
     return emitOpError() << "expected one element type, got " << le << ", " << re << " -> "
                          << getType().getElementType();
@@ -228,6 +237,9 @@ LogicalResult CmpOp::verify() {
                          << elementOf(getLhs().getType()) << " and " << elementOf(getRhs().getType());
   if (!getType().getElementType().isInteger(1))
     return emitOpError() << "expected an i1 result, got " << getType().getElementType();
+  if (getPredicate() != CmpPredicate::eq && getPredicate() != CmpPredicate::ne &&
+      failed(rejectBoolean(*this, elementOf(getLhs().getType()), "compare booleans with eq or ne")))
+    return failure();
   return verifyBroadcast(*this, {getLhs().getType(), getRhs().getType()}, getType());
 }
 
@@ -246,6 +258,8 @@ LogicalResult SelectOp::verify() {
 
 LogicalResult ReduceOp::verify() {
   TileType in = getOperand().getType();
+  if (failed(rejectBoolean(*this, in.getElementType(), "reduce a cast of it instead")))
+    return failure();
   int64_t axis = getAxis();
   if (axis < 0 || axis >= in.getRank())
     return emitOpError() << "axis " << axis << " out of range for a rank-" << in.getRank() << " tile";

@@ -10,6 +10,7 @@
 #include <sstream>
 #include <sys/wait.h>
 #include <thread>
+#include <fcntl.h>
 #include <unistd.h>
 
 namespace fs = std::filesystem;
@@ -33,27 +34,33 @@ std::string contentHash(const std::string &text) {
 }
 
 int runCommand(const std::vector<std::string> &argv, std::string &output) {
+  // Everything the child needs is prepared before fork(): other threads may
+  // hold allocator locks, so the child only calls async-signal-safe functions.
+  std::vector<char *> args;
+  for (const std::string &a : argv)
+    args.push_back(const_cast<char *>(a.c_str()));
+  args.push_back(nullptr);
+  static const char kExecFailed[] = "argus-gen: cannot run the compiler\n";
   int pipefd[2];
-  if (pipe(pipefd) != 0) {
-    output = "pipe() failed";
+  // O_CLOEXEC: concurrent jobs' children must not inherit this pipe, or its
+  // reader would wait for their compilers too.
+  if (pipe2(pipefd, O_CLOEXEC) != 0) {
+    output = "pipe2() failed";
     return -1;
   }
   pid_t pid = fork();
   if (pid < 0) {
+    close(pipefd[0]);
+    close(pipefd[1]);
     output = "fork() failed";
     return -1;
   }
   if (pid == 0) {
-    dup2(pipefd[1], 1);
+    dup2(pipefd[1], 1); // dup2 clears O_CLOEXEC on the copies
     dup2(pipefd[1], 2);
-    close(pipefd[0]);
-    close(pipefd[1]);
-    std::vector<char *> args;
-    for (const std::string &a : argv)
-      args.push_back(const_cast<char *>(a.c_str()));
-    args.push_back(nullptr);
     execvp(args[0], args.data());
-    std::fprintf(stderr, "cannot run '%s'\n", args[0]);
+    ssize_t ignored = write(2, kExecFailed, sizeof kExecFailed - 1);
+    (void)ignored;
     _exit(127);
   }
   close(pipefd[1]);

@@ -11,6 +11,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <cassert>
 #include <chrono>
 #include <filesystem>
 #include <fstream>
@@ -47,7 +48,9 @@ std::string dtypeEnum(const std::string &t) {
   if (t == "f32") return "ARGUS_DTYPE_F32";
   if (t == "f16") return "ARGUS_DTYPE_F16";
   if (t == "bf16") return "ARGUS_DTYPE_BF16";
-  return "ARGUS_DTYPE_FP8_E4M3";
+  if (t == "fp8") return "ARGUS_DTYPE_FP8_E4M3";
+  assert(false && "GEMM plans only hold f32, f16, bf16 and fp8 types");
+  return "ARGUS_DTYPE_F32";
 }
 
 std::string cString(const std::string &s) {
@@ -70,6 +73,7 @@ bool writeIfChanged(const fs::path &path, const std::string &text, std::string &
     return true;
   std::ofstream out(path, std::ios::binary | std::ios::trunc);
   out << text;
+  out.close(); // a full disk may only show when the data is flushed
   if (!out) {
     error = "cannot write '" + path.string() + "'";
     return false;

@@ -222,6 +222,11 @@ Sem Lowerer::evalCall(const dsl::CallExpr &expr) {
 //===----------------------------------------------------------------------===//
 
 Sem Lowerer::callBuiltin(const std::string &name, CallArgs &args) {
+  static const std::set<std::string> perInstance = {
+      "pid", "program_id", "num_programs", "tid", "thread_id", "num_threads", "load", "store", "shared",
+      "local", "copy", "copy_async", "wait", "barrier", "mma", "tag", "assert_tag", "reset_tags"};
+  if (inGridExpression && perInstance.count(name))
+    fail(args.loc, name + "() cannot be used in grid=(...): the grid is computed before any program instance runs");
   ArgReader r{*this, args, name};
   Location at = loc(args.loc);
   Sem none;
@@ -234,6 +239,7 @@ Sem Lowerer::callBuiltin(const std::string &name, CallArgs &args) {
     if (a.isConst() && b.isConst()) {
       int64_t x = toConstInt(a, args.loc, "cdiv"), y = toConstInt(b, args.loc, "cdiv");
       if (y == 0) fail(args.loc, "cdiv by zero");
+      if (x == INT64_MIN && y == -1) fail(args.loc, "integer overflow in constant");
       return Sem::ofInt(x / y + ((x % y != 0) && ((x < 0) == (y < 0))));
     }
     return Sem::ofValue(Sem::Scalar, arith::CeilDivSIOp::create(builder, at, toIndex(a, args.loc),
@@ -253,16 +259,10 @@ Sem Lowerer::callBuiltin(const std::string &name, CallArgs &args) {
       return Sem::ofInt(isMax ? std::max(x, y) : std::min(x, y));
     }
     if (a.kind == Sem::Tile || b.kind == Sem::Tile) {
-      Type element = tileType((a.kind == Sem::Tile ? a : b).value).getElementType();
-      Value x = a.kind == Sem::Tile ? a.value : toScalarOf(a, element, args.loc);
-      Value y = b.kind == Sem::Tile ? b.value : toScalarOf(b, element, args.loc);
-      SmallVector<int64_t> shape;
-      ArrayRef<int64_t> xs, ys;
-      if (auto t = dyn_cast<TileType>(x.getType())) xs = t.getShape();
-      if (auto t = dyn_cast<TileType>(y.getType())) ys = t.getShape();
-      if (!broadcastShapes(xs, ys, shape)) fail(args.loc, "tile shapes do not broadcast");
-      return Sem::ofValue(Sem::Tile, BinaryOp::create(builder, at, TileType::get(&ctx, shape, element),
-                                                      isMax ? BinaryKind::max : BinaryKind::min, x, y));
+      Elementwise e = elementwiseOperands({a, b}, args.loc);
+      return Sem::ofValue(Sem::Tile, BinaryOp::create(builder, at, TileType::get(&ctx, e.shape, e.element),
+                                                      isMax ? BinaryKind::max : BinaryKind::min, e.values[0],
+                                                      e.values[1]));
     }
     Type type = (a.kind == Sem::Scalar ? a : b).value.getType();
     Value x = toScalarOf(a, type, args.loc), y = toScalarOf(b, type, args.loc);
@@ -276,9 +276,12 @@ Sem Lowerer::callBuiltin(const std::string &name, CallArgs &args) {
     r.expectCount(1, 1);
     r.allowKeywords({});
     Sem v = args.positional[0];
-    if (v.isConst())
-      return name == "float" ? Sem::ofFloat(toConstFloat(v, args.loc, name))
-                             : Sem::ofInt(v.kind == Sem::Float ? int64_t(v.f) : toConstInt(v, args.loc, name));
+    if (v.isConst()) {
+      if (name == "float") return Sem::ofFloat(toConstFloat(v, args.loc, name));
+      if (v.kind == Sem::Float && !(std::fabs(v.f) < 9.2e18))
+        fail(args.loc, "int() of a float outside the range of a 64-bit integer");
+      return Sem::ofInt(v.kind == Sem::Float ? int64_t(v.f) : toConstInt(v, args.loc, name));
+    }
     if (v.kind != Sem::Scalar) fail(args.loc, name + "() converts scalars; use cast(...) for tiles");
     Type t = v.value.getType();
     if (name == "float") {
@@ -412,7 +415,7 @@ Sem Lowerer::callBuiltin(const std::string &name, CallArgs &args) {
     }
     auto type = BufferType::getChecked([&] { return emitError(at); }, &ctx, ArrayRef<int64_t>(shape), element,
                                        name == "shared" ? MemorySpace::shared : MemorySpace::local, layout);
-    if (!type) fail(args.loc, "invalid buffer (see the message above)");
+    if (!type) fail(args.loc, "invalid buffer");
     return Sem::ofValue(Sem::Buffer, AllocOp::create(builder, at, type));
   }
   if (name == "copy" || name == "copy_async") {
@@ -529,20 +532,20 @@ Sem Lowerer::callBuiltin(const std::string &name, CallArgs &args) {
     Sem c = r.tile(0, "condition"), a = args.positional[1], b = args.positional[2];
     if (!tileType(c.value).getElementType().isInteger(1))
       fail(args.positionalLocs[0], "where() needs a boolean tile (from a comparison) as condition");
+    // The element type comes from a tile operand, else a run-time scalar, else
+    // the constants themselves (f32 when any is a float, else i32).
     Type element;
-    if (a.kind == Sem::Tile) element = tileType(a.value).getElementType();
-    else if (b.kind == Sem::Tile) element = tileType(b.value).getElementType();
-    else if (a.kind == Sem::Scalar) element = a.value.getType();
-    else if (b.kind == Sem::Scalar) element = b.value.getType();
-    else element = (a.kind == Sem::Float || b.kind == Sem::Float) ? Type(builder.getF32Type()) : Type(builder.getI32Type());
-    Value x = a.kind == Sem::Tile ? a.value : toScalarOf(a, element, args.positionalLocs[1]);
-    Value y = b.kind == Sem::Tile ? b.value : toScalarOf(b, element, args.positionalLocs[2]);
-    SmallVector<int64_t> s1, s2;
-    ArrayRef<int64_t> xs, ys;
-    if (auto t = dyn_cast<TileType>(x.getType())) xs = t.getShape();
-    if (auto t = dyn_cast<TileType>(y.getType())) ys = t.getShape();
-    if (!broadcastShapes(tileType(c.value).getShape(), xs, s1) || !broadcastShapes(s1, ys, s2))
+    if (a.kind != Sem::Tile && b.kind != Sem::Tile) {
+      if (a.kind == Sem::Scalar) element = a.value.getType();
+      else if (b.kind == Sem::Scalar) element = b.value.getType();
+      else element = (a.kind == Sem::Float || b.kind == Sem::Float) ? Type(builder.getF32Type()) : Type(builder.getI32Type());
+    }
+    Elementwise e = elementwiseOperands({a, b}, args.loc, element);
+    SmallVector<int64_t> s2;
+    if (!broadcastShapes(tileType(c.value).getShape(), e.shape, s2))
       fail(args.loc, "where(): shapes do not broadcast");
+    Value x = e.values[0], y = e.values[1];
+    element = e.element;
     return Sem::ofValue(Sem::Tile, SelectOp::create(builder, at, TileType::get(&ctx, s2, element), c.value, x, y));
   }
   if (name == "layout") {
@@ -553,7 +556,7 @@ Sem Lowerer::callBuiltin(const std::string &name, CallArgs &args) {
     l.attr = LayoutAttr::getChecked([&] { return emitError(at); }, &ctx,
                                     intTupleAttr(*this, args.positional[0], args.positionalLocs[0]),
                                     intTupleAttr(*this, args.positional[1], args.positionalLocs[1]));
-    if (!l.attr) fail(args.loc, "invalid layout: shape and stride must be integers or tuples of one nesting");
+    if (!l.attr) fail(args.loc, "invalid layout");
     return l;
   }
   if (name == "swizzle") {
@@ -564,7 +567,7 @@ Sem Lowerer::callBuiltin(const std::string &name, CallArgs &args) {
     Sem l;
     l.kind = Sem::Layout;
     l.attr = SwizzleAttr::getChecked([&] { return emitError(at); }, &ctx, v[0], v[1], v[2]);
-    if (!l.attr) fail(args.loc, "invalid swizzle: bits and base in [0, 16] and |shift| >= bits");
+    if (!l.attr) fail(args.loc, "invalid swizzle");
     return l;
   }
 

@@ -57,6 +57,15 @@ Value Lowerer::floatConst(double v, Type type, dsl::SourceLoc l) {
 Value Lowerer::intConst(int64_t v, Type type, dsl::SourceLoc l) {
   if (type.isIndex())
     return indexConst(v, l);
+  unsigned width = type.getIntOrFloatBitWidth();
+  bool fits = width >= 64 || (width == 1 ? (v == 0 || v == 1)
+                                         : v >= -(int64_t(1) << (width - 1)) && v < (int64_t(1) << (width - 1)));
+  if (!fits) {
+    std::string t;
+    llvm::raw_string_ostream os(t);
+    os << type;
+    fail(l, "the constant " + std::to_string(v) + " does not fit in " + t);
+  }
   return arith::ConstantOp::create(builder, loc(l), type, builder.getIntegerAttr(type, v));
 }
 
@@ -94,9 +103,13 @@ std::vector<int64_t> Lowerer::toShape(const Sem &v, dsl::SourceLoc l, const std:
   }
   if (shape.empty())
     fail(l, what + " must have at least one dimension");
-  for (int64_t d : shape)
+  int64_t elements = 1;
+  for (int64_t d : shape) {
     if (d <= 0)
       fail(l, what + " dimensions must be positive, got " + std::to_string(d));
+    if (__builtin_mul_overflow(elements, d, &elements) || elements > kMaxTileElements)
+      fail(l, what + " holds more than " + std::to_string(kMaxTileElements) + " elements");
+  }
   return shape;
 }
 
@@ -107,6 +120,8 @@ Value Lowerer::toIndex(const Sem &v, dsl::SourceLoc l) {
     Type t = v.value.getType();
     if (t.isIndex())
       return v.value;
+    if (t.isInteger(1)) // booleans count as 0 / 1, not 0 / -1
+      return arith::IndexCastUIOp::create(builder, loc(l), builder.getIndexType(), v.value);
     if (isa<IntegerType>(t))
       return arith::IndexCastOp::create(builder, loc(l), builder.getIndexType(), v.value);
   }
@@ -150,12 +165,16 @@ Value Lowerer::toScalarOf(const Sem &v, Type type, dsl::SourceLoc l) {
     return fromF.getWidth() > toF.getWidth()
                ? Value(arith::TruncFOp::create(builder, loc(l), type, v.value))
                : Value(arith::ExtFOp::create(builder, loc(l), type, v.value));
+  bool boolean = from.isInteger(1); // booleans widen to 0 / 1, not 0 / -1
   if ((from.isIndex() && isa<IntegerType>(type)) || (isa<IntegerType>(from) && type.isIndex()))
-    return arith::IndexCastOp::create(builder, loc(l), type, v.value);
-  if (isa<IntegerType>(from) && isa<IntegerType>(type))
-    return from.getIntOrFloatBitWidth() > type.getIntOrFloatBitWidth()
-               ? Value(arith::TruncIOp::create(builder, loc(l), type, v.value))
-               : Value(arith::ExtSIOp::create(builder, loc(l), type, v.value));
+    return boolean ? Value(arith::IndexCastUIOp::create(builder, loc(l), type, v.value))
+                   : Value(arith::IndexCastOp::create(builder, loc(l), type, v.value));
+  if (isa<IntegerType>(from) && isa<IntegerType>(type)) {
+    if (from.getIntOrFloatBitWidth() > type.getIntOrFloatBitWidth())
+      return arith::TruncIOp::create(builder, loc(l), type, v.value);
+    return boolean ? Value(arith::ExtUIOp::create(builder, loc(l), type, v.value))
+                   : Value(arith::ExtSIOp::create(builder, loc(l), type, v.value));
+  }
   std::string a, b;
   llvm::raw_string_ostream sa(a), sb(b);
   sa << from;
@@ -309,6 +328,36 @@ Sem Lowerer::eval(const dsl::Expr &expr) {
 // Operators
 //===----------------------------------------------------------------------===//
 
+Lowerer::Elementwise Lowerer::elementwiseOperands(ArrayRef<Sem> operands, dsl::SourceLoc at, Type element) {
+  Elementwise e;
+  e.element = element;
+  for (const Sem &s : operands)
+    if (!e.element && s.kind == Sem::Tile)
+      e.element = cast<TileType>(s.value.getType()).getElementType();
+  if (!e.element)
+    fail(at, "expected at least one tile operand");
+  for (const Sem &s : operands) {
+    if (s.kind != Sem::Tile) {
+      e.values.push_back(toScalarOf(s, e.element, at));
+      continue;
+    }
+    auto t = cast<TileType>(s.value.getType());
+    if (t.getElementType() != e.element) {
+      std::string a, b;
+      llvm::raw_string_ostream sa(a), sb(b);
+      sa << e.element;
+      sb << t.getElementType();
+      fail(at, "operands have different element types (" + a + " and " + b + "); use cast(...)");
+    }
+    SmallVector<int64_t> next;
+    if (!broadcastShapes(e.shape, t.getShape(), next))
+      fail(at, "tile shapes do not broadcast");
+    e.shape = next;
+    e.values.push_back(s.value);
+  }
+  return e;
+}
+
 static int64_t floorDiv(int64_t a, int64_t b) {
   int64_t q = a / b;
   return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q;
@@ -328,6 +377,7 @@ static std::optional<Sem> foldBinary(dsl::BinaryOp op, const Sem &l, const Sem &
     case B::Mul: if (__builtin_mul_overflow(a, b, &out)) fail(at, "integer overflow in constant"); return Sem::ofInt(out);
     case B::FloorDiv: case B::Mod:
       if (b == 0) fail(at, "division by zero in a constant expression");
+      if (a == INT64_MIN && b == -1) fail(at, "integer overflow in constant");
       if (op == B::FloorDiv) return Sem::ofInt(floorDiv(a, b));
       return Sem::ofInt(a - floorDiv(a, b) * b);
     case B::Div:
@@ -335,7 +385,9 @@ static std::optional<Sem> foldBinary(dsl::BinaryOp op, const Sem &l, const Sem &
       return Sem::ofFloat(double(a) / double(b));
     case B::Pow: {
       if (b < 0) return Sem::ofFloat(std::pow(double(a), double(b)));
-      int64_t p = 1;
+      if (a == 0 || a == 1) return Sem::ofInt(b == 0 ? 1 : a);
+      if (a == -1) return Sem::ofInt(b % 2 ? -1 : 1);
+      int64_t p = 1; // |a| >= 2: overflows within 63 steps
       for (int64_t i = 0; i < b; ++i)
         if (__builtin_mul_overflow(p, a, &p)) fail(at, "integer overflow in constant");
       return Sem::ofInt(p);
@@ -343,9 +395,12 @@ static std::optional<Sem> foldBinary(dsl::BinaryOp op, const Sem &l, const Sem &
     case B::BitAnd: return l.kind == Sem::Bool && r.kind == Sem::Bool ? Sem::ofBool(a & b) : Sem::ofInt(a & b);
     case B::BitOr: return l.kind == Sem::Bool && r.kind == Sem::Bool ? Sem::ofBool(a | b) : Sem::ofInt(a | b);
     case B::BitXor: return Sem::ofInt(a ^ b);
-    case B::LShift:
+    case B::LShift: {
       if (b < 0 || b > 62) fail(at, "shift count out of range");
-      return Sem::ofInt(a << b);
+      int64_t shifted;
+      if (__builtin_mul_overflow(a, int64_t(1) << b, &shifted)) fail(at, "integer overflow in constant");
+      return Sem::ofInt(shifted);
+    }
     case B::RShift:
       if (b < 0 || b > 63) fail(at, "shift count out of range");
       return Sem::ofInt(a >> b);
@@ -390,30 +445,9 @@ Sem Lowerer::evalBinary(dsl::BinaryOp op, Sem l, Sem r, dsl::SourceLoc at) {
     std::optional<BinaryKind> kind = tileBinaryKind(op);
     if (!kind)
       fail(at, std::string("operator '") + dsl::spelling(op) + "' is not defined on tiles");
-    Type element = cast<TileType>((l.kind == Sem::Tile ? l : r).value.getType()).getElementType();
-    auto operand = [&](const Sem &s) -> Value {
-      if (s.kind == Sem::Tile) {
-        Type e = cast<TileType>(s.value.getType()).getElementType();
-        if (e != element) {
-          std::string a, b;
-          llvm::raw_string_ostream sa(a), sb(b);
-          sa << element;
-          sb << e;
-          fail(at, "operands have different element types (" + a + " and " + b + "); use cast(...)");
-        }
-        return s.value;
-      }
-      return toScalarOf(s, element, at);
-    };
-    Value lv = operand(l), rv = operand(r);
-    SmallVector<int64_t> shape;
-    ArrayRef<int64_t> ls, rs;
-    if (auto t = dyn_cast<TileType>(lv.getType())) ls = t.getShape();
-    if (auto t = dyn_cast<TileType>(rv.getType())) rs = t.getShape();
-    if (!broadcastShapes(ls, rs, shape))
-      fail(at, "tile shapes do not broadcast");
-    auto type = TileType::get(&ctx, shape, element);
-    return Sem::ofValue(Sem::Tile, BinaryOp::create(builder, loc(at), type, *kind, lv, rv));
+    Elementwise e = elementwiseOperands({l, r}, at);
+    auto type = TileType::get(&ctx, e.shape, e.element);
+    return Sem::ofValue(Sem::Tile, BinaryOp::create(builder, loc(at), type, *kind, e.values[0], e.values[1]));
   }
 
   // Run-time scalars: arith.
@@ -426,6 +460,11 @@ Sem Lowerer::evalBinary(dsl::BinaryOp op, Sem l, Sem r, dsl::SourceLoc at) {
     if (isa<IntegerType, IndexType>(l.value.getType()) && isa<IntegerType, IndexType>(r.value.getType()))
       type = builder.getIndexType();
   }
+  // Booleans take part in arithmetic as the integers 0 and 1, as in Python.
+  bool bitwise = op == dsl::BinaryOp::BitAnd || op == dsl::BinaryOp::BitOr || op == dsl::BinaryOp::BitXor;
+  if (type.isInteger(1) && !(bitwise && l.kind == Sem::Scalar && r.kind == Sem::Scalar &&
+                             l.value.getType() == r.value.getType()))
+    type = builder.getIndexType();
   if (r.kind == Sem::Float && !isa<FloatType>(type))
     fail(at, "cannot combine an integer scalar with a float constant");
   Value a = toScalarOf(l, type, at), b = toScalarOf(r, type, at);
@@ -495,23 +534,16 @@ Sem Lowerer::evalCompare(dsl::CompareOp op, Sem l, Sem r, dsl::SourceLoc at) {
   if (l.kind == Sem::Tile || r.kind == Sem::Tile) {
     static const CmpPredicate preds[] = {CmpPredicate::lt, CmpPredicate::le, CmpPredicate::gt,
                                          CmpPredicate::ge, CmpPredicate::eq, CmpPredicate::ne};
-    Type element = cast<TileType>((l.kind == Sem::Tile ? l : r).value.getType()).getElementType();
-    Value a = l.kind == Sem::Tile ? l.value : toScalarOf(l, element, at);
-    Value b = r.kind == Sem::Tile ? r.value : toScalarOf(r, element, at);
-    SmallVector<int64_t> shape;
-    ArrayRef<int64_t> as, bs;
-    if (auto t = dyn_cast<TileType>(a.getType())) as = t.getShape();
-    if (auto t = dyn_cast<TileType>(b.getType())) bs = t.getShape();
-    if (!broadcastShapes(as, bs, shape))
-      fail(at, "tile shapes do not broadcast");
-    auto type = TileType::get(&ctx, shape, builder.getI1Type());
-    return Sem::ofValue(Sem::Tile, CmpOp::create(builder, loc(at), type, preds[int(op)], a, b));
+    Elementwise e = elementwiseOperands({l, r}, at);
+    auto type = TileType::get(&ctx, e.shape, builder.getI1Type());
+    return Sem::ofValue(Sem::Tile, CmpOp::create(builder, loc(at), type, preds[int(op)], e.values[0], e.values[1]));
   }
   if (l.kind != Sem::Scalar && r.kind != Sem::Scalar)
     fail(at, std::string("cannot compare ") + describe(l) + " with " + describe(r));
   Type type = (l.kind == Sem::Scalar ? l : r).value.getType();
-  if (l.kind == Sem::Scalar && r.kind == Sem::Scalar && l.value.getType() != r.value.getType() &&
-      !isa<FloatType>(type))
+  bool sameScalars = l.kind == Sem::Scalar && r.kind == Sem::Scalar && l.value.getType() == r.value.getType();
+  if ((!sameScalars && !isa<FloatType>(type) && l.kind == Sem::Scalar && r.kind == Sem::Scalar) ||
+      (type.isInteger(1) && !sameScalars))
     type = builder.getIndexType();
   Value a = toScalarOf(l, type, at), b = toScalarOf(r, type, at);
   if (isa<FloatType>(type)) {

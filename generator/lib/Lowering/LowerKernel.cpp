@@ -98,7 +98,12 @@ OwningOpRef<ModuleOp> Lowerer::lowerKernel(const dsl::Module &mod, const dsl::Fu
       fail(s->loc, "only imports, constant assignments and function definitions may appear at module level");
     if (auto *a = s->as<dsl::AssignStmt>()) {
       Sem v = eval(*a->value);
-      if (!v.isConst() && v.kind != Sem::Dtype && v.kind != Sem::Tuple && v.kind != Sem::String)
+      std::function<bool(const Sem &)> constant = [&](const Sem &x) {
+        if (x.kind == Sem::Tuple)
+          return std::all_of(x.elems.begin(), x.elems.end(), constant);
+        return x.isConst() || x.kind == Sem::Dtype || x.kind == Sem::String || x.kind == Sem::None;
+      };
+      if (!constant(v))
         fail(a->loc, "module-level assignments must be constants");
       assign(*a->target, v);
     }
@@ -298,7 +303,9 @@ OwningOpRef<ModuleOp> Lowerer::lowerKernel(const dsl::Module &mod, const dsl::Fu
     OpBuilder::InsertionGuard guard(builder);
     builder.setInsertionPointToStart(entry);
     bindArguments(entry);
+    inGridExpression = true;
     Sem grid = eval(*gridExpr);
+    inGridExpression = false;
     std::vector<Sem> dims = grid.kind == Sem::Tuple ? grid.elems : std::vector<Sem>{grid};
     if (dims.empty() || dims.size() > 3)
       fail(gridExpr->loc, "grid must have 1 to 3 dimensions, got " + std::to_string(dims.size()));
@@ -397,7 +404,9 @@ lowerKernel(const dsl::Module &module, std::string_view source, MLIRContext &con
     Lowerer lowerer(context, path, specialization);
     result = lowerer.lowerKernel(module, *chosen);
   } catch (const UserError &e) {
-    return failure(e.loc, e.message);
+    // A checked attribute or type constructor may have said why it refused.
+    std::string why = diags.empty() ? "" : ": " + diags.back().second;
+    return failure(e.loc, e.message + why);
   }
   if (failed(verify(*result)))
     return LoweringFailure{formatMlirDiagnostics(diags, source, path)};

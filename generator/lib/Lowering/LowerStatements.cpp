@@ -169,7 +169,8 @@ void Lowerer::lowerFor(const dsl::ForStmt &stmt) {
   Value upper = toIndex(args.size() >= 2 ? args[1] : args[0], call->loc);
   Value step = indexConst(1, call->loc);
   if (args.size() == 3) {
-    if (args[2].isConst() && toConstInt(args[2], call->loc, "a range step") <= 0)
+    // A compile-time step: a run-time step of 0 would never end.
+    if (toConstInt(args[2], call->args[2]->loc, "a range step") <= 0)
       fail(call->args[2]->loc, "range step must be positive");
     step = toIndex(args[2], call->loc);
   }

@@ -130,7 +130,17 @@ public:
   mlir::Type toDtype(const Sem &v, dsl::SourceLoc loc);
   bool constTruth(const Sem &v, dsl::SourceLoc loc);
 
-  // --- tags (LowerBuiltins.cpp)
+  /// Operands of an elementwise tile op: tiles must share one element type
+  /// (that of the first tile), constants and scalars convert to it, and the
+  /// shapes broadcast. `element` may be preset for all-scalar operand lists.
+  struct Elementwise {
+    mlir::Type element;
+    llvm::SmallVector<mlir::Value> values;
+    llvm::SmallVector<int64_t> shape;
+  };
+  Elementwise elementwiseOperands(llvm::ArrayRef<Sem> operands, dsl::SourceLoc loc, mlir::Type element = {});
+
+  // --- tags (LowerTags.cpp)
   void lowerTag(CallArgs &args);
   void lowerAssertTag(CallArgs &args);
   mlir::Value evalTagExpr(const dsl::Expr &expr, std::map<std::string, mlir::Value> &params,
@@ -151,7 +161,12 @@ public:
   const dsl::Module *module = nullptr;
   Env env;
   int64_t threads = 1;
+  bool inGridExpression = false; // evaluating @kernel(grid=...): no per-instance values
 };
+
+/// Most elements one tile or buffer may hold (16 Mi): beyond that no target
+/// has the registers or on-chip memory, and sizes stay far from overflow.
+constexpr int64_t kMaxTileElements = int64_t(1) << 24;
 
 /// Element type for a dtype name, or null.
 mlir::Type dtypeFromName(mlir::MLIRContext &ctx, const std::string &name);

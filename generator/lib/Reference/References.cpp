@@ -36,11 +36,25 @@ void gemmTn(std::vector<RefArg> &args) {
     }
 }
 
+/// A is M x K, B is N x K, C is M x N, bias has N elements.
+std::string validateGemmTn(const std::vector<RefArg> &args) {
+  const std::vector<int64_t> &A = args[0].shape, &B = args[1].shape, &C = args[2].shape, &bias = args[3].shape;
+  if (A.size() != 2 || B.size() != 2 || C.size() != 2 || bias.size() != 1)
+    return "gemm_tn expects A, B, C of rank 2 and bias of rank 1";
+  if (A[1] != B[1])
+    return "gemm_tn expects A (M x K) and B (N x K) to share K";
+  if (C[0] != A[0] || C[1] != B[0])
+    return "gemm_tn expects C to be M x N";
+  if (bias[0] != B[0])
+    return "gemm_tn expects bias to have N elements";
+  return "";
+}
+
 const std::map<std::string, Reference> &registry() {
   static const std::map<std::string, Reference> refs = {
       {"gemm_tn",
        {"gemm_tn", "C = alpha * A·Bᵀ + beta * C (+ bias[n])",
-        {"A", "B", "C", "bias", "alpha", "beta", "has_bias"}, gemmTn,
+        {"A", "B", "C", "bias", "alpha", "beta", "has_bias"}, validateGemmTn, gemmTn,
         [](const std::vector<RefArg> &args) { return args.front().shape.back(); },
         [](const std::vector<RefArg> &args) {
           for (const RefArg &a : args)

@@ -28,7 +28,7 @@ bool splitPairs(const std::string &text, const std::string &flag,
 bool toInt(const std::string &s, int64_t &v) {
   errno = 0;
   char *end = nullptr;
-  long long x = std::strtoll(s.c_str(), &end, 0);
+  long long x = std::strtoll(s.c_str(), &end, 10);
   if (errno || *end || end == s.c_str()) return false;
   v = x;
   return true;

@@ -80,7 +80,18 @@ int shapesCommand(const std::string &path) {
 
 } // namespace
 
+int runMain(int argc, char **argv);
+
 int main(int argc, char **argv) {
+  try {
+    return runMain(argc, argv);
+  } catch (const std::exception &e) { // last resort: every expected failure returns an error
+    std::cerr << "argus-gen: internal error: " << e.what() << "\n";
+    return 1;
+  }
+}
+
+int runMain(int argc, char **argv) {
   CLI::App app{"argus-gen: ahead-of-time kernel library generator"};
   app.require_subcommand(1);
 

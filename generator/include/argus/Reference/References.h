@@ -33,6 +33,9 @@ struct Reference {
   std::string summary;
   /// The argument names the reference expects, in kernel order.
   std::vector<std::string> argNames;
+  /// Checks the arguments have the shapes the reference expects: an empty
+  /// string when they do, else what is wrong. Called before compute().
+  std::function<std::string(const std::vector<RefArg> &args)> validate;
   /// Computes the outputs in place.
   std::function<void(std::vector<RefArg> &args)> compute;
   /// Number of terms each output element sums (for the tolerance).

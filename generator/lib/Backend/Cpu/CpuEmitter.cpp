@@ -323,12 +323,36 @@ llvm::Expected<std::string> CpuEmitter::emitUnit(func::FuncOp kernel, StringRef 
   line("");
   if (failed(emitInstanceFunction(work, instanceName, argNames)))
     return bail();
+  if (failed(checkStackBudget(work)))
+    return bail();
   line("");
   line("} // namespace");
   line("");
   if (failed(emitEntryFunction(grid, symbol, instanceName, argNames)))
     return bail();
   return out;
+}
+
+/// Tiles live on the stack of the thread running a program instance (the
+/// engine's own thread for one instance, OpenMP workers otherwise), and the
+/// mma micro-kernels add packed panels (f16 also widens both operands).
+/// Past the budget, an engine thread with a small stack would crash: refuse.
+LogicalResult CpuEmitter::checkStackBudget(func::FuncOp kernel) {
+  int64_t bytes = slots.stackBytes();
+  int64_t mmaScratch = 0;
+  kernel.walk([&](MmaOp mma) {
+    ArrayRef<int64_t> a = mma.getA().getType().getShape(), b = mma.getB().getType().getShape();
+    int64_t scratch = a[1] * 32 * 4; // a K x 32 panel of B
+    if (!mma.getA().getType().getElementType().isF32())
+      scratch += (a[0] + b[0]) * a[1] * 4; // operands widened to f32 on non-native paths
+    mmaScratch = std::max(mmaScratch, scratch);
+  });
+  bytes += mmaScratch;
+  if (bytes <= kStackBudgetBytes)
+    return success();
+  return fail(kernel, "kernel '" + kernel.getSymName().str() + "' needs " + std::to_string(bytes / 1024) +
+                          " KiB of stack for its tiles (the CPU backend's limit is " +
+                          std::to_string(kStackBudgetBytes / 1024) + " KiB); use smaller tiles");
 }
 
 //===----------------------------------------------------------------------===//

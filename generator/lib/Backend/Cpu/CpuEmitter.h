@@ -101,6 +101,9 @@ public:
 private:
   mlir::LogicalResult checkKernel(mlir::func::FuncOp kernel, mlir::func::FuncOp &grid);
   mlir::LogicalResult emitArguments(mlir::func::FuncOp f, llvm::ArrayRef<std::string> argNames);
+  /// Most stack one program instance may use (tiles plus mma scratch).
+  static constexpr int64_t kStackBudgetBytes = 512 * 1024;
+  mlir::LogicalResult checkStackBudget(mlir::func::FuncOp kernel);
   mlir::LogicalResult emitInstanceFunction(mlir::func::FuncOp kernel, llvm::StringRef name,
                                            llvm::ArrayRef<std::string> argNames);
   mlir::LogicalResult emitEntryFunction(mlir::func::FuncOp grid, llvm::StringRef symbol,

@@ -89,7 +89,7 @@ static void emitElementwise(CpuEmitter &em, Operation *op, TileType result, cons
     return resultIsStorage ? e : storeConv(result.getElementType(), e);
   };
 
-  if (flat || rank <= 1) {
+  if (flat) {
     SmallVector<std::string> args;
     for (auto [v, mode] : operands)
       args.push_back(access(v, mode, "ix"));

@@ -46,6 +46,18 @@ bool isDeadAfter(Value v, Operation *at, bool regionUsesAreLater) {
   return !usedAfterInBlock(v, cur, first && regionUsesAreLater);
 }
 
+int64_t SlotTable::stackBytes() const {
+  int64_t bytes = 0;
+  for (const Slot &s : slots) {
+    if (s.readOnly)
+      continue;
+    int64_t width = s.storage == "uint16_t" ? 2 : s.storage == "uint8_t" ? 1
+                    : (s.storage == "double" || s.storage == "int64_t") ? 8 : 4;
+    bytes += s.elements * width;
+  }
+  return bytes;
+}
+
 SlotTable::Id SlotTable::create(std::string name, std::string storage, int64_t elements,
                                 bool readOnly) {
   Slot s;

@@ -50,6 +50,8 @@ public:
 
   Id create(std::string name, std::string storage, int64_t elements, bool readOnly = false);
   const Slot &get(Id id) const { return slots[id]; }
+  /// Bytes of all writable slots: a bound on the stack the tiles take.
+  int64_t stackBytes() const;
 
   /// The slot holding tile value `v`; -1 when it has none.
   Id of(mlir::Value v) const;
