@@ -81,6 +81,18 @@ TEST_P(InvalidOps, IsRejectedWithItsMessage) {
 INSTANTIATE_TEST_SUITE_P(Verifier, InvalidOps, ::testing::ValuesIn(kCases),
                          [](const auto &info) { return std::string(info.param.name); });
 
+TEST(InvalidOps, IntegerTilesNeedIntegerPadding) {
+  mlir::MLIRContext ctx(test::registry());
+  for (const char *padding : {"0x7FF8000000000000", "1.5", "1.0e300"}) {
+    std::string diags;
+    std::string text = std::string("func.func @k(%X: !argus.tensor<?xi32>) {\n  %c0 = arith.constant 0 : index\n"
+                                    "  %x = argus.load %X[%c0] {padding = ") +
+                       padding + " : f64} : !argus.tensor<?xi32> -> !argus.tile<4xi32>\n  return\n}\n";
+    EXPECT_FALSE(test::parse(ctx, text, diags)) << padding;
+    EXPECT_NE(diags.find("is not an integer an 'i32' tile can hold"), std::string::npos) << diags;
+  }
+}
+
 TEST(ValidOps, WrapperItselfIsValid) {
   mlir::MLIRContext ctx(test::registry());
   std::string diags;

@@ -10,6 +10,8 @@
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/OpImplementation.h"
 
+#include <cmath>
+
 using namespace mlir;
 using namespace argus;
 
@@ -121,7 +123,14 @@ LogicalResult NumProgramsOp::verify() { return verifyAxis(*this, getAxis()); }
 //===----------------------------------------------------------------------===//
 
 LogicalResult LoadOp::verify() {
-  return verifyGlobalAccess(*this, getTensor().getType(), getOffsets().size(), getType());
+  if (failed(verifyGlobalAccess(*this, getTensor().getType(), getOffsets().size(), getType())))
+    return failure();
+  double padding = getPadding().convertToDouble();
+  if (isa<IntegerType>(getType().getElementType()) &&
+      (!std::isfinite(padding) || padding != std::trunc(padding) || std::fabs(padding) > 9.0e15))
+    return emitOpError() << "padding " << padding << " is not an integer an "
+                         << getType().getElementType() << " tile can hold";
+  return success();
 }
 
 LogicalResult StoreOp::verify() {
