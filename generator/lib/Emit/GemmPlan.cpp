@@ -20,7 +20,7 @@ lowering::Specialization GemmKernel::specialization() const {
   return s;
 }
 
-GemmTiles chooseCpuGemmTiles(int64_t m, int64_t n, int64_t k, const GemmTypes &types) {
+GemmTiles chooseCpuGemmTiles(int64_t m, int64_t /*n*/, int64_t /*k*/, const GemmTypes &types) {
   // Decode buckets (few tokens) are bandwidth-bound: a tile as tall as the
   // bucket avoids computing padding rows. Prefill buckets use 32-row tiles.
   int64_t bm = 1;
@@ -30,8 +30,6 @@ GemmTiles chooseCpuGemmTiles(int64_t m, int64_t n, int64_t k, const GemmTypes &t
   t.bm = bm;
   t.bn = 64;
   t.bk = types.a == "f32" ? 128 : 256;
-  (void)n;
-  (void)k;
   return t;
 }
 
@@ -61,7 +59,8 @@ GemmPlan planGemms(const std::vector<catalog::OpConfig> &configs) {
   };
 
   // Ops with the same (n, k, dtype) share one group (e.g. o and down in
-  // some models): their kernels are identical.
+  // some models): their kernels are identical, and so are their buckets
+  // (every GEMM of a catalog takes the catalog's token buckets).
   std::map<std::tuple<int64_t, int64_t, std::string>, size_t> groupIndex;
   for (const catalog::OpConfig &c : configs) {
     if (c.kind != catalog::OpKind::Gemm)

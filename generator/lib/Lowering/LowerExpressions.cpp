@@ -479,9 +479,6 @@ Sem Lowerer::evalBinary(dsl::BinaryOp op, Sem l, Sem r, dsl::SourceLoc at) {
     default: fail(at, std::string("operator '") + dsl::spelling(op) + "' is not defined on float scalars");
     }
   }
-  if (type.isInteger(1) && (op == B::BitAnd || op == B::BitOr || op == B::BitXor)) {
-    // fall through to the integer ops
-  }
   switch (op) {
   case B::Add: return Sem::ofValue(Sem::Scalar, arith::AddIOp::create(builder, lo, a, b));
   case B::Sub: return Sem::ofValue(Sem::Scalar, arith::SubIOp::create(builder, lo, a, b));
