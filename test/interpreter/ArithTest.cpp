@@ -190,3 +190,39 @@ TEST(InterpreterArith, FloatResultsAreRoundedToTheirType) {
     EXPECT_EQ(out.data[5], std::trunc(a));
   }
 }
+
+namespace {
+
+TEST(InterpreterArith, TileIntegerDivisionByZeroIsZero) {
+  // argus.binary div on integers: x / 0 = 0 and MIN / -1 wraps, as in the CPU backend.
+  LoadedKernel k = loadString(R"(
+module {
+  func.func @d__grid(%X: !argus.tensor<4xi32>, %Y: !argus.tensor<4xi32>) -> (index, index, index)
+      attributes {argus.grid_of = @d} {
+    %c1 = arith.constant 1 : index
+    return %c1, %c1, %c1 : index, index, index
+  }
+  func.func @d(%X: !argus.tensor<4xi32>, %Y: !argus.tensor<4xi32>)
+      attributes {argus.kernel, argus.grid = @d__grid, argus.threads = 1 : i64} {
+    %c0 = arith.constant 0 : index
+    %x = argus.load %X[%c0] : !argus.tensor<4xi32> -> !argus.tile<4xi32>
+    %y = argus.load %Y[%c0] : !argus.tensor<4xi32> -> !argus.tile<4xi32>
+    %q = argus.binary div %x, %y : !argus.tile<4xi32>, !argus.tile<4xi32> -> !argus.tile<4xi32>
+    argus.store %q, %X[%c0] : !argus.tile<4xi32>, !argus.tensor<4xi32>
+    return
+  }
+}
+)", "div.mlir");
+  ASSERT_TRUE(k);
+  int32_t x[4] = {7, -7, std::numeric_limits<int32_t>::min(), 5};
+  int32_t y[4] = {0, 2, -1, 0};
+  argus_cpu_tensor tx{x, {4}, {1}}, ty{y, {4}, {1}};
+  llvm::Error e = runKernel(k.kernel, {KernelArg(tx), KernelArg(ty)});
+  ASSERT_FALSE(e) << errorText(std::move(e));
+  EXPECT_EQ(x[0], 0);
+  EXPECT_EQ(x[1], -3);
+  EXPECT_EQ(x[2], std::numeric_limits<int32_t>::min());
+  EXPECT_EQ(x[3], 0);
+}
+
+} // namespace

@@ -216,12 +216,8 @@ FailureOr<Elem> binaryElem(Executor &ex, Operation *op, BinaryKind kind, ElemTyp
   case BinaryKind::add: r = static_cast<int64_t>(uint64_t(x) + uint64_t(y)); break;
   case BinaryKind::sub: r = static_cast<int64_t>(uint64_t(x) - uint64_t(y)); break;
   case BinaryKind::mul: r = static_cast<int64_t>(uint64_t(x) * uint64_t(y)); break;
-  case BinaryKind::div:
-    if (y == 0) {
-      (void)ex.fail(op, "integer division by zero in 'argus.binary div'");
-      return failure();
-    }
-    r = (x == std::numeric_limits<int64_t>::min() && y == -1) ? x : x / y;
+  case BinaryKind::div: // the dialect's definition: x / 0 is 0, MIN / -1 wraps
+    r = y == 0 ? 0 : (x == std::numeric_limits<int64_t>::min() && y == -1) ? x : x / y;
     break;
   case BinaryKind::max: r = std::max(x, y); break;
   case BinaryKind::min: r = std::min(x, y); break;

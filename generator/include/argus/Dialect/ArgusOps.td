@@ -246,6 +246,8 @@ def Argus_BinaryOp : Argus_Op<"binary", [Pure]> {
   let description = [{
     Operands are tiles or scalars; shapes broadcast as in numpy (trailing
     dimensions aligned, size-1 dimensions stretched, scalars everywhere).
+    Integer `div` truncates; dividing by zero gives 0 and MIN / -1 wraps
+    (no trap on any target). Not defined on i1.
     Example:
     ```mlir
     %y = argus.binary mul %alpha, %acc : f32, !argus.tile<64x64xf32> -> !argus.tile<64x64xf32>
