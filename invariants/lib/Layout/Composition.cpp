@@ -12,6 +12,9 @@
 namespace argus::layout {
 
 namespace {
+// ceil(a/b) for a >= 0, b > 0, without the overflow of (a+b-1)/b.
+int64_t ceilDiv(int64_t a, int64_t b) { return a / b + (a % b != 0); }
+
 struct Modes {
   std::vector<int64_t> shape, stride;
 };
@@ -19,6 +22,38 @@ struct Modes {
 struct Composer {
   const Layout &a, &b;
   Modes flatA;
+  // The non-trivial integer modes (extent, stride) of B seen so far.
+  std::vector<std::pair<int64_t, int64_t>> leavesOfB;
+
+  // Distributing A over the modes of B is exact only if adding the offsets
+  // of B's modes never carries across a mode boundary P_k (prefix product of
+  // extents) of coalesce(A). For an admissible mode s:d, d divides P_k or
+  // P_k divides d, so the largest (c*d mod P_k), c < s, is exact below.
+  Expected<bool> checkNoCarry() const {
+    int64_t p = 1;
+    for (size_t k = 0; k + 1 < flatA.shape.size(); ++k) {
+      p *= flatA.shape[k];
+      __int128 total = 0;
+      for (auto [s, d] : leavesOfB) {
+        int64_t maxMod;
+        if (d % p == 0)
+          maxMod = 0;
+        else if (p % d == 0)
+          maxMod = std::min(s - 1, p / d - 1) * d;
+        else
+          maxMod = p - 1; // Not reached for admissible modes; conservative.
+        total += maxMod;
+      }
+      if (total >= p)
+        return notAdmissible(
+            "the offsets of the modes of B add with a carry across the "
+            "boundary " +
+            std::to_string(p) + " (after mode " + std::to_string(k) +
+            ") of coalesce(A) = " + toString(coalesce(a)) +
+            ", so A o B is not A distributed over the modes of B");
+    }
+    return true;
+  }
 
   LayoutError notAdmissible(const std::string &why) const {
     return makeError("composition: " + toString(a) + " o " + toString(b) +
@@ -49,6 +84,7 @@ struct Composer {
                            std::to_string(d));
     if (d == 0 || s == 1)
       return std::make_pair(IntTuple(s), IntTuple(d));
+    leavesOfB.emplace_back(s, d);
     size_t n = flatA.shape.size();
     std::vector<IntTuple> rs, rd;
     int64_t restShape = s, restStride = d;
@@ -60,8 +96,8 @@ struct Composer {
                              std::to_string(curShape) + " of mode " +
                              std::to_string(k) + " of coalesce(A) = " +
                              toString(coalesce(a)));
-      int64_t nextShape = (curShape + restStride - 1) / restStride;
-      int64_t nextStride = (restStride + curShape - 1) / curShape;
+      int64_t nextShape = ceilDiv(curShape, restStride);
+      int64_t nextStride = ceilDiv(restStride, curShape);
       if (nextShape == 1) {
         restStride = nextStride;
         continue;
@@ -100,6 +136,8 @@ Expected<Layout> composition(const Layout &a, const Layout &b) {
   Layout ca = coalesce(a);
   Composer c{a, b, {leaves(ca.shape()), leaves(ca.stride())}};
   ARGUS_TRY(r, c.compose(b.shape(), b.stride()));
+  ARGUS_TRY(noCarry, c.checkNoCarry());
+  (void)noCarry;
   auto l = makeLayout(std::move(r.first), std::move(r.second));
   if (!l)
     return makeError("composition: " + toString(a) + " o " + toString(b) +

@@ -19,6 +19,10 @@
 //     divides d';
 //   - shape divisibility: when a mode of A contributes m < s' elements,
 //     m divides the remaining shape s'.
+//   - no carry (checked here, implicit in CuTe): when B has several modes,
+//     A o B is computed mode by mode, which equals A(B(i)) only if adding
+//     the offsets of B's modes never carries across a mode boundary of
+//     coalesce(A); e.g. (4,8):(1,100) o (4,2):(1,2) is rejected.
 // B's strides must be >= 0 (A's may be negative).
 //===----------------------------------------------------------------------===//
 #ifndef ARGUS_LAYOUT_COMPOSITION_H
@@ -41,7 +45,7 @@ Expected<Layout> composition(const Layout &a, const Layout &b);
 /// beyond the tiler are kept.
 ///   composition((12,(4,8)):(59,(13,1)), {3:4, 8:2}) = (3,(2,4)):(236,(26,1))
 /// @pre tiler.size() <= rank(A)
-Expected<Layout> composition(const Layout &a, const std::vector<Layout> &tiler);
+Expected<Layout> composition(const Layout &a, const Tiler &tiler);
 
 } // namespace argus::layout
 

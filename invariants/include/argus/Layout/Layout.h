@@ -53,6 +53,9 @@ private:
   IntTuple stride_;
 };
 
+/// A tiler applied by mode (CuTe's `<L0, L1, ...>`): tiler[i] acts on mode i.
+using Tiler = std::vector<Layout>;
+
 /// The checked constructor.
 ///   makeLayout((4,(2,8)), (16,(1,2))) prints "(4,(2,8)):(16,(1,2))"
 ///   makeLayout((4,2), 1) -> error "shape (4,2) and stride 1 are not congruent"
