@@ -1,0 +1,335 @@
+//===- gemm_bench.cpp - generated Argus GEMM vs oneDNN and OpenBLAS -------===//
+//
+// Why this file exists: the only honest way to say whether a generated library
+// is worth shipping is to time it against what a serving engine would use
+// otherwise, in the same process, on the same operands, with the same number
+// of threads. The Argus library is loaded with dlopen from $ARGUS_LIBRARY so
+// the harness builds without one; its benchmarks are skipped (with a message)
+// when the variable is unset or the library does not load.
+//
+// Every benchmark computes C = A * B^T with A M x K and B N x K, both
+// row-major (B is the weight matrix, y = x W^T), on the Llama-3-8B linear
+// layers, and reports GFLOP/s = 2*M*N*K per iteration. Before timing, 16
+// output elements are checked against a float64 reference so a fast but
+// wrong kernel cannot win.
+//
+// Threads: ARGUS_NUM_THREADS, else OMP_NUM_THREADS, else 2, applied to Argus
+// (ARGUS_NUM_THREADS), oneDNN (OpenMP) and OpenBLAS (openblas_set_num_threads).
+// OpenBLAS picks its kernels when it loads: set OPENBLAS_CORETYPE (e.g.
+// SkylakeX) in the environment; the chosen core is printed in the context.
+//
+//===----------------------------------------------------------------------===//
+
+#include "argus_kernels.h"
+#include "argus_numerics.h"
+
+#include <benchmark/benchmark.h>
+#include <dlfcn.h>
+
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <functional>
+#include <string>
+#include <vector>
+
+#if ARGUS_BENCH_HAVE_OPENMP
+#include <omp.h>
+#endif
+#if ARGUS_BENCH_HAVE_DNNL
+#include <oneapi/dnnl/dnnl.hpp>
+#endif
+#if ARGUS_BENCH_HAVE_OPENBLAS
+#include <cblas.h>
+#endif
+
+using argus_num::bf16_to_f32;
+using argus_num::f32_to_bf16;
+
+namespace {
+
+struct Layer { const char *name; int64_t n, k; };
+constexpr Layer kLayers[] = {
+    {"qkv", 6144, 4096}, {"o", 4096, 4096}, {"gate_up", 28672, 4096}, {"down", 4096, 14336}};
+constexpr int64_t kTokens[] = {1, 16, 128, 512};
+
+enum class DType { F32, BF16 };
+const char *dtypeName(DType t) { return t == DType::F32 ? "f32" : "bf16"; }
+
+//===--- Operands ---------------------------------------------------------===//
+
+// Deterministic non-zero values in +-[0.125, 1): never zero, exact in bf16
+// after rounding is irrelevant because every library sees the same bits.
+struct Rng {
+  uint64_t s;
+  float next() {
+    s ^= s << 13; s ^= s >> 7; s ^= s << 17;
+    float mag = 0.125f + 0.875f * float(s >> 40) / float(1ull << 24);
+    return (s & 1) ? -mag : mag;
+  }
+};
+
+// The weights of one layer in both types; rebuilt only when the layer changes
+// (benchmarks are registered layer by layer), so 28672x4096 is filled once.
+struct Weights {
+  int64_t n = -1, k = -1;
+  std::vector<float> f32;
+  std::vector<uint16_t> bf16;
+};
+Weights &weightsFor(int64_t n, int64_t k) {
+  static Weights w;
+  if (w.n != n || w.k != k) {
+    w.n = n; w.k = k;
+    w.f32.assign(size_t(n * k), 0.f);
+    w.bf16.assign(size_t(n * k), 0);
+    Rng r{0x9E3779B97F4A7C15ull ^ uint64_t(n * 131 + k)};
+    for (size_t i = 0; i < w.f32.size(); ++i) {
+      w.bf16[i] = f32_to_bf16(r.next());
+      w.f32[i] = bf16_to_f32(w.bf16[i]); // same values in both types
+    }
+  }
+  return w;
+}
+
+struct Problem {
+  int64_t m, n, k;
+  DType type;
+  std::vector<float> a32, c32;
+  std::vector<uint16_t> a16, c16;
+  const Weights *w;
+  const void *a() const { return type == DType::F32 ? (const void *)a32.data() : a16.data(); }
+  const void *b() const { return type == DType::F32 ? (const void *)w->f32.data() : w->bf16.data(); }
+  void *c() { return type == DType::F32 ? (void *)c32.data() : c16.data(); }
+  float cAt(int64_t i) const { return type == DType::F32 ? c32[i] : bf16_to_f32(c16[i]); }
+};
+
+Problem makeProblem(int64_t m, const Layer &l, DType t) {
+  Problem p{m, l.n, l.k, t, {}, {}, {}, {}, &weightsFor(l.n, l.k)};
+  Rng r{0xD1B54A32D192ED03ull ^ uint64_t(m)};
+  p.a32.resize(size_t(m * l.k));
+  p.a16.resize(size_t(m * l.k));
+  for (size_t i = 0; i < p.a32.size(); ++i) {
+    p.a16[i] = f32_to_bf16(r.next());
+    p.a32[i] = bf16_to_f32(p.a16[i]);
+  }
+  if (t == DType::F32) p.c32.assign(size_t(m * l.n), NAN);
+  else p.c16.assign(size_t(m * l.n), f32_to_bf16(NAN));
+  return p;
+}
+
+// Checks 16 spread-out output elements against float64. The tolerance is
+// relative to sum |a||b| (f32: accumulation error; bf16: one output rounding).
+std::string checkOutput(const Problem &p) {
+  const double tol = p.type == DType::F32 ? 1e-5 : 1e-2;
+  for (int s = 0; s < 16; ++s) {
+    int64_t i = (s * 7919) % p.m, j = (int64_t(s) * 104729 + 17) % p.n;
+    double ref = 0, mag = 0;
+    for (int64_t kk = 0; kk < p.k; ++kk) {
+      double x = p.a32[size_t(i * p.k + kk)], y = p.w->f32[size_t(j * p.k + kk)];
+      ref += x * y; mag += std::fabs(x * y);
+    }
+    double got = p.cAt(i * p.n + j);
+    if (!(std::fabs(got - ref) <= tol * mag)) {
+      char buf[160];
+      std::snprintf(buf, sizeof buf, "wrong result: C[%lld][%lld] expected %.6g, found %.6g",
+                    (long long)i, (long long)j, ref, got);
+      return buf;
+    }
+  }
+  return "";
+}
+
+void setFlops(benchmark::State &st, const Problem &p) {
+  st.counters["GFLOP/s"] = benchmark::Counter(
+      2.0 * double(p.m) * double(p.n) * double(p.k) * 1e-9,
+      benchmark::Counter::kIsIterationInvariantRate);
+}
+
+// Runs `once` untimed, checks it, then times it. `once` returns "" or an error.
+void timeIt(benchmark::State &st, Problem &p, const std::function<std::string()> &once) {
+  std::string err = once();
+  if (err.empty()) err = checkOutput(p);
+  if (!err.empty()) { st.SkipWithError(err.c_str()); return; }
+  for (auto _ : st) {
+    once();
+    benchmark::ClobberMemory();
+  }
+  setFlops(st, p);
+}
+
+//===--- Argus (dlopen) ---------------------------------------------------===//
+
+struct ArgusLib {
+  std::string error; // why it is unusable, "" when loaded
+  decltype(&argus_gemm) gemm = nullptr;
+  decltype(&argus_last_error) lastError = nullptr;
+  decltype(&argus_version) version = nullptr;
+  decltype(&argus_gemm_kernel_name) kernelName = nullptr; // optional
+};
+const ArgusLib &argusLib() {
+  static ArgusLib lib = [] {
+    ArgusLib l;
+    const char *path = std::getenv("ARGUS_LIBRARY");
+    if (!path || !*path) { l.error = "ARGUS_LIBRARY is not set (expected the path of libargus_kernels.so)"; return l; }
+    void *h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+    if (!h) { l.error = std::string("cannot load ARGUS_LIBRARY: ") + dlerror(); return l; }
+    l.gemm = (decltype(l.gemm))dlsym(h, "argus_gemm");
+    l.lastError = (decltype(l.lastError))dlsym(h, "argus_last_error");
+    l.version = (decltype(l.version))dlsym(h, "argus_version");
+    l.kernelName = (decltype(l.kernelName))dlsym(h, "argus_gemm_kernel_name");
+    if (!l.gemm || !l.lastError || !l.version)
+      l.error = std::string(path) + " lacks argus_gemm/argus_last_error/argus_version";
+    return l;
+  }();
+  return lib;
+}
+
+void benchArgus(benchmark::State &st, Layer l, int64_t m, DType t) {
+  const ArgusLib &lib = argusLib();
+  if (!lib.error.empty()) { st.SkipWithError(lib.error.c_str()); return; }
+  Problem p = makeProblem(m, l, t);
+  argus_dtype dt = t == DType::F32 ? ARGUS_DTYPE_F32 : ARGUS_DTYPE_BF16;
+  argus_gemm_args args{};
+  args.struct_size = sizeof args;
+  args.m = m; args.n = l.n; args.k = l.k;
+  args.a_type = args.b_type = args.c_type = dt;
+  args.a = p.a(); args.lda = l.k;
+  args.b = p.b(); args.ldb = l.k;
+  args.c = p.c(); args.ldc = l.n;
+  args.bias = nullptr; args.alpha = 1.f; args.beta = 0.f;
+  if (lib.kernelName)
+    if (const char *kn = lib.kernelName(&args)) st.SetLabel(kn);
+  timeIt(st, p, [&]() -> std::string {
+    argus_status s = lib.gemm(&args, nullptr);
+    return s == ARGUS_OK ? "" : std::string("argus_gemm failed: ") + lib.lastError();
+  });
+}
+
+//===--- oneDNN -----------------------------------------------------------===//
+
+#if ARGUS_BENCH_HAVE_DNNL
+void benchDnnl(benchmark::State &st, Layer l, int64_t m, DType t, bool packed) {
+  using namespace dnnl;
+  Problem p = makeProblem(m, l, t);
+  try {
+    engine eng(engine::kind::cpu, 0);
+    stream strm(eng);
+    memory::data_type dt = t == DType::F32 ? memory::data_type::f32 : memory::data_type::bf16;
+    memory::desc aMd({m, l.k}, dt, memory::format_tag::ab);
+    memory::desc bPlainMd({l.k, l.n}, dt, memory::format_tag::ba); // N x K row-major seen as K x N
+    memory::desc cMd({m, l.n}, dt, memory::format_tag::ab);
+    memory::desc bMd = packed ? memory::desc({l.k, l.n}, dt, memory::format_tag::any) : bPlainMd;
+#if DNNL_VERSION_MAJOR >= 3
+    matmul::primitive_desc pd(eng, aMd, bMd, cMd);
+#else
+    matmul::primitive_desc pd(matmul::desc(aMd, bMd, cMd), eng);
+#endif
+    memory aMem(aMd, eng, const_cast<void *>(p.a()));
+    memory bPlain(bPlainMd, eng, const_cast<void *>(p.b()));
+    memory cMem(cMd, eng, p.c());
+    memory bMem = bPlain;
+    if (packed && pd.weights_desc() != bPlainMd) { // pack once, outside the timed loop
+      bMem = memory(pd.weights_desc(), eng);
+      reorder(bPlain, bMem).execute(strm, bPlain, bMem);
+      strm.wait();
+    }
+    matmul prim(pd);
+    st.SetLabel(std::string("impl=") + pd.impl_info_str());
+    timeIt(st, p, [&]() -> std::string {
+      prim.execute(strm, {{DNNL_ARG_SRC, aMem}, {DNNL_ARG_WEIGHTS, bMem}, {DNNL_ARG_DST, cMem}});
+      strm.wait();
+      return "";
+    });
+  } catch (const dnnl::error &e) {
+    st.SkipWithError((std::string("oneDNN: ") + e.what()).c_str());
+  }
+}
+#endif
+
+//===--- OpenBLAS ---------------------------------------------------------===//
+
+#if ARGUS_BENCH_HAVE_OPENBLAS
+void benchOpenBlas(benchmark::State &st, Layer l, int64_t m) {
+  Problem p = makeProblem(m, l, DType::F32);
+  timeIt(st, p, [&]() -> std::string {
+    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, int(m), int(l.n), int(l.k), 1.f,
+                p.a32.data(), int(l.k), p.w->f32.data(), int(l.k), 0.f, p.c32.data(), int(l.n));
+    return "";
+  });
+}
+#endif
+
+//===--- Registration -----------------------------------------------------===//
+
+void configure(benchmark::internal::Benchmark *b) {
+  b->Unit(benchmark::kMillisecond)->MinTime(0.2)->Repetitions(3)->ReportAggregatesOnly(true)
+      ->UseRealTime();
+}
+
+std::string nameOf(const char *lib, DType t, const Layer &l, int64_t m) {
+  return std::string(lib) + "/" + dtypeName(t) + "/" + l.name + "_n" + std::to_string(l.n) + "_k" +
+         std::to_string(l.k) + "/M:" + std::to_string(m);
+}
+
+void registerAll() {
+  for (const Layer &l : kLayers)
+    for (DType t : {DType::BF16, DType::F32})
+      for (int64_t m : kTokens) {
+        configure(benchmark::RegisterBenchmark(nameOf("argus", t, l, m).c_str(),
+                                               [=](benchmark::State &s) { benchArgus(s, l, m, t); }));
+#if ARGUS_BENCH_HAVE_DNNL
+        configure(benchmark::RegisterBenchmark(
+            nameOf("onednn_plain", t, l, m).c_str(),
+            [=](benchmark::State &s) { benchDnnl(s, l, m, t, false); }));
+        configure(benchmark::RegisterBenchmark(
+            nameOf("onednn_packed", t, l, m).c_str(),
+            [=](benchmark::State &s) { benchDnnl(s, l, m, t, true); }));
+#endif
+#if ARGUS_BENCH_HAVE_OPENBLAS
+        if (t == DType::F32)
+          configure(benchmark::RegisterBenchmark(
+              nameOf("openblas", t, l, m).c_str(),
+              [=](benchmark::State &s) { benchOpenBlas(s, l, m); }));
+#endif
+      }
+}
+
+int threadCount() {
+  for (const char *var : {"ARGUS_NUM_THREADS", "OMP_NUM_THREADS"})
+    if (const char *v = std::getenv(var))
+      if (int n = std::atoi(v); n > 0) return n;
+  return 2;
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+  int threads = threadCount();
+  // Argus reads ARGUS_NUM_THREADS at its first call, after this point.
+  setenv("ARGUS_NUM_THREADS", std::to_string(threads).c_str(), 1);
+#if ARGUS_BENCH_HAVE_OPENMP
+  omp_set_num_threads(threads); // oneDNN (OpenMP build) follows this
+#endif
+#if ARGUS_BENCH_HAVE_OPENBLAS
+  openblas_set_num_threads(threads);
+  benchmark::AddCustomContext("openblas_core", openblas_get_corename());
+#endif
+  benchmark::AddCustomContext("threads", std::to_string(threads));
+#if ARGUS_BENCH_HAVE_DNNL
+  const dnnl_version_t *v = dnnl_version();
+  benchmark::AddCustomContext("onednn", std::to_string(v->major) + "." + std::to_string(v->minor) +
+                                            "." + std::to_string(v->patch));
+#endif
+  const ArgusLib &lib = argusLib();
+  benchmark::AddCustomContext("argus_library", lib.error.empty() ? std::getenv("ARGUS_LIBRARY")
+                                                                 : "unavailable: " + lib.error);
+  if (lib.error.empty()) benchmark::AddCustomContext("argus_version", lib.version());
+
+  registerAll();
+  benchmark::Initialize(&argc, argv);
+  if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
+  benchmark::RunSpecifiedBenchmarks();
+  benchmark::Shutdown();
+  return 0;
+}
