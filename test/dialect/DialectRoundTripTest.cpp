@@ -40,6 +40,32 @@ TEST(DialectRoundTrip, GemmKernelFile) { expectRoundTrip(readInput("gemm_tn.mlir
 
 TEST(DialectRoundTrip, EveryOpAndType) { expectRoundTrip(readInput("all_ops.mlir")); }
 
+TEST(DialectRoundTrip, UnmaskedAccessesAndSlotViews) {
+  std::string text = readInput("unmasked_and_views.mlir");
+  expectRoundTrip(text);
+  mlir::MLIRContext ctx(test::registry());
+  std::string diags;
+  auto m = test::parse(ctx, text, diags);
+  ASSERT_TRUE(m) << diags;
+  std::string printed = test::print(*m);
+  for (const char *expected :
+       {"argus.copy async unmasked %", "argus.copy unmasked %", "argus.load unmasked %",
+        "argus.store unmasked %", "view(#argus.swizzle<2, 3, 3>) :",
+        "view(#argus.layout<(16, 64):(64, 1)>) {note = \"kept\"} :",
+        "view(#argus.layout<((2, 8), 64):((8, 1), 16)>) :"})
+    EXPECT_NE(printed.find(expected), std::string::npos) << "expected '" << expected << "' in:\n" << printed;
+  int unmasked = 0, views = 0;
+  (*m)->walk([&](mlir::Operation *op) {
+    if (auto l = llvm::dyn_cast<LoadOp>(op)) unmasked += l.getUnmasked();
+    if (auto s = llvm::dyn_cast<StoreOp>(op)) unmasked += s.getUnmasked();
+    if (auto c = llvm::dyn_cast<CopyOp>(op)) unmasked += c.getUnmasked();
+    if (auto l = llvm::dyn_cast<BufferLoadOp>(op)) views += bool(l.getViewAttr());
+    if (auto s = llvm::dyn_cast<BufferStoreOp>(op)) views += bool(s.getViewAttr());
+  });
+  EXPECT_EQ(unmasked, 4) << "one store of the file is masked";
+  EXPECT_EQ(views, 3);
+}
+
 TEST(DialectRoundTrip, TypesPrintTheirShape) {
   mlir::MLIRContext ctx(test::registry());
   ctx.loadAllAvailableDialects();

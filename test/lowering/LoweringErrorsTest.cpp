@@ -91,6 +91,17 @@ const ErrorCase kCases[] = {
     {"GridUsesPid", "@kernel(grid=(pid(0),))\ndef k(X: Tensor[N, f32]):\n    pass\n", 1, 15, "pid() cannot be used in grid=(...)"},
     {"ModuleTupleRuntime", "P = (pid(0), 3)\n" K1 "    pass\n", 1, 1, "module-level assignments must be constants"},
     {"RuntimeStep", K1 "    for i in range(0, 10, n):\n        pass\n", 3, 27, "expected a compile-time integer for a range step"},
+    {"MaskedNotBool", K1 "    t = load(X.tile((0,), (4,)), masked=1)\n", 3, 41, "masked= expects a compile-time bool (True or False), got "},
+    {"MaskedRuntime", K1 "    t = load(X.tile((0,), (4,)), masked=n > 0)\n", 3, 41, "masked= expects a compile-time bool (True or False), got "},
+    {"StoreMaskedNotBool", K1 "    store(X.tile((0,), (4,)), zeros((4,), f32), masked=\"no\")\n", 3, 56, "masked= expects a compile-time bool"},
+    {"CopyMaskedNotBool", K1 "    b = shared((2, 4), f32)\n    copy_async(X.tile((0,), (4,)), b[0], masked=0.0)\n", 4, 49, "masked= expects a compile-time bool"},
+    {"PaddingUnmasked", K1 "    t = load(X.tile((0,), (4,)), padding=1.0, masked=False)\n", 3, 34, "padding= has no meaning with masked=False"},
+    {"MaskedOnSlot", K1 "    b = shared((2, 4), f32)\n    t = b[0].load(masked=False)\n", 4, 19, "buffer slots are never masked"},
+    {"MaskedOnSlotStore", K1 "    b = shared((2, 4), f32)\n    b[0].store(zeros((4,), f32), masked=True)\n", 4, 34, "buffer slots are never masked"},
+    {"LayoutOnTensor", K1 "    t = load(X.tile((0,), (4,)), layout=swizzle(1, 0, 1))\n", 3, 34, "layout= views a buffer slot"},
+    {"LayoutNotLayout", K1 "    b = shared((2, 4), f32)\n    t = b[0].load(layout=3)\n", 4, 26, "layout= expects layout(...) or swizzle(...), got "},
+    {"ViewSizeMismatch", K1 "    b = shared((2, 8), f32)\n    t = b[1].load(layout=layout((4,), (1,)))\n", 4, 9, "view layout size 4 does not match the slot's 8 elements"},
+    {"CopyKeyword", K1 "    b = shared((2, 4), f32)\n    copy(X.tile((0,), (4,)), b[0], layout=swizzle(1, 0, 1))\n", 4, 36, "copy() got an unexpected keyword argument 'layout'"},
     {"ScalarMix", K1 "    q = s + n\n", 3, 9, "cannot mix"},
 };
 

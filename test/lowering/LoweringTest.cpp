@@ -132,6 +132,42 @@ def k(X: Tensor[N, f32]):
   EXPECT_TRUE(l.error.empty()) << l.error;
 }
 
+TEST(Lowering, UnmaskedAccessesAndSlotViews) {
+  test::Lowered l = test::lower(R"(
+@kernel(grid=(1,))
+def k(X: Tensor[M, K, bf16], Y: Tensor[M, K, bf16]):
+    sa = shared((2, 16, 64), bf16, layout=swizzle(3, 3, 3))
+    sb = shared((2, 16, 64), bf16)
+    copy_async(X.tile((0, 0), (16, 64)), sa[0], masked=False)
+    copy(X.tile((0, 1), (16, 64)), sb[1], masked=False)
+    wait(0)
+    a = sa[0].load(layout=swizzle(2, 3, 3))
+    b = load(sb[1], layout=layout((16, 64), (64, 1)))
+    sb[0].store(a, layout=swizzle(3, 3, 3))
+    store(sb[1], b, layout=None)
+    c = load(X.tile((1, 0), (16, 64)), masked=False)
+    d = load(X.tile((1, 1), (16, 64)), masked=True, padding=2.0)
+    store(Y.tile((0, 0), (16, 64)), c + d, masked=False)
+    store(Y.tile((1, 0), (16, 64)), sb[0].load(), masked=True)
+)");
+  ASSERT_TRUE(l.error.empty()) << l.error;
+  EXPECT_TRUE(contains(l.ir, "argus.copy async unmasked")) << l.ir;
+  EXPECT_TRUE(contains(l.ir, "argus.copy unmasked"));
+  EXPECT_TRUE(contains(l.ir, "argus.load unmasked"));
+  EXPECT_TRUE(contains(l.ir, "argus.store unmasked"));
+  EXPECT_TRUE(contains(l.ir, "{padding = 2.000000e+00 : f64}")) << "masked=True keeps the padding";
+  EXPECT_TRUE(contains(l.ir, "view(#argus.swizzle<2, 3, 3>) : <2x16x64xbf16, shared, #argus.swizzle<3, 3, 3>>"));
+  EXPECT_TRUE(contains(l.ir, "view(#argus.layout<(16, 64):(64, 1)>)"));
+  EXPECT_TRUE(contains(l.ir, "view(#argus.swizzle<3, 3, 3>) : <16x64xbf16>, <2x16x64xbf16, shared>"));
+  auto count = [&](const std::string &what) {
+    size_t n = 0;
+    for (size_t at = l.ir.find(what); at != std::string::npos; at = l.ir.find(what, at + 1)) ++n;
+    return n;
+  };
+  EXPECT_EQ(count("unmasked"), 4u) << "masked=True and the default stay masked:\n" << l.ir;
+  EXPECT_EQ(count(" view("), 3u) << "layout=None is no view:\n" << l.ir;
+}
+
 TEST(Lowering, ChoosesKernelByName) {
   const char *src = R"(
 @kernel(grid=(1,))

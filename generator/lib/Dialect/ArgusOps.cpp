@@ -59,6 +59,70 @@ static LogicalResult verifySlot(Operation *op, BufferType buffer, size_t numIndi
   return success();
 }
 
+/// Product of the modes of a (nested) layout tuple.
+static int64_t tupleProduct(Attribute a) {
+  if (auto i = dyn_cast<IntegerAttr>(a))
+    return i.getInt();
+  int64_t p = 1;
+  for (Attribute e : cast<ArrayAttr>(a))
+    p *= tupleProduct(e);
+  return p;
+}
+
+/// Largest offset of a layout: sum of (mode - 1) * stride over its modes.
+static int64_t layoutMaxOffset(Attribute shape, Attribute stride) {
+  if (auto i = dyn_cast<IntegerAttr>(shape))
+    return (i.getInt() - 1) * cast<IntegerAttr>(stride).getInt();
+  int64_t m = 0;
+  for (auto [s, d] : llvm::zip(cast<ArrayAttr>(shape), cast<ArrayAttr>(stride)))
+    m += layoutMaxOffset(s, d);
+  return m;
+}
+
+/// The `view` of a buffer_load / buffer_store must map the slot's logical
+/// elements into the slot: a layout covers exactly the slot's elements (the
+/// rule BufferType applies to its own layout) and reaches no offset past it;
+/// a swizzle keeps every index of the slot inside the slot.
+static LogicalResult verifyView(Operation *op, BufferType buffer, size_t numIndices,
+                                Attribute view) {
+  if (!view)
+    return success();
+  int64_t slotSize = 1;
+  for (int64_t d : buffer.getShape().drop_front(std::min<size_t>(numIndices, buffer.getRank())))
+    slotSize *= d;
+  if (auto layout = dyn_cast<LayoutAttr>(view)) {
+    int64_t size = tupleProduct(layout.getShape());
+    if (size != slotSize)
+      return op->emitOpError() << "view layout size " << size << " does not match the slot's "
+                               << slotSize << " elements";
+    int64_t reach = layoutMaxOffset(layout.getShape(), layout.getStride());
+    if (reach >= slotSize)
+      return op->emitOpError() << "view layout reaches offset " << reach
+                               << ", outside the slot's " << slotSize << " elements";
+    return success();
+  }
+  auto swizzle = cast<SwizzleAttr>(view);
+  int64_t b = swizzle.getBits(), m = swizzle.getBase(), sh = swizzle.getShift();
+  int64_t periodBits = b + m + std::abs(sh);
+  if (periodBits > 48)
+    return op->emitOpError() << "view swizzle spans " << periodBits
+                             << " address bits; expected at most 48";
+  // Within each aligned block of 2^periodBits indices a swizzle permutes the
+  // block, so only a partial last block can leave the slot.
+  int64_t period = int64_t(1) << periodBits;
+  if (slotSize % period == 0)
+    return success();
+  int64_t mask = ((int64_t(1) << b) - 1) << (m + std::max<int64_t>(0, sh));
+  for (int64_t i = slotSize / period * period; i < slotSize; ++i) {
+    int64_t moved = sh >= 0 ? (i & mask) >> sh : (i & mask) << -sh;
+    if ((i ^ moved) >= slotSize)
+      return op->emitOpError() << "view swizzle maps slot element " << i << " to offset "
+                               << (i ^ moved) << ", outside the slot's " << slotSize
+                               << " elements";
+  }
+  return success();
+}
+
 static LogicalResult verifyGlobalAccess(Operation *op, GlobalTensorType tensor, size_t numOffsets,
                                         TileType tile) {
   if (numOffsets != static_cast<size_t>(tensor.getRank()))
@@ -130,6 +194,8 @@ LogicalResult LoadOp::verify() {
       (!std::isfinite(padding) || padding != std::trunc(padding) || std::fabs(padding) > 9.0e15))
     return emitOpError() << "padding " << padding << " is not an integer an "
                          << getType().getElementType() << " tile can hold";
+  if (getUnmasked() && padding != 0.0)
+    return emitOpError() << "an unmasked load reads no padding, got padding " << padding;
   return success();
 }
 
@@ -165,7 +231,9 @@ LogicalResult BufferLoadOp::verify() {
   if (getType().getElementType() != getBuffer().getType().getElementType())
     return emitOpError() << "expected element type " << getBuffer().getType().getElementType()
                          << ", got " << getType().getElementType();
-  return verifySlot(*this, getBuffer().getType(), getIndices().size(), getType().getShape());
+  if (failed(verifySlot(*this, getBuffer().getType(), getIndices().size(), getType().getShape())))
+    return failure();
+  return verifyView(*this, getBuffer().getType(), getIndices().size(), getViewAttr());
 }
 
 LogicalResult BufferStoreOp::verify() {
@@ -173,7 +241,9 @@ LogicalResult BufferStoreOp::verify() {
   if (v.getElementType() != getBuffer().getType().getElementType())
     return emitOpError() << "expected element type " << getBuffer().getType().getElementType()
                          << ", got " << v.getElementType();
-  return verifySlot(*this, getBuffer().getType(), getIndices().size(), v.getShape());
+  if (failed(verifySlot(*this, getBuffer().getType(), getIndices().size(), v.getShape())))
+    return failure();
+  return verifyView(*this, getBuffer().getType(), getIndices().size(), getViewAttr());
 }
 
 //===----------------------------------------------------------------------===//

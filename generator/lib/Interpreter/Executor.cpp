@@ -96,6 +96,75 @@ LogicalResult Executor::forEachLane(ValueRange inputs,
 }
 
 //===----------------------------------------------------------------------===//
+// Observation
+//===----------------------------------------------------------------------===//
+
+ObservedContext Executor::context(unsigned thread) const {
+  ObservedContext ctx;
+  ctx.programId = programId;
+  ctx.thread = thread;
+  ctx.scalarValue = [this, thread](Value v) -> std::optional<int64_t> {
+    const RtValue *value = find(v);
+    if (!value || !v.getType().isIntOrIndex() || value->lanes.empty())
+      return std::nullopt;
+    if (!value->isUniform() && thread >= value->lanes.size())
+      return std::nullopt;
+    const Elem *e = std::get_if<Elem>(&value->at(thread));
+    if (!e)
+      return std::nullopt;
+    return e->i();
+  };
+  return ctx;
+}
+
+void Executor::forThreadsOfLane(ValueRange inputs, unsigned lane,
+                                llvm::function_ref<void(unsigned)> fn) const {
+  if (lanesFor(inputs) != 1) {
+    fn(lane);
+    return;
+  }
+  for (int64_t t = 0; t < numThreads; ++t)
+    fn(static_cast<unsigned>(t));
+}
+
+const std::vector<int64_t> &Executor::viewOffsets(Operation *op, Attribute view, int64_t n) {
+  auto it = viewTables.find(op);
+  if (it != viewTables.end() && static_cast<int64_t>(it->second.size()) == n)
+    return it->second;
+  std::vector<int64_t> &table = viewTables[op];
+  table.resize(n);
+  for (int64_t i = 0; i < n; ++i)
+    table[i] = applyLayout(view, i);
+  return table;
+}
+
+void Executor::observeAssertTag(AssertTagOp op) {
+  for (int64_t t = 0; t < numThreads; ++t) {
+    auto thread = static_cast<unsigned>(t);
+    llvm::SmallVector<std::vector<double>, 4> values;
+    llvm::SmallVector<llvm::SmallVector<int64_t, 4>, 4> shapes;
+    for (Value operand : op.getOperands()) {
+      std::vector<double> &out = values.emplace_back();
+      llvm::SmallVector<int64_t, 4> &shape = shapes.emplace_back();
+      const RtValue *value = find(operand);
+      std::optional<ElemType> type = elemTypeOf(operand.getType());
+      if (!value || !type)
+        continue;
+      const Lane &lane = value->at(thread);
+      if (const Elem *e = std::get_if<Elem>(&lane)) {
+        out.push_back(elemToDouble(*type, *e));
+      } else if (const TileRef *tile = std::get_if<TileRef>(&lane); tile && *tile) {
+        shape.assign((*tile)->shape.begin(), (*tile)->shape.end());
+        out.reserve((*tile)->elems.size());
+        for (Elem e : (*tile)->elems)
+          out.push_back(elemToDouble(*type, e));
+      }
+    }
+    observer->onAssertTag(op, context(thread), values, shapes);
+  }
+}
+
+//===----------------------------------------------------------------------===//
 // Errors
 //===----------------------------------------------------------------------===//
 
@@ -141,8 +210,14 @@ LogicalResult Executor::runBlock(Block &block, llvm::SmallVectorImpl<RtValue> &r
 }
 
 LogicalResult Executor::execute(Operation *op) {
-  // Tags are compile-time annotations: no run-time effect, regions skipped.
-  if (isa<TagOp, AssertTagOp, ResetTagsOp, TagGetOp, argus::YieldOp>(op))
+  // Tags are compile-time annotations: no run-time effect, regions skipped;
+  // an observer is told the operands of each assertion.
+  if (auto assertTag = dyn_cast<AssertTagOp>(op)) {
+    if (observer)
+      observeAssertTag(assertTag);
+    return success();
+  }
+  if (isa<TagOp, ResetTagsOp, TagGetOp, argus::YieldOp>(op))
     return success();
   if (auto forOp = dyn_cast<scf::ForOp>(op))
     return runFor(forOp);

@@ -19,12 +19,15 @@
 
 #include "Value.h"
 
+#include "argus/Interpreter/Interpreter.h"
+
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/STLFunctionalExtras.h"
 #include "llvm/ADT/Twine.h"
 
 #include <array>
 #include <deque>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -32,7 +35,8 @@
 namespace argus::interp::detail {
 
 /// One async copy between its issue and its completion: the element writes it
-/// will perform (the source was read when it was issued).
+/// will perform (the source was read when it was issued), and for observers
+/// the copy and the slot each thread wrote.
 struct PendingCopy {
   struct Write {
     Buffer *buffer;
@@ -40,6 +44,8 @@ struct PendingCopy {
     Elem value;
   };
   std::vector<Write> writes;
+  mlir::Operation *op = nullptr;
+  std::vector<std::pair<unsigned, llvm::SmallVector<int64_t, 4>>> slots; // (thread, slot)
 };
 
 class Executor {
@@ -90,6 +96,23 @@ public:
 
   std::string error;
 
+  //===--- Observation ---------------------------------------------------===//
+  RunObserver *observer = nullptr;
+  /// The value of `v` if it is defined now, else null.
+  const RtValue *find(mlir::Value v) const {
+    auto it = env.find(v);
+    return it == env.end() ? nullptr : &it->second;
+  }
+  /// What an observer is told about `thread` of this instance.
+  ObservedContext context(unsigned thread) const;
+  /// The threads lane `lane` of an op reading `inputs` stands for: all of
+  /// them when the inputs are uniform, else just `lane`.
+  void forThreadsOfLane(mlir::ValueRange inputs, unsigned lane,
+                        llvm::function_ref<void(unsigned)> fn) const;
+  /// Offsets of a buffer_load / buffer_store `view` within the slot, for
+  /// `n` elements (computed once per op).
+  const std::vector<int64_t> &viewOffsets(mlir::Operation *op, mlir::Attribute view, int64_t n);
+
   //===--- Memory of the program instance --------------------------------===//
   std::vector<std::unique_ptr<Buffer>> buffers;
   std::deque<PendingCopy> pendingCopies; // oldest first
@@ -98,8 +121,10 @@ private:
   mlir::LogicalResult execute(mlir::Operation *op);
   mlir::LogicalResult runFor(mlir::scf::ForOp op);
   mlir::LogicalResult runIf(mlir::scf::IfOp op);
+  void observeAssertTag(AssertTagOp op);
 
   llvm::DenseMap<mlir::Value, RtValue> env;
+  std::map<mlir::Operation *, std::vector<int64_t>> viewTables; // stable references
 };
 
 /// Evaluators of one family of ops each; std::nullopt when `op` is not theirs.

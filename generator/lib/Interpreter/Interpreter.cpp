@@ -217,15 +217,30 @@ llvm::Error runKernel(func::FuncOp kernel, ArrayRef<KernelArg> args, const RunOp
       return makeError("the grid of @" + kernel.getSymName() + " has too many program instances");
   if (options.maxInstances >= 0)
     total = std::min(total, options.maxInstances);
+  int64_t first = 0;
+  if (options.onlyInstance) {
+    const std::array<int64_t, 3> &id = *options.onlyInstance;
+    for (int axis = 0; axis < 3; ++axis)
+      if (id[axis] < 0 || id[axis] >= (*grid)[axis])
+        return makeError("program instance (" + llvm::Twine(id[0]) + ", " + llvm::Twine(id[1]) +
+                         ", " + llvm::Twine(id[2]) + ") requested by onlyInstance is outside the grid (" +
+                         llvm::Twine((*grid)[0]) + ", " + llvm::Twine((*grid)[1]) + ", " +
+                         llvm::Twine((*grid)[2]) + ") of @" + kernel.getSymName());
+    first = id[0] + (*grid)[0] * (id[1] + (*grid)[1] * id[2]);
+    total = first + 1;
+  }
 
   Executor ex(threads, /*gridFunction=*/false);
   ex.grid = *grid;
+  ex.observer = options.observer;
   Block &body = kernel.getBody().front();
   llvm::SmallVector<RtValue> ignored;
-  for (int64_t instance = 0; instance < total; ++instance) {
+  for (int64_t instance = first; instance < total; ++instance) {
     int64_t g0 = (*grid)[0], g1 = (*grid)[1];
     ex.resetInstance();
     ex.programId = {instance % g0, (instance / g0) % g1, instance / (g0 * g1)};
+    if (ex.observer)
+      ex.observer->onInstance(ex.programId);
     for (auto [arg, value] : llvm::zip(body.getArguments(), binding.values))
       ex.set(arg, value);
     if (failed(ex.runBlock(body, ignored)))

@@ -4,6 +4,7 @@
 //
 //   load / store     masked global access: an element whose coordinate is < 0
 //                    or >= the tensor's dim reads `padding` / is not written.
+//                    `unmasked` (also on copy): such an element is an error.
 //   alloc            `shared`: one buffer per program instance; `local`: one
 //                    per thread. Fresh buffers hold poison.
 //   copy             global tile -> buffer slot, out-of-bounds elements zero.
@@ -12,7 +13,8 @@
 //                    leaves at most N younger copies in flight.
 //   wait N           completes the oldest pending copies until <= N remain.
 //   buffer_load/store  slot access; a slot index outside the buffer is an
-//                    error (never a wild read).
+//                    error (never a wild read). With a `view`, element i of
+//                    the slot is at storage[slot base + view(i)].
 //   barrier          threads already run in lockstep, so every write before
 //                    it is visible after it: nothing left to do.
 //
@@ -78,6 +80,57 @@ void forEachGlobalElement(const TensorArg &tensor, ArrayRef<int64_t> offsets,
 void *elementAddress(const TensorArg &tensor, int64_t elementOffset) {
   return static_cast<char *>(tensor.desc.data) +
          elementOffset * static_cast<int64_t>(tensor.elem.storageBytes());
+}
+
+/// For an `unmasked` access: fails when an element of the tile at `offsets`
+/// lies outside `tensor`, naming the element and the bounds.
+LogicalResult checkUnmasked(Executor &ex, Operation *op, llvm::StringRef access,
+                            const TensorArg &tensor, ArrayRef<int64_t> offsets,
+                            ArrayRef<int64_t> shape, const std::string &where) {
+  llvm::SmallVector<int64_t, 4> first;
+  bool outside = false;
+  forEachGlobalElement(tensor, offsets, shape,
+                       [&](int64_t, ArrayRef<int64_t> coords, bool inBounds, int64_t) {
+                         if (inBounds || outside)
+                           return;
+                         outside = true;
+                         first.assign(coords.begin(), coords.end());
+                       });
+  if (!outside)
+    return success();
+  std::string bounds;
+  for (size_t d = 0; d < shape.size(); ++d)
+    bounds += (d ? " x [0, " : "[0, ") + std::to_string(tensor.desc.shape[d]) + ")";
+  return ex.fail(op, "unmasked " + access.str() + " element " + coordString(first) + " of tensor " +
+                         tensor.name + ", outside its bounds " + bounds + " (tile at " +
+                         coordString(offsets) + " of shape " + coordString(shape) +
+                         "; the op promised every element in bounds)" + where);
+}
+
+/// Tells the observer about a buffer access by lane `t` of `op`.
+void observeBufferAccess(Executor &ex, Operation *op, unsigned t, bool write,
+                         ArrayRef<int64_t> slot) {
+  if (!ex.observer)
+    return;
+  ex.forThreadsOfLane(op->getOperands(), t, [&](unsigned thread) {
+    ex.observer->onBufferAccess(op, ex.context(thread), write, /*asyncCompletion=*/false, slot);
+  });
+}
+
+/// Where element `i` of the slot at logical index `base` lives: through the
+/// access's view when it has one, else through the buffer's own layout.
+/// Fails (instead of a wild access) when a view leaves the storage.
+FailureOr<int64_t> slotElement(Executor &ex, Operation *op, const Buffer &buffer, int64_t base,
+                               const std::vector<int64_t> *view, int64_t i) {
+  if (!view)
+    return buffer.physical(base + i);
+  int64_t p = base + (*view)[i];
+  if (p < 0 || p >= static_cast<int64_t>(buffer.storage.size())) {
+    (void)ex.fail(op, "the view maps slot element " + std::to_string(i) + " to offset " +
+                          std::to_string((*view)[i]) + ", outside the " + buffer.description);
+    return failure();
+  }
+  return p;
 }
 
 /// Reads the masked global tile at `offsets` (out-of-bounds elements read
@@ -149,8 +202,11 @@ LogicalResult evalLoad(Executor &ex, LoadOp op) {
     const TensorArg &tensor = ex.tensor(op.getTensor(), t);
     Elem padding = elemFromDouble(tensor.elem, op.getPadding().convertToDouble());
     auto tile = std::make_shared<Tile>(shape);
-    if (failed(readGlobalTile(ex, op, tensor, indicesAt(ex, op.getOffsets(), t), shape, padding,
-                              tile->elems)))
+    llvm::SmallVector<int64_t, 4> offsets = indicesAt(ex, op.getOffsets(), t);
+    if (op.getUnmasked() && failed(checkUnmasked(ex, op, "load reads", tensor, offsets, shape,
+                                                 threadSuffix(ex, op->getOperands(), t))))
+      return failure();
+    if (failed(readGlobalTile(ex, op, tensor, offsets, shape, padding, tile->elems)))
       return failure();
     return Lane(TileRef(std::move(tile)));
   });
@@ -161,8 +217,16 @@ LogicalResult evalStore(Executor &ex, StoreOp op) {
   return ex.forEachLane(op->getOperands(), [&](unsigned t) -> LogicalResult {
     const TensorArg &tensor = ex.tensor(op.getTensor(), t);
     const Tile &tile = ex.tile(op.getValue(), t);
+    llvm::SmallVector<int64_t, 4> offsets = indicesAt(ex, op.getOffsets(), t);
+    if (ex.observer)
+      ex.forThreadsOfLane(op->getOperands(), t, [&](unsigned thread) {
+        ex.observer->onStore(op, ex.context(thread), offsets, shape);
+      });
+    if (op.getUnmasked() && failed(checkUnmasked(ex, op, "store writes", tensor, offsets, shape,
+                                                 threadSuffix(ex, op->getOperands(), t))))
+      return failure();
     llvm::SmallVector<int64_t, 4> firstMissing;
-    forEachGlobalElement(tensor, indicesAt(ex, op.getOffsets(), t), shape,
+    forEachGlobalElement(tensor, offsets, shape,
                          [&](int64_t i, ArrayRef<int64_t> coords, bool inBounds, int64_t off) {
                            if (!inBounds)
                              return;
@@ -207,16 +271,26 @@ LogicalResult evalCopy(Executor &ex, CopyOp op) {
   BufferType dstType = op.getDst().getType();
   ArrayRef<int64_t> shape = dstType.getShape().drop_front(op.getDstIndices().size());
   PendingCopy copy;
+  copy.op = op;
   LogicalResult result = ex.forEachLane(op->getOperands(), [&](unsigned t) -> LogicalResult {
     const TensorArg &tensor = ex.tensor(op.getSrc(), t);
     Buffer *buffer = ex.buffer(op.getDst(), t);
-    FailureOr<int64_t> base = slotBase(ex, op, *buffer, indicesAt(ex, op.getDstIndices(), t),
-                                       threadSuffix(ex, op->getOperands(), t));
+    llvm::SmallVector<int64_t, 4> slot = indicesAt(ex, op.getDstIndices(), t);
+    std::string where = threadSuffix(ex, op->getOperands(), t);
+    FailureOr<int64_t> base = slotBase(ex, op, *buffer, slot, where);
     if (failed(base))
       return failure();
+    observeBufferAccess(ex, op, t, /*write=*/true, slot);
+    if (ex.observer && op.getAsync())
+      ex.forThreadsOfLane(op->getOperands(), t,
+                          [&](unsigned thread) { copy.slots.emplace_back(thread, slot); });
+    llvm::SmallVector<int64_t, 4> offsets = indicesAt(ex, op.getSrcOffsets(), t);
+    if (op.getUnmasked() &&
+        failed(checkUnmasked(ex, op, "copy reads", tensor, offsets, shape, where)))
+      return failure();
     std::vector<Elem> values;
-    if (failed(readGlobalTile(ex, op, tensor, indicesAt(ex, op.getSrcOffsets(), t), shape,
-                              elemFromDouble(tensor.elem, 0.0), values)))
+    if (failed(readGlobalTile(ex, op, tensor, offsets, shape, elemFromDouble(tensor.elem, 0.0),
+                              values)))
       return failure();
     for (size_t i = 0; i < values.size(); ++i)
       copy.writes.push_back({buffer, buffer->physical(*base + static_cast<int64_t>(i)), values[i]});
@@ -236,8 +310,13 @@ LogicalResult evalCopy(Executor &ex, CopyOp op) {
 LogicalResult evalWait(Executor &ex, WaitOp op) {
   auto keep = static_cast<size_t>(op.getPending());
   while (ex.pendingCopies.size() > keep) {
-    for (const PendingCopy::Write &w : ex.pendingCopies.front().writes)
+    const PendingCopy &copy = ex.pendingCopies.front();
+    for (const PendingCopy::Write &w : copy.writes)
       w.buffer->storage[w.physical] = w.value;
+    if (ex.observer)
+      for (const auto &[thread, slot] : copy.slots)
+        ex.observer->onBufferAccess(copy.op, ex.context(thread), /*write=*/true,
+                                    /*asyncCompletion=*/true, slot);
     ex.pendingCopies.pop_front();
   }
   return success();
@@ -245,29 +324,48 @@ LogicalResult evalWait(Executor &ex, WaitOp op) {
 
 LogicalResult evalBufferLoad(Executor &ex, BufferLoadOp op) {
   ArrayRef<int64_t> shape = op.getType().getShape();
+  const std::vector<int64_t> *view =
+      op.getViewAttr() ? &ex.viewOffsets(op, op.getViewAttr(), op.getType().getNumElements())
+                       : nullptr;
   return ex.define(op.getResult(), op->getOperands(), [&](unsigned t) -> FailureOr<Lane> {
     Buffer *buffer = ex.buffer(op.getBuffer(), t);
-    FailureOr<int64_t> base = slotBase(ex, op, *buffer, indicesAt(ex, op.getIndices(), t),
-                                       threadSuffix(ex, op->getOperands(), t));
+    llvm::SmallVector<int64_t, 4> slot = indicesAt(ex, op.getIndices(), t);
+    FailureOr<int64_t> base =
+        slotBase(ex, op, *buffer, slot, threadSuffix(ex, op->getOperands(), t));
     if (failed(base))
       return failure();
+    observeBufferAccess(ex, op, t, /*write=*/false, slot);
     auto tile = std::make_shared<Tile>(shape);
-    for (int64_t i = 0; i < tile->numElements(); ++i)
-      tile->elems[i] = buffer->storage[buffer->physical(*base + i)];
+    for (int64_t i = 0; i < tile->numElements(); ++i) {
+      FailureOr<int64_t> p = slotElement(ex, op, *buffer, *base, view, i);
+      if (failed(p))
+        return failure();
+      tile->elems[i] = buffer->storage[*p];
+    }
     return Lane(TileRef(std::move(tile)));
   });
 }
 
 LogicalResult evalBufferStore(Executor &ex, BufferStoreOp op) {
+  const std::vector<int64_t> *view =
+      op.getViewAttr()
+          ? &ex.viewOffsets(op, op.getViewAttr(), op.getValue().getType().getNumElements())
+          : nullptr;
   return ex.forEachLane(op->getOperands(), [&](unsigned t) -> LogicalResult {
     Buffer *buffer = ex.buffer(op.getBuffer(), t);
-    FailureOr<int64_t> base = slotBase(ex, op, *buffer, indicesAt(ex, op.getIndices(), t),
-                                       threadSuffix(ex, op->getOperands(), t));
+    llvm::SmallVector<int64_t, 4> slot = indicesAt(ex, op.getIndices(), t);
+    FailureOr<int64_t> base =
+        slotBase(ex, op, *buffer, slot, threadSuffix(ex, op->getOperands(), t));
     if (failed(base))
       return failure();
+    observeBufferAccess(ex, op, t, /*write=*/true, slot);
     const Tile &tile = ex.tile(op.getValue(), t);
-    for (int64_t i = 0; i < tile.numElements(); ++i)
-      buffer->storage[buffer->physical(*base + i)] = tile.elems[i];
+    for (int64_t i = 0; i < tile.numElements(); ++i) {
+      FailureOr<int64_t> p = slotElement(ex, op, *buffer, *base, view, i);
+      if (failed(p))
+        return failure();
+      buffer->storage[*p] = tile.elems[i];
+    }
     return success();
   });
 }

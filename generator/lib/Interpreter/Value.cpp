@@ -229,6 +229,23 @@ static int64_t applySwizzle(SwizzleAttr s, int64_t offset) {
   return offset ^ moved;
 }
 
+int64_t applyLayout(Attribute layout, int64_t i) {
+  if (auto l = dyn_cast_or_null<LayoutAttr>(layout)) {
+    llvm::SmallVector<int64_t, 8> modes, strides;
+    flattenModes(l.getShape(), modes);
+    flattenModes(l.getStride(), strides);
+    int64_t rest = i, offset = 0;
+    for (size_t m = 0; m < modes.size(); ++m) {
+      offset += (rest % modes[m]) * strides[m];
+      rest /= modes[m];
+    }
+    return offset;
+  }
+  if (auto s = dyn_cast_or_null<SwizzleAttr>(layout))
+    return applySwizzle(s, i);
+  return i;
+}
+
 std::unique_ptr<Buffer> createBuffer(BufferType type, std::string description,
                                      std::string &error) {
   std::optional<ElemType> elem = ElemType::get(type.getElementType());
@@ -249,25 +266,10 @@ std::unique_ptr<Buffer> createBuffer(BufferType type, std::string description,
     buffer->rowStrides[i] = buffer->rowStrides[i + 1] * shape[i + 1];
   int64_t n = type.getNumElements();
   int64_t storageSize = n;
-  if (auto layout = dyn_cast_or_null<LayoutAttr>(type.getLayout())) {
-    llvm::SmallVector<int64_t> modes, strides;
-    flattenModes(layout.getShape(), modes);
-    flattenModes(layout.getStride(), strides);
-    buffer->physicalOf.resize(n);
-    storageSize = 1;
-    for (int64_t i = 0; i < n; ++i) {
-      int64_t rest = i, offset = 0;
-      for (size_t m = 0; m < modes.size(); ++m) {
-        offset += (rest % modes[m]) * strides[m];
-        rest /= modes[m];
-      }
-      buffer->physicalOf[i] = offset;
-      storageSize = std::max(storageSize, offset + 1);
-    }
-  } else if (auto swizzle = dyn_cast_or_null<SwizzleAttr>(type.getLayout())) {
+  if (type.getLayout()) {
     buffer->physicalOf.resize(n);
     for (int64_t i = 0; i < n; ++i) {
-      buffer->physicalOf[i] = applySwizzle(swizzle, i);
+      buffer->physicalOf[i] = applyLayout(type.getLayout(), i);
       storageSize = std::max(storageSize, buffer->physicalOf[i] + 1);
     }
   }

@@ -157,11 +157,17 @@ struct Buffer {
   }
 };
 
+/// The offset a layout or swizzle attribute gives row-major index `i`: a
+/// #argus.layout decomposes `i` over its flattened shape (CuTe semantics,
+/// first mode fastest) and dots it with its strides; a #argus.swizzle xors
+/// its bits (CuTe Swizzle<B,M,S>). Any other attribute (or null): `i`.
+int64_t applyLayout(mlir::Attribute layout, int64_t i);
+
 /// Builds the storage of a buffer of `type` (filled with poison), applying its
-/// layout (CuTe semantics: the row-major index is decomposed over the layout's
-/// flattened shape, first mode fastest, and dotted with its strides) or its
-/// swizzle (applied to the row-major index). Null on an unsupported element
-/// type, with `error` set.
+/// layout or swizzle (applyLayout) to the row-major index. The storage holds
+/// at least the buffer's element count, so a slot view (whose offsets stay
+/// inside the slot) never leaves it. Null on an unsupported element type,
+/// with `error` set.
 std::unique_ptr<Buffer> createBuffer(BufferType type, std::string description,
                                      std::string &error);
 

@@ -60,6 +60,31 @@ struct ArgReader {
     if (name && args.keywordLocs.count(name)) return args.keywordLocs[name];
     return args.loc;
   }
+  /// `masked=` of a global access: a compile-time bool, True by default.
+  bool masked() {
+    auto it = args.keywords.find("masked");
+    if (it == args.keywords.end())
+      return true;
+    if (it->second.kind != Sem::Bool)
+      fail(args.keywordLocs["masked"], "masked= expects a compile-time bool (True or False), got " +
+                                            describe(it->second));
+    return it->second.b;
+  }
+  /// `layout=` of a buffer slot access: the view attribute, or null.
+  Attribute view() {
+    auto it = args.keywords.find("layout");
+    if (it == args.keywords.end() || it->second.kind == Sem::None)
+      return {};
+    if (it->second.kind != Sem::Layout)
+      fail(args.keywordLocs["layout"], "layout= expects layout(...) or swizzle(...), got " +
+                                            describe(it->second));
+    return it->second.attr;
+  }
+  /// Rejects keyword `name` when present: `why` says where it belongs.
+  void reject(const char *name, const std::string &why) {
+    if (args.keywords.count(name))
+      fail(args.keywordNameLocs[name], fn + "(): " + why);
+  }
   Sem tile(size_t i, const char *name) {
     Sem v = need(i, name);
     if (v.kind != Sem::Tile)
@@ -360,28 +385,36 @@ Sem Lowerer::callBuiltin(const std::string &name, CallArgs &args) {
   }
   if (name == "load") {
     r.expectCount(1, 1);
-    r.allowKeywords({"padding"});
+    r.allowKeywords({"padding", "masked", "layout"});
     Sem src = args.positional[0];
     if (src.kind == Sem::TensorTile) {
+      r.reject("layout", "layout= views a buffer slot (buf[i].load(layout=...)), not a tensor tile");
       auto type = cast<GlobalTensorType>(src.value.getType());
       auto tile = TileType::get(&ctx, src.shape, type.getElementType());
+      bool masked = r.masked();
       double padding = 0.0;
-      if (std::optional<Sem> p = r.get(99, "padding"))
+      if (std::optional<Sem> p = r.get(99, "padding")) {
+        if (!masked)
+          fail(args.keywordNameLocs["padding"],
+               "padding= has no meaning with masked=False: an unmasked load reads no element out of bounds");
         padding = toConstFloat(*p, r.locOf(99, "padding"), "padding");
-      return Sem::ofValue(Sem::Tile, LoadOp::create(builder, at, tile, src.value, src.indices, APFloat(padding)));
+      }
+      auto op = LoadOp::create(builder, at, tile, src.value, src.indices, APFloat(padding), !masked);
+      return Sem::ofValue(Sem::Tile, op);
     }
     if (src.kind == Sem::BufferSlot) {
       if (args.keywords.count("padding")) fail(args.keywordLocs["padding"], "buffer loads take no padding");
+      r.reject("masked", "buffer slots are never masked; masked= applies to tensor tiles");
       auto type = cast<BufferType>(src.value.getType());
       auto tile = TileType::get(&ctx, type.getShape().drop_front(src.indices.size()), type.getElementType());
-      return Sem::ofValue(Sem::Tile, BufferLoadOp::create(builder, at, tile, src.value, src.indices));
+      return Sem::ofValue(Sem::Tile, BufferLoadOp::create(builder, at, tile, src.value, src.indices, r.view()));
     }
     fail(args.positionalLocs[0], "load() reads a tensor tile (A.tile(...)) or a buffer slot (buf[i]), got " +
                                      describe(src));
   }
   if (name == "store") {
     r.expectCount(2, 2);
-    r.allowKeywords({});
+    r.allowKeywords({"masked", "layout"});
     Sem dst = args.positional[0];
     Sem value = r.tile(1, "value");
     TileType vt = tileType(value.value);
@@ -391,11 +424,13 @@ Sem Lowerer::callBuiltin(const std::string &name, CallArgs &args) {
         fail(args.loc, "store() of a tile whose shape differs from the destination tile's");
       if (vt.getElementType() != type.getElementType())
         fail(args.loc, "store() of a tile whose element type differs from tensor '" + dst.s + "'s; use cast(...)");
-      StoreOp::create(builder, at, value.value, dst.value, dst.indices);
+      r.reject("layout", "layout= views a buffer slot (buf[i].store(t, layout=...)), not a tensor tile");
+      StoreOp::create(builder, at, value.value, dst.value, dst.indices, !r.masked());
       return none;
     }
     if (dst.kind == Sem::BufferSlot) {
-      BufferStoreOp::create(builder, at, value.value, dst.value, dst.indices);
+      r.reject("masked", "buffer slots are never masked; masked= applies to tensor tiles");
+      BufferStoreOp::create(builder, at, value.value, dst.value, dst.indices, r.view());
       return none;
     }
     fail(args.positionalLocs[0], "store() writes a tensor tile (A.tile(...)) or a buffer slot (buf[i]), got " +
@@ -420,7 +455,7 @@ Sem Lowerer::callBuiltin(const std::string &name, CallArgs &args) {
   }
   if (name == "copy" || name == "copy_async") {
     r.expectCount(2, 2);
-    r.allowKeywords({});
+    r.allowKeywords({"masked"});
     Sem src = args.positional[0], dst = args.positional[1];
     if (src.kind != Sem::TensorTile)
       fail(args.positionalLocs[0], name + "() copies from a tensor tile (A.tile(...)), got " + describe(src));
@@ -430,8 +465,8 @@ Sem Lowerer::callBuiltin(const std::string &name, CallArgs &args) {
     ArrayRef<int64_t> slot = bt.getShape().drop_front(dst.indices.size());
     if (slot != ArrayRef<int64_t>(src.shape))
       fail(args.loc, name + "(): the tile's shape differs from the buffer slot's");
-    auto op = CopyOp::create(builder, at, src.value, src.indices, dst.value, dst.indices);
-    if (name == "copy_async") op.setAsync(true);
+    auto op = CopyOp::create(builder, at, src.value, src.indices, dst.value, dst.indices,
+                             /*async=*/name == "copy_async", /*unmasked=*/!r.masked());
     return none;
   }
   if (name == "wait") {

@@ -5,6 +5,9 @@
 // `!argus.buffer`. Indices and offsets are `index` scalars computed with
 // `arith`. Out-of-bounds elements of a global tile are masked: loads read the
 // padding value, stores skip them, so ragged shapes need no special code.
+// An access marked `unmasked` instead promises that every element it touches
+// is in bounds (the fast path of kernels whose shapes are multiples of the
+// tile); the interpreter reports a broken promise, the verifier proves it.
 //
 //===----------------------------------------------------------------------===//
 
@@ -88,29 +91,43 @@ def Argus_LoadOp : Argus_Op<"load", [MemoryEffects<[MemRead]>]> {
   let description = [{
     Reads the tile whose first element is at `offsets`; elements past the
     tensor's bounds read `padding`.
+
+    `unmasked` promises that every element of the tile is in bounds, so a
+    backend may drop the predicates; reading out of bounds is then undefined
+    (the interpreter reports it, the verifier proves it cannot happen). Code
+    generators may still mask. An unmasked load takes no `padding`.
     Example:
     ```mlir
     %a = argus.load %A[%r, %c] : !argus.tensor<?x?xbf16> -> !argus.tile<64x256xbf16>
+    %b = argus.load unmasked %A[%r, %c] : !argus.tensor<?x?xbf16> -> !argus.tile<64x256xbf16>
     ```
   }];
   let arguments = (ins Argus_TensorType:$tensor, Variadic<Index>:$offsets,
-                       DefaultValuedAttr<F64Attr, "0.0">:$padding);
+                       DefaultValuedAttr<F64Attr, "0.0">:$padding, UnitAttr:$unmasked);
   let results = (outs Argus_TileType:$result);
-  let assemblyFormat = "$tensor `[` $offsets `]` attr-dict `:` type($tensor) `->` type($result)";
+  let assemblyFormat = [{
+    (`unmasked` $unmasked^)? $tensor `[` $offsets `]` attr-dict `:` type($tensor) `->` type($result)
+  }];
   let hasVerifier = 1;
 }
 
 def Argus_StoreOp : Argus_Op<"store", [MemoryEffects<[MemWrite]>]> {
   let summary = "masked store of a tile into a global tensor";
   let description = [{
-    Elements past the tensor's bounds are not written.
+    Elements past the tensor's bounds are not written. `unmasked` promises
+    that every element is in bounds (see `argus.load`); code generators may
+    still mask.
     Example:
     ```mlir
     argus.store %c, %C[%r, %c0] : !argus.tile<64x64xbf16>, !argus.tensor<?x?xbf16>
+    argus.store unmasked %c, %C[%r, %c0] : !argus.tile<64x64xbf16>, !argus.tensor<?x?xbf16>
     ```
   }];
-  let arguments = (ins Argus_TileType:$value, Argus_TensorType:$tensor, Variadic<Index>:$offsets);
-  let assemblyFormat = "$value `,` $tensor `[` $offsets `]` attr-dict `:` type($value) `,` type($tensor)";
+  let arguments = (ins Argus_TileType:$value, Argus_TensorType:$tensor, Variadic<Index>:$offsets,
+                       UnitAttr:$unmasked);
+  let assemblyFormat = [{
+    (`unmasked` $unmasked^)? $value `,` $tensor `[` $offsets `]` attr-dict `:` type($value) `,` type($tensor)
+  }];
   let hasVerifier = 1;
 }
 
@@ -138,16 +155,19 @@ def Argus_CopyOp : Argus_Op<"copy", [AttrSizedOperandSegments,
     remaining dimensions are the tile copied from `src` at `src_offsets`
     (masked: out-of-bounds elements become zero). An `async` copy completes
     at the `argus.wait` that leaves at most N younger copies pending.
+    `unmasked` promises that the whole source tile is in bounds (see
+    `argus.load`); code generators may still mask.
     Example:
     ```mlir
     argus.copy async %A[%r, %k], %sa[%s] : !argus.tensor<?x?xbf16>, !argus.buffer<3x64x64xbf16, shared>
+    argus.copy async unmasked %A[%r, %k], %sa[%s] : !argus.tensor<?x?xbf16>, !argus.buffer<3x64x64xbf16, shared>
     ```
   }];
   let arguments = (ins Argus_TensorType:$src, Variadic<Index>:$src_offsets,
                        Argus_BufferType:$dst, Variadic<Index>:$dst_indices,
-                       UnitAttr:$async);
+                       UnitAttr:$async, UnitAttr:$unmasked);
   let assemblyFormat = [{
-    (`async` $async^)? $src `[` $src_offsets `]` `,` $dst `[` $dst_indices `]` attr-dict
+    (`async` $async^)? (`unmasked` $unmasked^)? $src `[` $src_offsets `]` `,` $dst `[` $dst_indices `]` attr-dict
     `:` type($src) `,` type($dst)
   }];
   let hasVerifier = 1;
@@ -163,30 +183,53 @@ def Argus_WaitOp : Argus_Op<"wait", [MemoryEffects<[MemRead, MemWrite]>]> {
   let hasVerifier = 1;
 }
 
+// A per-access view of a buffer slot: #argus.layout or #argus.swizzle.
+def Argus_SlotView : AnyAttrOf<[Argus_LayoutAttr, Argus_SwizzleAttr]>;
+
 def Argus_BufferLoadOp : Argus_Op<"buffer_load", [MemoryEffects<[MemRead]>]> {
   let summary = "read a tile from a buffer slot";
   let description = [{
+    Logical element `i` (row-major) of the slot is at the buffer's logical
+    index `slot base + i`, placed by the buffer's own layout.
+
+    With `view(L)` the access ignores the buffer's own layout for this slot
+    and addresses it through `L` (a layout or a swizzle over the slot's
+    row-major index): element `i` is at physical offset `slot base + L(i)`,
+    where `slot base` is the slot's row-major start (slot index × slot size).
+    This models hand-written address arithmetic (e.g. an ldmatrix read that
+    computes its own swizzle). `L` must map the slot's elements into the slot.
+    For a swizzle equal to the buffer's own and a slot size that is a multiple
+    of the swizzle's period, `view` changes nothing.
     Example:
     ```mlir
     %a = argus.buffer_load %sa[%s] : !argus.buffer<3x64x64xbf16, shared> -> !argus.tile<64x64xbf16>
+    %b = argus.buffer_load %sa[%s] view(#argus.swizzle<3, 3, 3>) : !argus.buffer<3x64x64xbf16, shared> -> !argus.tile<64x64xbf16>
     ```
   }];
-  let arguments = (ins Argus_BufferType:$buffer, Variadic<Index>:$indices);
+  let arguments = (ins Argus_BufferType:$buffer, Variadic<Index>:$indices,
+                       OptionalAttr<Argus_SlotView>:$view);
   let results = (outs Argus_TileType:$result);
-  let assemblyFormat = "$buffer `[` $indices `]` attr-dict `:` type($buffer) `->` type($result)";
+  let assemblyFormat = [{
+    $buffer `[` $indices `]` (`view` `(` $view^ `)`)? attr-dict `:` type($buffer) `->` type($result)
+  }];
   let hasVerifier = 1;
 }
 
 def Argus_BufferStoreOp : Argus_Op<"buffer_store", [MemoryEffects<[MemWrite]>]> {
   let summary = "write a tile into a buffer slot";
   let description = [{
+    Addressing as in `argus.buffer_load`, including the optional `view`.
     Example:
     ```mlir
     argus.buffer_store %t, %sb[%s] : !argus.tile<64x64xf32>, !argus.buffer<2x64x64xf32, local>
+    argus.buffer_store %t, %sb[%s] view(#argus.layout<(64,64):(64,1)>) : !argus.tile<64x64xf32>, !argus.buffer<2x64x64xf32, local>
     ```
   }];
-  let arguments = (ins Argus_TileType:$value, Argus_BufferType:$buffer, Variadic<Index>:$indices);
-  let assemblyFormat = "$value `,` $buffer `[` $indices `]` attr-dict `:` type($value) `,` type($buffer)";
+  let arguments = (ins Argus_TileType:$value, Argus_BufferType:$buffer, Variadic<Index>:$indices,
+                       OptionalAttr<Argus_SlotView>:$view);
+  let assemblyFormat = [{
+    $value `,` $buffer `[` $indices `]` (`view` `(` $view^ `)`)? attr-dict `:` type($value) `,` type($buffer)
+  }];
   let hasVerifier = 1;
 }
 

@@ -36,7 +36,9 @@ inline constexpr int64_t kMaxTensorRank = 4;
 
 /// A scratch buffer (argus.alloc): one flat row-major array. Its layout
 /// attribute (swizzle) only matters to GPU banks, so the CPU ignores it: every
-/// access goes through copy / buffer_load / buffer_store, which agree.
+/// access goes through copy / buffer_load / buffer_store, which agree. A
+/// buffer_load / buffer_store `view` is mapped back through the buffer's own
+/// layout (see slotViewIndex in EmitTileOps.cpp) or refused.
 struct BufferInfo {
   std::string name;
   std::string storage;

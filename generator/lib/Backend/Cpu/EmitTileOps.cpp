@@ -59,6 +59,78 @@ std::string storeConv(Type elem, const std::string &e) {
 
 enum class Access { Compute, Storage };
 
+//===----------------------------------------------------------------------===//
+// Slot views (buffer_load / buffer_store `view`)
+//===----------------------------------------------------------------------===//
+
+void flattenModes(Attribute a, SmallVectorImpl<int64_t> &out) {
+  if (auto i = dyn_cast<IntegerAttr>(a))
+    return out.push_back(i.getInt());
+  for (Attribute e : cast<ArrayAttr>(a))
+    flattenModes(e, out);
+}
+
+/// C++ expression of `layout` (#argus.layout / #argus.swizzle) applied to
+/// the int64_t expression `x`, e.g. `(x ^ ((x & 48) >> 2))` for
+/// swizzle<2,2,2> or `(x % 8) * 4 + (x / 8)` for layout<(8,4):(4,1)>.
+std::string layoutExpr(Attribute layout, const std::string &x) {
+  if (auto s = dyn_cast<SwizzleAttr>(layout)) {
+    int64_t sh = s.getShift();
+    int64_t yyy = ((int64_t(1) << s.getBits()) - 1) << (s.getBase() + std::max<int64_t>(0, sh));
+    return "(" + x + " ^ ((" + x + " & " + std::to_string(yyy) + ") " + (sh >= 0 ? ">> " : "<< ") +
+           std::to_string(std::abs(sh)) + "))";
+  }
+  auto l = cast<LayoutAttr>(layout);
+  SmallVector<int64_t> modes, strides;
+  flattenModes(l.getShape(), modes);
+  flattenModes(l.getStride(), strides);
+  std::string e;
+  int64_t below = 1;
+  for (size_t m = 0; m < modes.size(); ++m) {
+    if (modes[m] != 1 && strides[m] != 0) {
+      std::string term = below == 1 ? x : "(" + x + " / " + std::to_string(below) + ")";
+      if (m + 1 < modes.size())
+        term = "(" + term + " % " + std::to_string(modes[m]) + ")";
+      if (strides[m] != 1)
+        term += " * " + std::to_string(strides[m]);
+      e += (e.empty() ? "" : " + ") + term;
+    }
+    below *= modes[m];
+  }
+  return e.empty() ? "int64_t(0)" : "(" + e + ")";
+}
+
+/// Where element `ix` of a slot accessed through `view` lives in the CPU's
+/// row-major buffer, relative to the slot: the CPU stores logical element j
+/// of a buffer at j whatever its own layout, so the interpreter's physical
+/// offset `view(ix)` must be mapped back through the buffer's own layout.
+/// That is done for buffers without a layout and for a swizzle (an
+/// involution) whose period divides the slot; "" otherwise, with `why` set.
+/// `plain` is set when the view is the identity on the CPU (a view equal to
+/// the buffer's own swizzle): the access is then an ordinary one.
+std::string slotViewIndex(BufferType buffer, int64_t slotElems, Attribute view, bool &plain,
+                          std::string &why) {
+  plain = false;
+  Attribute own = buffer.getLayout();
+  if (!own)
+    return layoutExpr(view, "ix");
+  auto swizzle = dyn_cast<SwizzleAttr>(own);
+  int64_t periodBits =
+      swizzle ? swizzle.getBits() + swizzle.getBase() + std::abs(swizzle.getShift()) : 0;
+  if (!swizzle || periodBits > 48 || slotElems % (int64_t(1) << periodBits) != 0) {
+    llvm::raw_string_ostream(why)
+        << "the CPU backend stores buffers row-major and cannot place a slot view " << view
+        << " on a buffer with its own layout " << own
+        << " (supported: no buffer layout, or a buffer swizzle whose period divides the slot)";
+    return "";
+  }
+  if (view == own) {
+    plain = true;
+    return "ix";
+  }
+  return layoutExpr(own, layoutExpr(view, "ix"));
+}
+
 } // namespace
 
 //===----------------------------------------------------------------------===//
@@ -235,7 +307,7 @@ LogicalResult CpuEmitter::emitArgusOp(Operation *op) {
       //===--- global memory -------------------------------------------===//
       .Case([&](LoadOp l) {
         TileType t = l.getType();
-        declareTile(l, op, "");
+        declareTile(l, op, l.getUnmasked() ? "unmasked: in bounds by promise, masked anyway" : "");
         std::string pad = floatLiteral(l.getPadding().convertToDouble(), Float64Type::get(op->getContext()));
         line("ak::load<" + tagOf(t.getElementType()) + ", " + joinDims(t.getShape(), ", ") + ">(" +
                  slots.nameOf(l) + ", " + scalar(l.getTensor()) + ", " + offsets(l.getOffsets()) +
@@ -247,7 +319,7 @@ LogicalResult CpuEmitter::emitArgusOp(Operation *op) {
         line("ak::store<" + tagOf(t.getElementType()) + ", " + joinDims(t.getShape(), ", ") + ">(" +
                  slots.nameOf(s.getValue()) + ", " + scalar(s.getTensor()) + ", " +
                  offsets(s.getOffsets()) + ");",
-             op);
+             op, s.getUnmasked() ? "unmasked: in bounds by promise, masked anyway" : "");
       })
       //===--- buffers -------------------------------------------------===//
       .Case([&](AllocOp a) {
@@ -272,7 +344,9 @@ LogicalResult CpuEmitter::emitArgusOp(Operation *op) {
         line("ak::load<" + tagOf(bt.getElementType()) + ", " + joinDims(tileShape, ", ") + ">(" +
                  bufferSlot(c.getDst(), c.getDstIndices()) + ", " + scalar(c.getSrc()) + ", " +
                  offsets(c.getSrcOffsets()) + ", /*padding=*/0.0);",
-             op, c.getAsync() ? "async copy: synchronous on the CPU" : "");
+             op, std::string(c.getAsync() ? "async copy: synchronous on the CPU" : "") +
+                     (c.getAsync() && c.getUnmasked() ? "; " : "") +
+                     (c.getUnmasked() ? "unmasked: in bounds by promise, masked anyway" : ""));
       })
       .Case([&](WaitOp w) {
         line("// wait(" + std::to_string(w.getPending()) + "): copies are synchronous on the CPU", op);
@@ -281,6 +355,24 @@ LogicalResult CpuEmitter::emitArgusOp(Operation *op) {
       .Case([&](BufferLoadOp l) {
         TileType t = l.getType();
         std::string src = bufferSlot(l.getBuffer(), l.getIndices());
+        if (Attribute viewAttr = l.getViewAttr()) {
+          bool plain;
+          std::string why;
+          std::string index = slotViewIndex(l.getBuffer().getType(), t.getNumElements(), viewAttr, plain, why);
+          if (index.empty()) {
+            ok = fail(op, why);
+            return;
+          }
+          if (!plain) {
+            declareTile(l, op, "");
+            std::string note;
+            llvm::raw_string_ostream(note) << "through the view " << viewAttr;
+            line("for (int64_t ix = 0; ix < " + elemsOf(t) + "; ++ix) " + slots.nameOf(l) + "[ix] = (" + src +
+                     ")[" + index + "];",
+                 op, note);
+            return;
+          }
+        }
         // A view into the buffer (no copy) when every use is a plain op of this
         // block and the buffer is not written before the last one.
         Block *block = op->getBlock();
@@ -315,6 +407,23 @@ LogicalResult CpuEmitter::emitArgusOp(Operation *op) {
       })
       .Case([&](BufferStoreOp s) {
         TileType t = s.getValue().getType();
+        if (Attribute viewAttr = s.getViewAttr()) {
+          bool plain;
+          std::string why;
+          std::string index = slotViewIndex(s.getBuffer().getType(), t.getNumElements(), viewAttr, plain, why);
+          if (index.empty()) {
+            ok = fail(op, why);
+            return;
+          }
+          if (!plain) {
+            std::string note;
+            llvm::raw_string_ostream(note) << "through the view " << viewAttr;
+            line("for (int64_t ix = 0; ix < " + elemsOf(t) + "; ++ix) (" + bufferSlot(s.getBuffer(), s.getIndices()) +
+                     ")[" + index + "] = " + slots.nameOf(s.getValue()) + "[ix];",
+                 op, note);
+            return;
+          }
+        }
         line("ak::copy<" + elemsOf(t) + ">(" + bufferSlot(s.getBuffer(), s.getIndices()) + ", " +
                  slots.nameOf(s.getValue()) + ");",
              op);
