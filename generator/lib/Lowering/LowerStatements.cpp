@@ -193,7 +193,10 @@ void Lowerer::lowerFor(const dsl::ForStmt &stmt) {
   for (const std::string &name : carried)
     inits.push_back(env[name].value);
 
-  auto forOp = scf::ForOp::create(builder, loc(stmt.loc), lower, upper, step, inits);
+  // The loop is named after its variable, so diagnostics and counterexamples
+  // can say "kt = 3".
+  auto forOp = scf::ForOp::create(builder, NameLoc::get(builder.getStringAttr(var->name), loc(stmt.loc)),
+                                  lower, upper, step, inits);
   if (callee->name == "pipeline")
     forOp->setAttr(kernel_attr::kPipelineStages, builder.getI64IntegerAttr(stages));
 

@@ -3,6 +3,7 @@
 //   argus-gen lower FILE.argus [--kernel K] [--set BM=64,TA=bf16] [--pin N=4096]
 //   argus-gen emit-cpu FILE.argus [...same...] [--symbol NAME] [--target cpu-avx512]
 //   argus-gen run FILE.argus --shape M=7,N=33,K=100 [--arg beta=0] [--engine interp|cpu]
+//   argus-gen verify FILE.argus [--json] [--bank-conflicts warn|error|off] [--skip race,...]
 //   argus-gen shapes CATALOG.yaml
 //   argus-gen build --catalog CATALOG.yaml --target cpu-avx512 --out DIR [--jobs N]
 //
@@ -18,6 +19,7 @@
 #include "argus/Dialect/Argus.h"
 #include "argus/Emit/KernelInstance.h"
 #include "argus/Emit/LibraryBuilder.h"
+#include "argus/Verify/Verifier.h"
 
 #include <CLI/CLI.hpp>
 
@@ -65,6 +67,51 @@ int lowerCommand(const KernelFlags &flags, bool emitCpu, const std::string &symb
   std::get<mlir::OwningOpRef<mlir::ModuleOp>>(lowered)->print(llvm::outs());
   llvm::outs() << "\n";
   return 0;
+}
+
+struct VerifyFlags {
+  KernelFlags kernel;
+  bool json = false, noReplay = false;
+  std::string bank = "warn", skip;
+  int window = 4;
+  unsigned timeoutMs = 10000;
+};
+
+int verifyCommand(const VerifyFlags &flags) {
+  lowering::Specialization spec;
+  std::string error, source;
+  if (!flags.kernel.specialization(spec, error) || !emit::readTextFile(flags.kernel.file, source, error))
+    return fail("argus-gen: " + error);
+  verify::VerifyOptions options;
+  options.replay = !flags.noReplay;
+  options.loopWindow = flags.window;
+  options.queryTimeoutMs = flags.timeoutMs;
+  options.bankConflicts = flags.bank == "error" ? verify::VerifyOptions::BankMode::Error
+                          : flags.bank == "off" ? verify::VerifyOptions::BankMode::Off
+                                                : verify::VerifyOptions::BankMode::Warn;
+  std::map<std::string, bool *> switches = {
+      {"tag-assertion", &options.tagAssertions}, {"uninitialized-read", &options.uninitializedReads},
+      {"out-of-bounds", &options.inBounds},      {"race", &options.races},
+      {"write-once", &options.writeOnce}};
+  std::string rest = flags.skip;
+  while (!rest.empty()) {
+    size_t comma = rest.find(',');
+    std::string name = rest.substr(0, comma);
+    rest = comma == std::string::npos ? "" : rest.substr(comma + 1);
+    auto it = switches.find(name);
+    if (it == switches.end())
+      return fail("argus-gen verify: unknown check '" + name +
+                  "' in --skip; expected tag-assertion, uninitialized-read, out-of-bounds, race or write-once");
+    *it->second = false;
+  }
+  mlir::DialectRegistry registry;
+  registerArgusDialects(registry);
+  mlir::MLIRContext context(registry);
+  auto lowered = lowering::compileKernelSource(source, flags.kernel.file, context, spec, flags.kernel.kernel);
+  if (auto *f = std::get_if<lowering::LoweringFailure>(&lowered)) return fail(f->message);
+  verify::VerifyResult result = verify::verifyModule(*std::get<mlir::OwningOpRef<mlir::ModuleOp>>(lowered), options);
+  std::cout << (flags.json ? verify::resultToJson(result) + "\n" : verify::formatResult(result));
+  return result.proved() ? 0 : 1;
 }
 
 int shapesCommand(const std::string &path) {
@@ -118,6 +165,20 @@ int runMain(int argc, char **argv) {
   run->add_option("--target", runTarget, "CPU target for --engine cpu");
   run->add_option("--seed", seed, "random seed for the inputs");
 
+  VerifyFlags verifyFlags;
+  CLI::App *verifyCmd = app.add_subcommand("verify", "prove a kernel's tag assertions and built-in properties, "
+                                                      "or print concrete counterexamples");
+  verifyFlags.kernel.add(verifyCmd);
+  verifyCmd->add_flag("--json", verifyFlags.json, "print the result as JSON (for the agent)");
+  verifyCmd->add_flag("--no-replay", verifyFlags.noReplay, "do not replay counterexamples in the interpreter");
+  verifyCmd->add_option("--bank-conflicts", verifyFlags.bank, "warn (default), error or off")
+      ->check(CLI::IsMember({"warn", "error", "off"}));
+  verifyCmd->add_option("--skip", verifyFlags.skip,
+                        "checks to skip: tag-assertion,uninitialized-read,out-of-bounds,race,write-once");
+  verifyCmd->add_option("--loop-window", verifyFlags.window, "earlier loop iterations tracked exactly")
+      ->check(CLI::Range(1, 64));
+  verifyCmd->add_option("--timeout-ms", verifyFlags.timeoutMs, "Z3 time limit per query");
+
   std::string shapesPath;
   CLI::App *shapes = app.add_subcommand("shapes", "list the op configurations a catalog expands to");
   shapes->add_option("catalog", shapesPath, "catalog YAML")->required();
@@ -140,6 +201,7 @@ int runMain(int argc, char **argv) {
   if (*lower) return lowerCommand(lowerFlags, false, "", "");
   if (*emitCpu) return lowerCommand(emitFlags, true, symbol, emitTarget);
   if (*shapes) return shapesCommand(shapesPath);
+  if (*verifyCmd) return verifyCommand(verifyFlags);
   if (*run) {
     check::CheckOptions opt;
     opt.path = runFlags.file;

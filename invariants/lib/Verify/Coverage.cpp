@@ -1,0 +1,180 @@
+//===- Coverage.cpp - every in-bounds output element is written ---------===//
+//
+// "Some store instance covers element c" is an existential over program
+// ids, threads and loop iterations; its negation would need a quantifier,
+// which Z3 decides too slowly on bit-vectors. Instead each store proposes a
+// witness instance for c by inverting its tile offsets (mixed radix: the
+// instance variable with the largest stride first, w = (c - rest) / stride)
+// and the query asks for an in-bounds c that no witness covers. `unsat`
+// proves coverage. A candidate c is then checked concretely (sizes and c
+// fixed, instance free): when no instance covers it, it is a counterexample;
+// when one does, c is excluded and the search goes on a few rounds.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Checks.h"
+#include "Counterexample.h"
+
+#include "argus/Interpreter/Interpreter.h"
+
+namespace argus::verify::detail {
+
+namespace {
+
+z3::expr substituted(const z3::expr &e, const z3::expr_vector &from, const z3::expr_vector &to) {
+  return from.empty() ? e : z3::expr(e).substitute(from, to);
+}
+
+/// The variables naming a store instance: program ids, thread, loop indices.
+std::vector<z3::expr> instanceVarsOf(SymContext &ctx) {
+  std::vector<z3::expr> out;
+  for (const VarInfo &v : ctx.vars())
+    if (v.instance &&
+        (v.role == VarRole::ProgramId || v.role == VarRole::Thread || v.role == VarRole::LoopIndex))
+      out.push_back(v.var);
+  return out;
+}
+
+/// The witness instance of `store` for element `c`: var -> term in c.
+std::pair<z3::expr_vector, z3::expr_vector>
+witness(SymContext &ctx, const GlobalAccessEvent &store, const std::vector<z3::expr> &c) {
+  z3::expr_vector from(ctx.z3), to(ctx.z3);
+  std::vector<z3::expr> vars = instanceVarsOf(ctx);
+  auto assigned = [&](const z3::expr &v) {
+    for (unsigned i = 0; i < from.size(); ++i)
+      if (z3::eq(from[i], v))
+        return true;
+    return false;
+  };
+  for (size_t d = 0; d < c.size() && d < store.offsets.size(); ++d) {
+    z3::expr off = store.offsets[d];
+    // Strides of the unassigned variables this offset mentions.
+    std::vector<std::pair<int64_t, z3::expr>> strided;
+    for (const z3::expr &v : vars) {
+      if (assigned(v) || !mentions(off, v))
+        continue;
+      z3::expr_vector f(ctx.z3), one(ctx.z3), zero(ctx.z3);
+      for (const z3::expr &u : vars)
+        if (!assigned(u)) {
+          f.push_back(u);
+          one.push_back(z3::eq(u, v) ? ctx.index(1) : ctx.index(0));
+          zero.push_back(ctx.index(0));
+        }
+      z3::expr base = substituted(substituted(off, from, to), f, zero);
+      z3::expr stride = (substituted(substituted(off, from, to), f, one) - base).simplify();
+      int64_t s = 0;
+      if (stride.is_numeral_i64(s) && s > 0)
+        strided.emplace_back(s, v);
+    }
+    std::sort(strided.begin(), strided.end(),
+              [](const auto &a, const auto &b) { return a.first > b.first; });
+    for (auto &[s, v] : strided) {
+      z3::expr_vector f(ctx.z3), zero(ctx.z3);
+      for (const z3::expr &u : vars)
+        if (!assigned(u) && !z3::eq(u, v)) {
+          f.push_back(u);
+          zero.push_back(ctx.index(0));
+        }
+      z3::expr_vector fv(ctx.z3), zv(ctx.z3);
+      fv.push_back(v);
+      zv.push_back(ctx.index(0));
+      z3::expr rest = substituted(substituted(substituted(off, from, to), f, zero), fv, zv);
+      from.push_back(v);
+      to.push_back(floorDiv(c[d] - rest, ctx.index(s)));
+    }
+  }
+  // Loop indices nobody determined run from their first iteration.
+  for (const LoopFrame &l : store.at.loops)
+    if (!assigned(l.iv)) {
+      from.push_back(l.iv);
+      to.push_back(substituted(l.lb, from, to));
+    }
+  for (const z3::expr &v : vars)
+    if (!assigned(v)) {
+      from.push_back(v);
+      to.push_back(ctx.index(0));
+    }
+  return {from, to};
+}
+
+/// Whether the instance (its variables free) covers `c`.
+z3::expr covers(Executor &ex, const GlobalAccessEvent &s, const std::vector<z3::expr> &c) {
+  SymContext &ctx = ex.ctx;
+  z3::expr ok = s.at.guard;
+  for (const z3::expr &k : ex.exec.instanceConstraints)
+    ok = ok && k;
+  for (size_t d = 0; d < c.size() && d < s.offsets.size(); ++d) {
+    z3::expr e = c[d] - s.offsets[d];
+    ok = ok && e >= ctx.index(0) && e < ctx.index(s.tileShape[d]);
+  }
+  return ok;
+}
+
+} // namespace
+
+void Checker::checkUnwritten(int tensor, const std::vector<GlobalAccessEvent *> &stores) {
+  const TensorInfo &t = ex.exec.tensors[tensor];
+  std::vector<z3::expr> c;
+  for (size_t d = 0; d < t.dims.size(); ++d)
+    c.push_back(ctx.fresh("c" + std::to_string(d), kIndexBits, VarRole::Element, false));
+  std::vector<z3::expr> q = ex.exec.launchConstraints;
+  for (size_t d = 0; d < c.size(); ++d)
+    q.push_back(c[d] >= ctx.index(0) && c[d] < t.dims[d]);
+  for (GlobalAccessEvent *s : stores) {
+    auto [from, to] = witness(ctx, *s, c);
+    q.push_back(!substituted(covers(ex, *s, c), from, to));
+  }
+  mlir::Operation *op = stores.front()->at.op;
+  for (int round = 0; round < 4; ++round) {
+    std::optional<z3::model> m = violation(q, false, op, CheckKind::UnwrittenOutput);
+    if (!m)
+      return;
+    // Is the candidate really uncovered? Fix the launch and c, free the instance.
+    std::vector<z3::expr> fixed;
+    for (const VarInfo &v : ctx.vars())
+      if (!v.instance && (v.role == VarRole::Size || v.role == VarRole::Scalar ||
+                          v.role == VarRole::Choice))
+        fixed.push_back(v.var == m->eval(v.var, true));
+    std::vector<int64_t> element;
+    for (const z3::expr &x : c) {
+      element.push_back(valueOf(*m, x));
+      fixed.push_back(x == m->eval(x, true));
+    }
+    z3::expr any = ctx.z3.bool_val(false);
+    for (GlobalAccessEvent *s : stores)
+      any = any || covers(ex, *s, c);
+    z3::solver concrete(ctx.z3, "QF_BV");
+    for (const z3::expr &f : fixed)
+      concrete.add(f);
+    concrete.add(any);
+    ++report.queries;
+    if (concrete.check() == z3::sat) {
+      z3::expr differs = ctx.z3.bool_val(false);
+      for (size_t d = 0; d < c.size(); ++d)
+        differs = differs || c[d] != m->eval(c[d], true);
+      q.push_back(differs);
+      continue;
+    }
+    Finding f;
+    f.kind = CheckKind::UnwrittenOutput;
+    f.message = "an in-bounds element of '" + t.name + "' is written by no store instance";
+    Access a;
+    a.target = t.name;
+    a.element = element;
+    a.point.location = interp::formatLocation(op->getLoc());
+    a.point.op = op->getName().getStringRef().str();
+    f.accesses.push_back(a);
+    f.sizes = sizesOf(ctx, *m);
+    report.findings.push_back(std::move(f));
+    return;
+  }
+  Finding f;
+  f.kind = CheckKind::Unsupported;
+  f.message = "could not decide whether every element of '" + t.name +
+              "' is written (the stores' tile offsets are not invertible)";
+  f.accesses.push_back(Access{});
+  f.accesses.back().point.location = interp::formatLocation(op->getLoc());
+  report.findings.push_back(std::move(f));
+}
+
+} // namespace argus::verify::detail

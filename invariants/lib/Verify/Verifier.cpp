@@ -1,0 +1,58 @@
+//===- Verifier.cpp - execute, check, report ----------------------------===//
+
+#include "argus/Verify/Verifier.h"
+
+#include "Checks.h"
+#include "Replay.h"
+
+#include <chrono>
+
+namespace argus::verify {
+
+bool KernelReport::proved_all() const {
+  for (const Finding &f : findings)
+    if (f.severity == Severity::Error)
+      return false;
+  return true;
+}
+
+bool VerifyResult::proved() const {
+  for (const KernelReport &k : kernels)
+    if (!k.proved_all())
+      return false;
+  return true;
+}
+
+KernelReport verifyKernel(mlir::func::FuncOp kernel, const VerifyOptions &options) {
+  auto start = std::chrono::steady_clock::now();
+  KernelReport report;
+  report.kernel = kernel.getSymName().str();
+  detail::SymContext ctx;
+  detail::Executor ex(ctx, options);
+  ex.run(kernel);
+  // What cannot be modelled is a finding: never a silent pass.
+  for (const std::string &p : ex.exec.problems) {
+    Finding f;
+    f.kind = CheckKind::Unsupported;
+    f.message = p;
+    report.findings.push_back(std::move(f));
+  }
+  detail::Checker(ex, report).runAll();
+  if (options.replay)
+    for (Finding &f : report.findings)
+      f.replay = detail::replayFinding(ex, kernel, f);
+  report.seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  return report;
+}
+
+VerifyResult verifyModule(mlir::ModuleOp module, const VerifyOptions &options) {
+  VerifyResult result;
+  module.walk([&](mlir::func::FuncOp fn) {
+    if (fn->hasAttr(kernel_attr::kKernel))
+      result.kernels.push_back(verifyKernel(fn, options));
+  });
+  return result;
+}
+
+} // namespace argus::verify
