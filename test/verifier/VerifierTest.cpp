@@ -1,0 +1,107 @@
+//===- VerifierTest.cpp - templates, options and reports ----------------===//
+#include "VerifyTestUtil.h"
+
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+using namespace argus;
+
+namespace {
+
+const std::string kCorpus = ARGUS_SOURCE_DIR "/test/verifier/corpus/";
+
+test::Verified verifyFile(const std::string &path, const verify::VerifyOptions &options = {},
+                          const lowering::Specialization &spec = {}) {
+  return test::verifySource(test::readFile(path), path, spec, options);
+}
+
+// Every shipped template is proved, at the tile sizes the library builder uses.
+TEST(Templates, GemmProvedForEveryDtypeAndTile) {
+  const std::string path = ARGUS_SOURCE_DIR "/templates/gemm/gemm_tn.argus";
+  for (const char *ta : {"f32", "bf16"})
+    for (auto [bm, bn, bk] : {std::tuple{1, 64, 128}, std::tuple{32, 64, 256}, std::tuple{16, 32, 32}}) {
+      lowering::Specialization spec;
+      spec.constants["TA"] = std::string(ta);
+      spec.constants["BM"] = int64_t(bm);
+      spec.constants["BN"] = int64_t(bn);
+      spec.constants["BK"] = int64_t(bk);
+      test::Verified v = verifyFile(path, {}, spec);
+      ASSERT_TRUE(v.error.empty()) << v.error;
+      EXPECT_TRUE(v.result.proved()) << ta << " " << bm << "x" << bn << "x" << bk << "\n"
+                                     << verify::formatResult(v.result);
+    }
+}
+
+TEST(Options, SkippingACheckSkipsItsFindings) {
+  verify::VerifyOptions options;
+  options.tagAssertions = false;
+  test::Verified v = verifyFile(kCorpus + "bug_mma_operands_different_k.argus", options);
+  ASSERT_TRUE(v.error.empty()) << v.error;
+  EXPECT_TRUE(v.result.proved()) << verify::formatResult(v.result);
+}
+
+// A loop window too small to see the writing iteration is a failure, never a proof.
+TEST(Options, TooSmallLoopWindowFailsInsteadOfProving) {
+  verify::VerifyOptions options;
+  options.loopWindow = 1;
+  options.replay = false;
+  test::Verified v = verifyFile(kCorpus + "ok_gemm_pipe3.argus", options);
+  ASSERT_TRUE(v.error.empty()) << v.error;
+  EXPECT_FALSE(v.result.proved());
+  bool unknownTag = false;
+  for (const verify::Finding &f : v.result.kernels.front().findings)
+    for (const verify::TagValue &t : f.actualTags)
+      unknownTag |= t.state == verify::TagValue::State::Unknown;
+  EXPECT_TRUE(unknownTag) << verify::formatResult(v.result);
+}
+
+TEST(Options, BankConflictsAsErrors) {
+  verify::VerifyOptions options;
+  test::Verified warn = verifyFile(kCorpus + "bug_bank_conflict_rows.argus", options);
+  ASSERT_TRUE(warn.error.empty()) << warn.error;
+  EXPECT_TRUE(warn.result.proved()); // warnings only
+  options.bankConflicts = verify::VerifyOptions::BankMode::Error;
+  test::Verified error = verifyFile(kCorpus + "bug_bank_conflict_rows.argus", options);
+  EXPECT_FALSE(error.result.proved());
+  options.bankConflicts = verify::VerifyOptions::BankMode::Off;
+  test::Verified off = verifyFile(kCorpus + "bug_bank_conflict_rows.argus", options);
+  EXPECT_TRUE(off.result.kernels.front().findings.empty()) << verify::formatResult(off.result);
+}
+
+TEST(Report, JsonCarriesTheCounterexample) {
+  test::Verified v = verifyFile(kCorpus + "bug_ktail_b_offset.argus");
+  ASSERT_TRUE(v.error.empty()) << v.error;
+  nlohmann::json j = nlohmann::json::parse(verify::resultToJson(v.result));
+  EXPECT_FALSE(j["proved"].get<bool>());
+  const nlohmann::json &f = j["kernels"][0]["findings"][0];
+  EXPECT_EQ(f["check"], "tag-assertion");
+  EXPECT_EQ(f["accesses"][0]["block"].size(), 3u);
+  EXPECT_TRUE(f["accesses"][0]["location"].get<std::string>().find("bug_ktail_b_offset.argus:31:") !=
+              std::string::npos);
+  EXPECT_EQ(f["tags"].size(), 2u);
+  EXPECT_EQ(f["tags"][0]["state"], "tagged");
+  EXPECT_NE(f["tags"][0]["fields"]["k"], f["tags"][1]["fields"]["k"]);
+  EXPECT_EQ(f["replay"]["status"], "confirmed");
+  EXPECT_TRUE(f["sizes"].contains("K"));
+  std::string text = verify::formatResult(v.result);
+  EXPECT_NE(text.find("[tag-assertion]"), std::string::npos) << text;
+  EXPECT_NE(text.find("tag of operand 1: B("), std::string::npos) << text;
+}
+
+TEST(Robustness, UnmodelledOpsAreReportedNotProved) {
+  // A general #argus.layout buffer is not modelled yet: the verifier says so.
+  const char *source = R"(
+@kernel(grid=(1,))
+def k(X: Tensor[16, 16, f32], Y: Tensor[16, 16, f32]):
+    tag(X, lambda i, j: (i, j))
+    s = shared((1, 16, 16), f32, layout=layout((1, 16, 16), (256, 1, 16)))
+    copy(X.tile((0, 0), (16, 16)), s[0])
+    store(Y.tile((0, 0), (16, 16)), s[0].load())
+)";
+  test::Verified v = test::verifySource(source, "inline.argus");
+  ASSERT_TRUE(v.error.empty()) << v.error;
+  EXPECT_FALSE(v.result.proved()) << verify::formatResult(v.result);
+}
+
+} // namespace
