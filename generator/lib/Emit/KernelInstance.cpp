@@ -3,6 +3,7 @@
 
 #include "argus/Backend/CodegenCpu.h"
 #include "argus/Dialect/Argus.h"
+#include "argus/Verify/Verifier.h"
 
 #include <fstream>
 #include <sstream>
@@ -38,6 +39,13 @@ llvm::Expected<std::string> instantiateCpuKernel(mlir::MLIRContext &context, con
   mlir::func::FuncOp kernel = findKernel(*module);
   if (!kernel)
     return llvm::createStringError(llvm::inconvertibleErrorCode(), path + ": no kernel after lowering");
+  // Every instance is proved before it is compiled: a kernel the verifier
+  // cannot prove never reaches a library.
+  verify::KernelReport proof = verify::verifyKernel(kernel);
+  if (!proof.proved_all())
+    return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                   path + ": the verifier refused kernel '" + proof.kernel + "':\n" +
+                                       verify::formatResult(verify::VerifyResult{{proof}}));
   return codegen::emitCpuKernel(kernel, symbol, codegen::CpuTarget{target});
 }
 
