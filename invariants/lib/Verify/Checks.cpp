@@ -3,6 +3,7 @@
 #include "Checks.h"
 
 #include "Counterexample.h"
+#include "Division.h"
 
 #include "argus/Interpreter/Interpreter.h"
 
@@ -75,7 +76,10 @@ std::optional<z3::model> Checker::violation(const std::vector<z3::expr> &constra
   z3::params p(ctx.z3);
   p.set("timeout", ex.options.queryTimeoutMs);
   solver.set(p);
-  for (const z3::expr &c : constraints)
+  std::vector<z3::expr> query = constraints;
+  if (!quantified)
+    eliminateConstantDivision(ctx.z3, query);
+  for (const z3::expr &c : query)
     solver.add(c);
   ++report.queries;
   auto start = std::chrono::steady_clock::now();

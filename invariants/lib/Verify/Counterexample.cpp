@@ -61,12 +61,11 @@ TagValue tagOf(Executor &ex, const z3::model &model, const TagExpr &tag) {
   }
   out.state = TagValue::State::Tagged;
   int64_t origin = valueOf(model, z3::zext(tag.origin, 48));
-  if (origin >= 0 && origin < static_cast<int64_t>(ex.ctx.tagOrigins.size()))
-    out.origin = ex.ctx.tagOrigins[origin];
   std::vector<std::string> names;
-  for (const TensorInfo &t : ex.exec.tensors)
-    if (t.tag && static_cast<int64_t>(t.tag->origin) == origin)
-      names = t.tag->names;
+  if (origin >= 0 && origin < static_cast<int64_t>(ex.exec.tagFunctions.size())) {
+    out.origin = ex.exec.tagFunctions[origin].target;
+    names = ex.exec.tagFunctions[origin].names;
+  }
   size_t arity = names.empty() ? tag.fields.size() : names.size();
   for (size_t f = 0; f < arity && f < tag.fields.size(); ++f)
     out.fields.emplace_back(f < names.size() ? names[f] : std::to_string(f),

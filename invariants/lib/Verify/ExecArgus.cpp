@@ -36,10 +36,16 @@ std::vector<z3::expr> ints(Executor &ex, ValueRange values) {
   return out;
 }
 
-std::optional<std::array<int64_t, 3>> swizzleOf(Attribute attr) {
-  if (auto s = dyn_cast_or_null<SwizzleAttr>(attr))
-    return std::array<int64_t, 3>{s.getBits(), s.getBase(), s.getShift()};
-  return std::nullopt;
+/// The per-access view of a buffer_load / buffer_store, if it has one.
+std::optional<PhysicalMap> viewOf(Executor &ex, Operation *op) {
+  Attribute attr = op->getAttr("view");
+  if (!attr)
+    return std::nullopt;
+  std::string error;
+  PhysicalMap map = PhysicalMap::fromAttr(attr, error);
+  if (!error.empty())
+    ex.problem(op, error);
+  return map;
 }
 
 /// The tag of a global tile at `offsets`: the tensor's tag function at
@@ -47,15 +53,16 @@ std::optional<std::array<int64_t, 3>> swizzleOf(Attribute attr) {
 TileTag globalTile(Executor &ex, int tensor, const std::vector<z3::expr> &offsets,
                    const std::vector<int64_t> &shape) {
   std::vector<z3::expr> coords = ex.freshCoords(shape.size());
-  const std::optional<TagFunction> &fn = ex.exec.tensors[tensor].tag;
-  if (!fn)
+  const std::optional<unsigned> origin = ex.exec.tensors[tensor].tag;
+  if (!origin)
     return TileTag{coords, ex.ctx.untagged()};
+  const TagFunction *fn = &ex.exec.tagFunctions[*origin];
   z3::expr_vector from(ex.ctx.z3), to(ex.ctx.z3);
   for (size_t d = 0; d < fn->params.size() && d < coords.size(); ++d) {
     from.push_back(fn->params[d]);
     to.push_back(offsets[d] + coords[d]);
   }
-  TagExpr body{ex.ctx.state(TagState::Tagged), ex.ctx.bv(fn->origin, 16), {}};
+  TagExpr body{ex.ctx.state(TagState::Tagged), ex.ctx.bv(*origin, 16), {}};
   for (unsigned f = 0; f < ex.ctx.numFields; ++f)
     body.fields.push_back(f < fn->fields.size() ? z3::expr(fn->fields[f]).substitute(from, to)
                                                 : ex.ctx.index(0));
@@ -96,14 +103,14 @@ static void bindTagFunction(Executor &ex, TagOp op) {
   std::vector<std::string> names;
   for (Attribute n : op.getNames())
     names.push_back(cast<StringAttr>(n).getValue().str());
-  unsigned origin = ex.ctx.tagOrigins.size();
+  unsigned origin = ex.exec.tagFunctions.size();
   if (target.kind == SymValue::Kind::Tensor) {
-    ex.ctx.tagOrigins.push_back(ex.exec.tensors[target.ref].name);
-    ex.exec.tensors[target.ref].tag = TagFunction{origin, names, params, fields};
+    ex.exec.tagFunctions.push_back({ex.exec.tensors[target.ref].name, names, params, fields});
+    ex.exec.tensors[target.ref].tag = origin;
     return;
   }
   if (target.kind == SymValue::Kind::Buffer) {
-    ex.ctx.tagOrigins.push_back(ex.exec.buffers[target.ref].name);
+    ex.exec.tagFunctions.push_back({ex.exec.buffers[target.ref].name, names, params, fields});
     TagExpr tag{ex.ctx.state(TagState::Tagged), ex.ctx.bv(origin, 16), {}};
     for (unsigned f = 0; f < ex.ctx.numFields; ++f)
       tag.fields.push_back(f < fields.size() ? fields[f] : ex.ctx.index(0));
@@ -122,11 +129,7 @@ std::pair<z3::expr, z3::expr> evaluateAssertion(Executor &ex, AssertTagOp op,
   llvm::DenseMap<Value, size_t> tagArg;
   for (BlockArgument arg : body.getArguments())
     tagArg[arg] = arg.getArgNumber();
-  // Field names of each tag function, by origin.
-  std::vector<std::vector<std::string>> namesOf(ctx.tagOrigins.size());
-  for (const TensorInfo &t : ex.exec.tensors)
-    if (t.tag)
-      namesOf[t.tag->origin] = t.tag->names;
+  const std::vector<TagFunction> &functions = ex.exec.tagFunctions;
   z3::expr missing = ctx.z3.bool_val(false);
   for (Operation &inner : body.without_terminator()) {
     auto get = dyn_cast<TagGetOp>(inner);
@@ -147,12 +150,13 @@ std::pair<z3::expr, z3::expr> evaluateAssertion(Executor &ex, AssertTagOp op,
         known = ctx.z3.bool_val(true);
       }
     } else {
-      for (unsigned o = 0; o < namesOf.size(); ++o) {
-        auto it = std::find(namesOf[o].begin(), namesOf[o].end(), field);
-        if (it == namesOf[o].end())
+      for (unsigned o = 0; o < functions.size(); ++o) {
+        const std::vector<std::string> &names = functions[o].names;
+        auto it = std::find(names.begin(), names.end(), field);
+        if (it == names.end())
           continue;
         z3::expr isO = tag.origin == ctx.bv(o, 16);
-        value = z3::ite(isO, tag.fields[it - namesOf[o].begin()], value);
+        value = z3::ite(isO, tag.fields[it - names.begin()], value);
         known = known || isO;
       }
     }
@@ -232,10 +236,10 @@ bool execArgus(Executor &ex, Operation *op) {
                       interp::formatLocation(op->getLoc()) + ")";
           info.shared = shared;
           info.shape.assign(type.getShape().begin(), type.getShape().end());
-          info.swizzle = swizzleOf(type.getLayout());
-          if (type.getLayout() && !info.swizzle)
-            ex.problem(op, "buffers with a general #argus.layout are not modelled yet "
-                           "(only row-major and #argus.swizzle)");
+          std::string error;
+          info.map = PhysicalMap::fromAttr(type.getLayout(), error);
+          if (!error.empty())
+            ex.problem(op, error);
           unsigned bits = type.getElementType().getIntOrFloatBitWidth();
           info.elementBytes = std::max(1u, bits / 8);
           id = exec.buffers.size();
@@ -280,7 +284,7 @@ bool execArgus(Executor &ex, Operation *op) {
         int buffer = ex.get(l.getBuffer()).ref;
         std::vector<z3::expr> slot = ints(ex, l.getIndices());
         std::vector<int64_t> shape = shapeOf(l.getType());
-        auto view = swizzleOf(op->getAttr("view"));
+        auto view = viewOf(ex, op);
         std::vector<z3::expr> coords = ex.freshCoords(shape.size());
         TagExpr body = ctx.unknown();
         if (real)
@@ -299,7 +303,7 @@ bool execArgus(Executor &ex, Operation *op) {
         int buffer = ex.get(s.getBuffer()).ref;
         std::vector<z3::expr> slot = ints(ex, s.getIndices());
         std::vector<int64_t> shape = shapeOf(s.getValue().getType());
-        auto view = swizzleOf(op->getAttr("view"));
+        auto view = viewOf(ex, op);
         SlotWrite w{op, ex.guard, slot, view, operandTile(ex, s.getValue(), shape.size())};
         if (real)
           exec.bufferAccesses.push_back(

@@ -52,7 +52,7 @@ struct BufferAccessEvent {
   bool write, async;
   std::vector<z3::expr> slot;
   std::vector<int64_t> tileShape;
-  std::optional<std::array<int64_t, 3>> view;
+  std::optional<PhysicalMap> view;
   std::optional<z3::expr> seq; // async copies: issued before this one
 };
 
@@ -81,13 +81,14 @@ struct AssertEvent {
 struct TensorInfo {
   std::string name;
   std::vector<z3::expr> dims;
-  std::optional<TagFunction> tag;
+  std::optional<unsigned> tag; // index into Execution::tagFunctions
 };
 
 /// The result of executing one kernel.
 struct Execution {
   std::vector<TensorInfo> tensors;
   std::vector<BufferInfo> buffers;
+  std::vector<TagFunction> tagFunctions;
   std::vector<BufferAccessEvent> bufferAccesses;
   std::vector<GlobalAccessEvent> globalAccesses;
   std::vector<BufferReadEvent> bufferReads;

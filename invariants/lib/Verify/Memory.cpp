@@ -2,6 +2,8 @@
 
 #include "Memory.h"
 
+#include <algorithm>
+
 namespace argus::verify::detail {
 
 namespace {
@@ -48,17 +50,8 @@ z3::expr_vector copyOf(const z3::expr_vector &v) {
 
 } // namespace
 
-z3::expr applySwizzle(SymContext &ctx, const std::array<int64_t, 3> &bms, const z3::expr &offset) {
-  auto [b, m, s] = bms;
-  int64_t yyy = ((int64_t(1) << b) - 1) << (m + std::max<int64_t>(0, s));
-  z3::expr masked = offset & ctx.index(yyy);
-  z3::expr moved = s >= 0 ? z3::lshr(masked, ctx.index(s)) : z3::shl(masked, ctx.index(-s));
-  return offset ^ moved;
-}
-
 z3::expr physicalOffset(SymContext &ctx, const BufferInfo &buffer,
-                        const std::vector<z3::expr> &slot,
-                        const std::optional<std::array<int64_t, 3>> &view,
+                        const std::vector<z3::expr> &slot, const std::optional<PhysicalMap> &view,
                         const std::vector<z3::expr> &element) {
   llvm::ArrayRef<int64_t> shape(buffer.shape);
   if (view) {
@@ -66,12 +59,12 @@ z3::expr physicalOffset(SymContext &ctx, const BufferInfo &buffer,
     while (base.size() < shape.size())
       base.push_back(ctx.index(0));
     z3::expr inSlot = rowMajor(ctx, element, shape.drop_front(slot.size()));
-    return rowMajor(ctx, base, shape) + applySwizzle(ctx, *view, inSlot);
+    return rowMajor(ctx, base, shape) + view->apply(ctx, inSlot);
   }
   std::vector<z3::expr> full = slot;
   full.insert(full.end(), element.begin(), element.end());
   z3::expr linear = rowMajor(ctx, full, shape);
-  return buffer.swizzle ? applySwizzle(ctx, *buffer.swizzle, linear) : linear;
+  return buffer.map.apply(ctx, linear);
 }
 
 std::pair<z3::expr, std::vector<z3::expr>>
@@ -80,7 +73,7 @@ MemoryModel::locate(const BufferInfo &buffer, const SlotWrite &w, const std::vec
   llvm::ArrayRef<int64_t> shape(buffer.shape);
   std::vector<z3::expr> full = at.slot;
   full.insert(full.end(), at.element.begin(), at.element.end());
-  if (!w.view && !at.view) {
+  if (w.view == at.view) {
     // One injective map on both sides: same physical offset iff same coordinates.
     z3::expr covered = ctx.z3.bool_val(true);
     for (size_t i = 0; i < slot.size(); ++i)
@@ -96,9 +89,9 @@ MemoryModel::locate(const BufferInfo &buffer, const SlotWrite &w, const std::vec
       base.push_back(ctx.index(0));
     z3::expr off = p - rowMajor(ctx, base, shape);
     z3::expr covered = off >= ctx.index(0) && off < ctx.index(product(tileShape));
-    return {covered, unRowMajor(ctx, applySwizzle(ctx, *w.view, off), tileShape)};
+    return {covered, unRowMajor(ctx, w.view->invert(ctx, off), tileShape)};
   }
-  z3::expr q = buffer.swizzle ? applySwizzle(ctx, *buffer.swizzle, p) : p;
+  z3::expr q = buffer.map.invert(ctx, p);
   std::vector<z3::expr> coords = unRowMajor(ctx, q, shape);
   z3::expr covered = q >= ctx.index(0) && q < ctx.index(product(shape));
   for (size_t i = 0; i < slot.size(); ++i)
@@ -182,20 +175,29 @@ TagExpr MemoryModel::applyLoop(const BufferInfo &buffer, const LoopRecord &loop,
   const LoopFrame &fr = loop.frame;
   z3::expr lb = z3::expr(fr.lb).substitute(from, to), step = z3::expr(fr.step).substitute(from, to);
   // The reader is at iteration k of this loop, or after all of its iterations.
-  z3::expr k = current ? z3::expr(fr.iteration).substitute(from, to) : z3::expr(fr.trips).substitute(from, to);
+  z3::expr k = (current ? z3::expr(fr.iteration).substitute(from, to)
+                        : z3::expr(fr.trips).substitute(from, to))
+                   .simplify();
+  // A ring of S slots is rewritten every S iterations at most: a longer
+  // window adds terms, not precision. A loop of known length needs no more.
+  int64_t depth = std::clamp<int64_t>(buffer.shape.empty() ? 1 : buffer.shape[0], 1, window);
+  int64_t known = 0;
+  bool bounded = k.is_numeral_i64(known);
+  if (bounded)
+    depth = std::min<int64_t>(depth, std::max<int64_t>(known, 0));
 
   // Iterations older than the window: unknown wherever they could have written.
-  z3::expr old = ctx.fresh("older iteration of " + fr.name, kIndexBits, VarRole::Choice, true);
-  {
+  if (!bounded || known > depth) {
+    z3::expr old = ctx.fresh("older iteration of " + fr.name, kIndexBits, VarRole::Choice, true);
     z3::expr_vector f = copyOf(from), t = copyOf(to);
     append(f, t, fr.iv, lb + old * step);
-    z3::expr cond = old >= ctx.index(0) && old + ctx.index(window) < k &&
+    z3::expr cond = old >= ctx.index(0) && old + ctx.index(depth) < k &&
                     mayCover(buffer, loop.body, f, t, at);
     acc = iteTag(cond, ctx.unknown(), acc);
   }
   // The window, oldest first. The body's guards hold the loop range, so an
   // iteration before the first one covers nothing.
-  for (int d = window; d >= 1; --d) {
+  for (int64_t d = depth; d >= 1; --d) {
     z3::expr_vector f = copyOf(from), t = copyOf(to);
     append(f, t, fr.iv, lb + (k - ctx.index(d)) * step);
     acc = fold(buffer, loop.body, f, t, at, acc);

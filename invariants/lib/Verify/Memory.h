@@ -19,7 +19,7 @@
 #ifndef ARGUS_LIB_VERIFY_MEMORY_H
 #define ARGUS_LIB_VERIFY_MEMORY_H
 
-#include "Symbolic.h"
+#include "PhysicalMap.h"
 
 #include "argus/Dialect/Argus.h"
 
@@ -34,7 +34,7 @@ struct BufferInfo {
   std::string name;           // "sa (shared buffer at f.argus:9:5)"
   bool shared;
   std::vector<int64_t> shape; // logical shape, slot dims first
-  std::optional<std::array<int64_t, 3>> swizzle; // buffer-level B, M, S
+  PhysicalMap map;            // of the row-major index over the whole buffer
   unsigned elementBytes;
 };
 
@@ -44,7 +44,7 @@ struct SlotWrite {
   mlir::Operation *op = nullptr;
   z3::expr guard;
   std::vector<z3::expr> slot;       // leading indices; empty with `whole`
-  std::optional<std::array<int64_t, 3>> view; // per-access swizzle
+  std::optional<PhysicalMap> view; // per-access map of the index within the slot
   TileTag value;                    // over the written tile's coordinates
   bool async = false;
   std::optional<z3::expr> seq;      // async: copies the writer issued before this one
@@ -71,7 +71,7 @@ struct ReadPoint {
   z3::expr done;                         // async copies the reader has completed
   z3::expr doneAtBarrier;                // ... as of its last barrier (a term in `thread`)
   std::vector<z3::expr> slot;
-  std::optional<std::array<int64_t, 3>> view;
+  std::optional<PhysicalMap> view;
   std::vector<z3::expr> element;         // coordinates inside the slot
 };
 
@@ -108,12 +108,8 @@ private:
 /// Physical offset of logical element (slot ++ element) of `buffer` accessed
 /// through `view` (or the buffer's own layout).
 z3::expr physicalOffset(SymContext &ctx, const BufferInfo &buffer,
-                        const std::vector<z3::expr> &slot,
-                        const std::optional<std::array<int64_t, 3>> &view,
+                        const std::vector<z3::expr> &slot, const std::optional<PhysicalMap> &view,
                         const std::vector<z3::expr> &element);
-
-/// CuTe Swizzle<B,M,S> on a 64-bit offset (an involution for |S| >= B).
-z3::expr applySwizzle(SymContext &ctx, const std::array<int64_t, 3> &bms, const z3::expr &offset);
 
 } // namespace argus::verify::detail
 

@@ -135,7 +135,8 @@ TagExpr decode(Executor &ex, const Inputs &in, double v) {
   int64_t linear = code % kTensorStride;
   if (tensor >= ex.exec.tensors.size() || !ex.exec.tensors[tensor].tag)
     return ex.ctx.untagged();
-  const TagFunction &fn = *ex.exec.tensors[tensor].tag;
+  unsigned origin = *ex.exec.tensors[tensor].tag;
+  const TagFunction &fn = ex.exec.tagFunctions[origin];
   const std::vector<int64_t> &dims = in.shapes[tensor];
   z3::expr_vector from(ex.ctx.z3), to(ex.ctx.z3);
   for (size_t d = dims.size(); d-- > 0;) {
@@ -145,7 +146,7 @@ TagExpr decode(Executor &ex, const Inputs &in, double v) {
     }
     linear /= dims[d];
   }
-  TagExpr tag{ex.ctx.state(TagState::Tagged), ex.ctx.bv(fn.origin, 16), {}};
+  TagExpr tag{ex.ctx.state(TagState::Tagged), ex.ctx.bv(origin, 16), {}};
   for (unsigned f = 0; f < ex.ctx.numFields; ++f)
     tag.fields.push_back(f < fn.fields.size() ? z3::expr(fn.fields[f]).substitute(from, to).simplify()
                                               : ex.ctx.index(0));

@@ -54,7 +54,6 @@ public:
 
   z3::context z3;
   unsigned numFields = 1; // max arity of the kernel's tag functions
-  std::vector<std::string> tagOrigins; // origin id -> tag function name
 
   z3::expr index(int64_t v) { return z3.bv_val(v, kIndexBits); }
   z3::expr bv(int64_t v, unsigned bits) { return z3.bv_val(v, bits); }
@@ -76,7 +75,7 @@ private:
 
 struct TagExpr {
   z3::expr state;               // BV2 TagState
-  z3::expr origin;              // BV16 index into SymContext::tagOrigins
+  z3::expr origin;              // BV16 index into Execution::tagFunctions
   std::vector<z3::expr> fields; // numFields BV64
 
   TagExpr substitute(const z3::expr_vector &from, const z3::expr_vector &to) const;
@@ -93,10 +92,11 @@ struct TileTag {
   TagExpr at(const std::vector<z3::expr> &where) const;
 };
 
-/// A tag function (`argus.tag` on a tensor): origin id, its field names and
-/// the fields as terms over its parameters.
+/// A tag function (`argus.tag` on a tensor or buffer): what it tags, its
+/// field names and the fields as terms over its parameters. Its index in
+/// Execution::tagFunctions is the `origin` of the tags it gives.
 struct TagFunction {
-  unsigned origin;
+  std::string target;
   std::vector<std::string> names;
   std::vector<z3::expr> params;
   std::vector<z3::expr> fields;
