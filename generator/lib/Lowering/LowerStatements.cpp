@@ -101,7 +101,8 @@ void Lowerer::assign(const dsl::Expr &target, Sem value) {
     if (dtypeFromName(ctx, n->name) || n->name == "Tensor")
       fail(target.loc, "cannot assign to the builtin name '" + n->name + "'");
     // Name the defining op after the variable, so backends can emit readable code.
-    if ((value.kind == Sem::Scalar || value.kind == Sem::Tile) && value.value.getDefiningOp()) {
+    if ((value.kind == Sem::Scalar || value.kind == Sem::Tile || value.kind == Sem::Buffer) &&
+        value.value.getDefiningOp()) {
       Operation *def = value.value.getDefiningOp();
       if (isa<FileLineColLoc>(def->getLoc()) && def->getNumResults() == 1)
         def->setLoc(NameLoc::get(builder.getStringAttr(n->name), def->getLoc()));

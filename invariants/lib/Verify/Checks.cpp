@@ -139,7 +139,7 @@ void Checker::checkAssertions() {
       continue;
     Finding f;
     f.kind = CheckKind::TagAssertion;
-    f.accesses.push_back(accessOf(ex, *m, a.at, nullptr, "operands", {}, coords, false, false));
+    f.accesses.push_back(accessOf(ex, *m, a.at, nullptr, "the assertion's operands at", {}, coords, false, false));
     f.sizes = sizesOf(ctx, *m);
     for (const TagExpr &t : tags)
       f.actualTags.push_back(tagOf(ex, *m, t));

@@ -229,7 +229,7 @@ bool execArgus(Executor &ex, Operation *op) {
           BufferInfo info;
           info.alloc = op;
           std::string var = isa<NameLoc>(op->getLoc())
-                                ? cast<NameLoc>(op->getLoc()).getName().str() + " "
+                                ? "'" + cast<NameLoc>(op->getLoc()).getName().str() + "' "
                                 : std::string();
           bool shared = type.getSpace() == MemorySpace::shared;
           info.name = var + "(" + (shared ? "shared" : "local") + " buffer at " +
