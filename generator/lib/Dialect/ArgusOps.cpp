@@ -59,16 +59,6 @@ static LogicalResult verifySlot(Operation *op, BufferType buffer, size_t numIndi
   return success();
 }
 
-/// Product of the modes of a (nested) layout tuple.
-static int64_t tupleProduct(Attribute a) {
-  if (auto i = dyn_cast<IntegerAttr>(a))
-    return i.getInt();
-  int64_t p = 1;
-  for (Attribute e : cast<ArrayAttr>(a))
-    p *= tupleProduct(e);
-  return p;
-}
-
 /// Largest offset of a layout: sum of (mode - 1) * stride over its modes.
 static int64_t layoutMaxOffset(Attribute shape, Attribute stride) {
   if (auto i = dyn_cast<IntegerAttr>(shape))
@@ -91,7 +81,7 @@ static LogicalResult verifyView(Operation *op, BufferType buffer, size_t numIndi
   for (int64_t d : buffer.getShape().drop_front(std::min<size_t>(numIndices, buffer.getRank())))
     slotSize *= d;
   if (auto layout = dyn_cast<LayoutAttr>(view)) {
-    int64_t size = tupleProduct(layout.getShape());
+    int64_t size = layoutTupleProduct(layout.getShape());
     if (size != slotSize)
       return op->emitOpError() << "view layout size " << size << " does not match the slot's "
                                << slotSize << " elements";

@@ -167,16 +167,8 @@ LogicalResult BufferType::verify(function_ref<InFlightDiagnostic()> emitError,
     for (int64_t d : shape)
       size *= d;
     // The layout maps the buffer's row-major element index; it must cover it.
-    std::function<int64_t(Attribute)> product = [&](Attribute a) -> int64_t {
-      if (auto i = dyn_cast<IntegerAttr>(a))
-        return i.getInt();
-      int64_t p = 1;
-      for (Attribute e : cast<ArrayAttr>(a))
-        p *= product(e);
-      return p;
-    };
-    if (product(l.getShape()) != size)
-      return emitError() << "buffer layout size " << product(l.getShape())
+    if (layoutTupleProduct(l.getShape()) != size)
+      return emitError() << "buffer layout size " << layoutTupleProduct(l.getShape())
                          << " does not match the buffer's " << size << " elements";
   }
   return success();
@@ -270,4 +262,13 @@ LogicalResult SwizzleAttr::verify(function_ref<InFlightDiagnostic()> emitError, 
   if (std::abs(shift) < bits)
     return emitError() << "swizzle |shift| must be >= bits (" << bits << "), got " << shift;
   return success();
+}
+
+int64_t argus::layoutTupleProduct(Attribute tuple) {
+  if (auto i = dyn_cast<IntegerAttr>(tuple))
+    return i.getInt();
+  int64_t p = 1;
+  for (Attribute e : cast<ArrayAttr>(tuple))
+    p *= layoutTupleProduct(e);
+  return p;
 }

@@ -46,6 +46,13 @@ std::string describeState(TagValue::State s) {
 
 } // namespace
 
+Finding Checker::finding(CheckKind kind, const z3::model &model) {
+  Finding f;
+  f.kind = kind;
+  f.sizes = sizesOf(ctx, model);
+  return f;
+}
+
 Renaming Checker::secondInstance(bool onlyThread) {
   Renaming r(ctx);
   for (const VarInfo &v : std::vector<VarInfo>(ctx.vars())) {
@@ -137,10 +144,8 @@ void Checker::checkAssertions() {
     std::optional<z3::model> m = violation(q, false, a.at.op, CheckKind::TagAssertion);
     if (!m)
       continue;
-    Finding f;
-    f.kind = CheckKind::TagAssertion;
+    Finding f = finding(CheckKind::TagAssertion, *m);
     f.accesses.push_back(accessOf(ex, *m, a.at, nullptr, "the assertion's operands at", {}, coords, false, false));
-    f.sizes = sizesOf(ctx, *m);
     for (const TagExpr &t : tags)
       f.actualTags.push_back(tagOf(ex, *m, t));
     if (auto msg = cast<AssertTagOp>(a.at.op).getMessage())
@@ -169,12 +174,10 @@ void Checker::checkUninitializedReads() {
     std::optional<z3::model> m = violation(q, false, r.at.op, CheckKind::UninitializedRead);
     if (!m)
       continue;
-    Finding f;
-    f.kind = CheckKind::UninitializedRead;
+    Finding f = finding(CheckKind::UninitializedRead, *m);
     f.message = "reads a buffer element that no write reaches";
     f.accesses.push_back(accessOf(ex, *m, r.at, nullptr, ex.exec.buffers[r.buffer].name, r.slot,
                                   coords, false, false));
-    f.sizes = sizesOf(ctx, *m);
     f.actualTags.push_back(tagOf(ex, *m, tag));
     report.findings.push_back(std::move(f));
   }
@@ -190,12 +193,10 @@ void Checker::checkBounds() {
     std::optional<z3::model> m = violation(q, false, a.at.op, CheckKind::OutOfBounds);
     if (!m)
       continue;
-    Finding f;
-    f.kind = CheckKind::OutOfBounds;
+    Finding f = finding(CheckKind::OutOfBounds, *m);
     f.message = "slot index outside the buffer's " + std::to_string(a.slot.size()) +
                 " leading dimension(s)";
     f.accesses.push_back(accessOf(ex, *m, a.at, nullptr, b.name, a.slot, {}, a.write, a.async));
-    f.sizes = sizesOf(ctx, *m);
     report.findings.push_back(std::move(f));
   }
   for (GlobalAccessEvent &g : ex.exec.globalAccesses) {
@@ -215,15 +216,13 @@ void Checker::checkBounds() {
     std::optional<z3::model> m = violation(q, false, g.at.op, CheckKind::OutOfBounds);
     if (!m)
       continue;
-    Finding f;
-    f.kind = CheckKind::OutOfBounds;
+    Finding f = finding(CheckKind::OutOfBounds, *m);
     std::vector<z3::expr> global;
     for (size_t d = 0; d < coords.size(); ++d)
       global.push_back(g.offsets[d] + coords[d]);
     f.message = std::string("unmasked ") + (g.write ? "store" : "load") +
                 " reaches outside tensor '" + t.name + "'";
     f.accesses.push_back(accessOf(ex, *m, g.at, nullptr, t.name, {}, global, g.write, false));
-    f.sizes = sizesOf(ctx, *m);
     report.findings.push_back(std::move(f));
   }
 }
@@ -280,7 +279,6 @@ void Checker::checkRaces() {
                               "one of them writing";
       f.accesses.push_back(accessOf(ex, *m, a.at, nullptr, buf.name, a.slot, {}, a.write, a.async));
       f.accesses.push_back(accessOf(ex, *m, b.at, &r2, buf.name, b.slot, {}, b.write, b.async));
-      f.sizes = sizesOf(ctx, *m);
       report.findings.push_back(std::move(f));
     }
   }
@@ -325,13 +323,11 @@ void Checker::checkWriteOnce() {
         std::optional<z3::model> m = violation(q, false, b.at.op, CheckKind::DoubleWrite);
         if (!m)
           continue;
-        Finding f;
-        f.kind = CheckKind::DoubleWrite;
+        Finding f = finding(CheckKind::DoubleWrite, *m);
         f.message = "output element of '" + t.name + "' written by two store instances";
         f.accesses.push_back(accessOf(ex, *m, a.at, nullptr, t.name, {}, element, true, false));
         f.accesses.push_back(accessOf(ex, *m, b.at, &r2, t.name, {}, renamed(r2, element), true, false));
         f.accesses.back().element = f.accesses.front().element;
-        f.sizes = sizesOf(ctx, *m);
         report.findings.push_back(std::move(f));
       }
     }
@@ -363,14 +359,12 @@ void Checker::checkBankConflicts() {
     std::optional<z3::model> m = violation(q, false, a.at.op, CheckKind::BankConflict);
     if (!m)
       continue;
-    Finding f;
-    f.kind = CheckKind::BankConflict;
+    Finding f = finding(CheckKind::BankConflict, *m);
     f.severity = ex.options.bankConflicts == VerifyOptions::BankMode::Error ? Severity::Error
                                                                              : Severity::Warning;
     f.message = "two lanes of one warp hit the same shared-memory bank at different words";
     f.accesses.push_back(accessOf(ex, *m, a.at, nullptr, b.name, a.slot, coords, a.write, a.async));
     f.accesses.push_back(accessOf(ex, *m, a.at, &lane2, b.name, a.slot, coords, a.write, a.async));
-    f.sizes = sizesOf(ctx, *m);
     report.findings.push_back(std::move(f));
   }
 }

@@ -53,6 +53,8 @@ private:
   std::optional<z3::model> violation(const std::vector<z3::expr> &constraints, bool quantified,
                                      mlir::Operation *op, CheckKind kind);
   std::vector<z3::expr> base(const Renaming *second);
+  /// A finding of `kind` with the model's sizes.
+  Finding finding(CheckKind kind, const z3::model &model);
 
   Executor &ex;
   SymContext &ctx;

@@ -155,8 +155,7 @@ void Checker::checkUnwritten(int tensor, const std::vector<GlobalAccessEvent *> 
       q.push_back(differs);
       continue;
     }
-    Finding f;
-    f.kind = CheckKind::UnwrittenOutput;
+    Finding f = finding(CheckKind::UnwrittenOutput, *m);
     f.message = "an in-bounds element of '" + t.name + "' is written by no store instance";
     Access a;
     a.target = t.name;
@@ -164,7 +163,6 @@ void Checker::checkUnwritten(int tensor, const std::vector<GlobalAccessEvent *> 
     a.point.location = interp::formatLocation(op->getLoc());
     a.point.op = op->getName().getStringRef().str();
     f.accesses.push_back(a);
-    f.sizes = sizesOf(ctx, *m);
     report.findings.push_back(std::move(f));
     return;
   }

@@ -52,6 +52,10 @@ void registerArgusDialects(mlir::DialectRegistry &registry);
 bool broadcastShapes(llvm::ArrayRef<int64_t> a, llvm::ArrayRef<int64_t> b,
                      llvm::SmallVectorImpl<int64_t> &out);
 
+/// Product of the modes of a (nested) #argus.layout shape tuple: the number
+/// of elements the layout maps.
+int64_t layoutTupleProduct(mlir::Attribute tuple);
+
 } // namespace argus
 
 #endif // ARGUS_DIALECT_ARGUS_H
