@@ -342,6 +342,14 @@ LogicalResult evalBufferLoad(Executor &ex, BufferLoadOp op) {
         return failure();
       tile->elems[i] = buffer->storage[*p];
     }
+    if (ex.observer) {
+      std::vector<double> values;
+      for (const Elem &e : tile->elems)
+        values.push_back(elemToDouble(buffer->elem, e));
+      ex.forThreadsOfLane(op->getOperands(), t, [&](unsigned thread) {
+        ex.observer->onBufferLoad(op, ex.context(thread), slot, values);
+      });
+    }
     return Lane(TileRef(std::move(tile)));
   });
 }

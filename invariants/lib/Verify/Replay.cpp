@@ -181,11 +181,34 @@ public:
     violated = ok.simplify().is_false();
     z3::solver s(ex.ctx.z3);
     s.check();
+    z3::model m = s.get_model();
     observed.clear();
-    for (const TagExpr &t : tags) {
-      z3::model m = s.get_model();
+    for (const TagExpr &t : tags)
       observed += (observed.empty() ? "" : ", ") + formatTag(tagOf(ex, m, t));
+  }
+
+  void onBufferLoad(Operation *op, const interp::ObservedContext &ctx, llvm::ArrayRef<int64_t>,
+                    llvm::ArrayRef<double> values) override {
+    if (f.kind != CheckKind::UninitializedRead || seen || f.accesses.empty() ||
+        interp::formatLocation(op->getLoc()) != f.accesses[0].point.location ||
+        !sameInstance(ctx, f.accesses[0], op))
+      return;
+    seen = true;
+    int64_t linear = 0;
+    auto shape = llvm::cast<TileType>(op->getResult(0).getType()).getShape();
+    for (size_t d = 0; d < shape.size() && d < f.accesses[0].element.size(); ++d)
+      linear = linear * shape[d] + f.accesses[0].element[d];
+    double v = linear < static_cast<int64_t>(values.size()) ? values[linear] : 0.0;
+    // Poison: NaN for floats, the most negative integer for integers.
+    violated = std::isnan(v) || v <= -9.2e18;
+    if (violated) {
+      observed = "poison (never written)";
+      return;
     }
+    z3::solver s(ex.ctx.z3);
+    s.check();
+    observed = formatTag(tagOf(ex, s.get_model(), decode(ex, in, v))) +
+               " (a reset_tags, which has no run-time effect, may hide a real write)";
   }
 
   void onStore(Operation *op, const interp::ObservedContext &ctx, llvm::ArrayRef<int64_t> offsets,
@@ -217,14 +240,14 @@ Replay replayFinding(Executor &ex, func::FuncOp kernel, const Finding &f) {
   switch (f.kind) {
   case CheckKind::Race:
   case CheckKind::AsyncRace:
-  case CheckKind::BankConflict:
-  case CheckKind::UninitializedRead:
     r.status = Replay::Status::NotConfirmed;
-    r.detail = f.kind == CheckKind::BankConflict
-                   ? "bank conflicts cost time, not values: nothing to replay"
-                   : "the interpreter runs threads in lockstep and retires async copies at their "
-                     "waits, so it cannot show this interleaving; the counterexample comes from the "
-                     "proof alone";
+    r.detail = "the interpreter runs threads in lockstep and retires async copies at their "
+               "waits, so it cannot show this interleaving; the counterexample comes from the "
+               "proof alone";
+    return r;
+  case CheckKind::BankConflict:
+    r.status = Replay::Status::NotConfirmed;
+    r.detail = "bank conflicts cost time, not values: nothing to replay";
     return r;
   case CheckKind::Unsupported:
     return r;
@@ -240,7 +263,8 @@ Replay replayFinding(Executor &ex, func::FuncOp kernel, const Finding &f) {
   ReplayObserver observer(ex, in, f);
   interp::RunOptions options;
   options.observer = &observer;
-  if (f.kind == CheckKind::TagAssertion && !f.accesses.empty() && f.accesses[0].block.size() == 3)
+  bool oneInstance = f.kind == CheckKind::TagAssertion || f.kind == CheckKind::UninitializedRead;
+  if (oneInstance && !f.accesses.empty() && f.accesses[0].block.size() == 3)
     options.onlyInstance = std::array<int64_t, 3>{f.accesses[0].block[0], f.accesses[0].block[1],
                                                   f.accesses[0].block[2]};
   llvm::Error error = interp::runKernel(kernel, in.args, options);
@@ -252,6 +276,17 @@ Replay replayFinding(Executor &ex, func::FuncOp kernel, const Finding &f) {
     r.detail = message.empty() ? "the interpreter ran the counterexample's sizes without an "
                                  "out-of-bounds access"
                                : "the interpreter stopped: " + message;
+    return r;
+  case CheckKind::UninitializedRead:
+    if (!message.empty()) {
+      r.status = Replay::Status::Failed;
+      r.detail = message;
+    } else {
+      r.status = observer.violated ? Replay::Status::Confirmed : Replay::Status::NotConfirmed;
+      r.detail = !observer.seen ? "the interpreter never reached the read with the "
+                                  "counterexample's thread and iterations"
+                                : "the interpreter read " + observer.observed + " there";
+    }
     return r;
   case CheckKind::TagAssertion:
     if (!message.empty()) {

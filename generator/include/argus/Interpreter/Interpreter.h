@@ -114,6 +114,11 @@ public:
   /// leading indices that select the slot.
   virtual void onBufferAccess(mlir::Operation *op, const ObservedContext &ctx, bool write,
                               bool asyncCompletion, llvm::ArrayRef<int64_t> slot) {}
+  /// After every buffer_load, per thread: the slot and the values read
+  /// (row-major, as doubles; a never-written element reads poison: NaN, or
+  /// the most negative integer).
+  virtual void onBufferLoad(mlir::Operation *op, const ObservedContext &ctx,
+                            llvm::ArrayRef<int64_t> slot, llvm::ArrayRef<double> values) {}
   /// At the start of every program instance.
   virtual void onInstance(const std::array<int64_t, 3> &programId) {}
 };
