@@ -127,3 +127,34 @@ def k(X: Tensor[16, 16, f32], Y: Tensor[16, 16, f32]):
 }
 
 } // namespace
+
+namespace {
+
+// Index products that could exceed the bit-vector model are reported, never
+// silently wrapped (a wrap could hide a bug).
+TEST(Robustness, IndexArithmeticBeyondTheModelIsReported) {
+  const char *source = R"(
+@kernel(grid=(1,))
+def k(X: Tensor[M, N, f32], Y: Tensor[M, N, f32]):
+    t = load(X.tile((0, 0), (4, 4)))
+    r = M * N
+    store(Y.tile((r - M * N, 0), (4, 4)), t)
+)";
+  verify::VerifyOptions options;
+  options.writeOnce = false;
+  test::Verified v = test::verifySource(source, "inline.argus", {}, options);
+  ASSERT_TRUE(v.error.empty()) << v.error;
+  ASSERT_FALSE(v.result.proved()) << verify::formatResult(v.result);
+  const verify::Finding &f = v.result.kernels.front().findings.front();
+  EXPECT_EQ(f.kind, verify::CheckKind::Unsupported);
+  EXPECT_NE(f.message.find("index arithmetic"), std::string::npos) << f.message;
+  // The same kernel with small pinned sizes fits the model and is proved.
+  lowering::Specialization pinned;
+  pinned.dims["M"] = 64;
+  pinned.dims["N"] = 64;
+  test::Verified small = test::verifySource(source, "inline.argus", pinned, options);
+  ASSERT_TRUE(small.error.empty()) << small.error;
+  EXPECT_TRUE(small.result.proved()) << verify::formatResult(small.result);
+}
+
+} // namespace

@@ -369,8 +369,34 @@ void Checker::checkBankConflicts() {
   }
 }
 
+void Checker::checkIndexWidth() {
+  // One query for all: some index operation whose exact value leaves the model.
+  z3::expr any = ctx.z3.bool_val(false);
+  for (const WidthEvent &w : ex.exec.widths)
+    any = any || (w.at.guard && !w.fits);
+  if (ex.exec.widths.empty())
+    return;
+  std::vector<z3::expr> q = base(nullptr);
+  q.push_back(any);
+  std::optional<z3::model> m = violation(q, false, ex.exec.widths.front().at.op, CheckKind::Unsupported);
+  if (!m)
+    return;
+  for (const WidthEvent &w : ex.exec.widths) {
+    if (!valueOf(*m, w.at.guard && !w.fits))
+      continue;
+    Finding f = finding(CheckKind::Unsupported, *m);
+    f.message = "index arithmetic leaves the verifier's " + std::to_string(kIndexBits) +
+                "-bit model (sizes up to " + std::to_string(ex.options.maxSize) +
+                "): this kernel is not modelled exactly";
+    f.accesses.push_back(accessOf(ex, *m, w.at, nullptr, "", {}, {}, false, false));
+    report.findings.push_back(std::move(f));
+    return;
+  }
+}
+
 void Checker::runAll() {
   const VerifyOptions &o = ex.options;
+  checkIndexWidth();
   if (o.tagAssertions)
     checkAssertions();
   if (o.uninitializedReads)

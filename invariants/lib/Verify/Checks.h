@@ -44,6 +44,8 @@ private:
   void checkRaces();
   void checkWriteOnce();
   void checkBankConflicts();
+  /// Index terms must fit the bit-vector model: a wrap would be unsound.
+  void checkIndexWidth();
   /// In Coverage.cpp: an in-bounds element of `tensor` no store covers.
   void checkUnwritten(int tensor, const std::vector<GlobalAccessEvent *> &stores);
 

@@ -287,6 +287,10 @@ bool execArgus(Executor &ex, Operation *op) {
         auto view = viewOf(ex, op);
         std::vector<z3::expr> coords = ex.freshCoords(shape.size());
         TagExpr body = ctx.unknown();
+        if (exec.buffers[buffer].shared && exec.numThreads > kMaxWriterThreads)
+          ex.problem(op, "reads of a shared buffer by more than " +
+                             std::to_string(kMaxWriterThreads) +
+                             " threads are not modelled (every write is expanded per writer thread)");
         if (real)
           body = ex.memoryModel->read(exec.buffers[buffer], ex.memory[buffer],
                                       ReadPoint{*exec.thread, c.done, c.doneAtBarrier, slot, view,

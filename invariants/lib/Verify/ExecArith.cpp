@@ -122,6 +122,16 @@ bool execArith(Executor &ex, Operation *op) {
   }
 
   auto operand = [&](unsigned i) { return ex.intOf(op->getOperand(i)); };
+  // Index terms are modelled in kIndexBits bits; record what must not wrap.
+  if (type.isIndex() && ex.mode == Executor::Mode::Real && isa<arith::AddIOp, arith::SubIOp, arith::MulIOp>(op)) {
+    z3::expr a = operand(0), b = operand(1);
+    if (!a.is_numeral() || !b.is_numeral()) {
+      z3::expr fits = isa<arith::AddIOp>(op)   ? bvadd_no_overflow(a, b, true) && bvadd_no_underflow(a, b)
+                      : isa<arith::SubIOp>(op) ? bvsub_no_overflow(a, b) && bvsub_no_underflow(a, b, true)
+                                               : bvmul_no_overflow(a, b, true) && bvmul_no_underflow(a, b);
+      ex.exec.widths.push_back({ex.here(op), fits});
+    }
+  }
   auto binary = [&](auto fn) {
     ex.set(result, intValue(fn(operand(0), operand(1))));
     return true;

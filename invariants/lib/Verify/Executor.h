@@ -78,6 +78,12 @@ struct AssertEvent {
   std::vector<int64_t> shape;
 };
 
+/// An index add / sub / mul whose exact value must fit the 32-bit model.
+struct WidthEvent {
+  EventContext at;
+  z3::expr fits;
+};
+
 struct TensorInfo {
   std::string name;
   std::vector<z3::expr> dims;
@@ -93,6 +99,7 @@ struct Execution {
   std::vector<GlobalAccessEvent> globalAccesses;
   std::vector<BufferReadEvent> bufferReads;
   std::vector<AssertEvent> asserts;
+  std::vector<WidthEvent> widths;
   std::vector<z3::expr> launchConstraints;   // sizes in range
   std::vector<z3::expr> instanceConstraints; // program ids and thread id in range
   std::vector<z3::expr> programIds;          // 3

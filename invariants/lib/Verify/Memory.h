@@ -27,6 +27,10 @@
 
 namespace argus::verify::detail {
 
+/// Shared-buffer writes are expanded over the threads that could perform
+/// them; beyond this many threads per instance reads are not modelled.
+constexpr int64_t kMaxWriterThreads = 64;
+
 /// How an access maps a slot's logical elements to physical offsets: through
 /// the buffer's own layout (`view` null) or a per-access view.
 struct BufferInfo {
