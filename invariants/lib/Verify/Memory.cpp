@@ -104,7 +104,8 @@ TagExpr MemoryModel::applyWrite(const BufferInfo &buffer, const SlotWrite &w,
                                 const ReadPoint &at, TagExpr acc) {
   // The writer: any thread of the instance for shared buffers, else the reader.
   std::vector<std::optional<int64_t>> writers;
-  if (buffer.shared && numThreads > 1)
+  // (Beyond kMaxWriterThreads the executor reports the read as not modelled.)
+  if (buffer.shared && numThreads > 1 && numThreads <= kMaxWriterThreads)
     for (int64_t t = 0; t < numThreads; ++t)
       writers.push_back(t);
   else
