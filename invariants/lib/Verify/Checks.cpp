@@ -148,8 +148,8 @@ void Checker::checkAssertions() {
     f.accesses.push_back(accessOf(ex, *m, a.at, nullptr, "the assertion's operands at", {}, coords, false, false));
     for (const TagExpr &t : tags)
       f.actualTags.push_back(tagOf(ex, *m, t));
-    if (auto msg = cast<AssertTagOp>(a.at.op).getMessage())
-      f.expected = msg->str();
+    auto msg = cast<AssertTagOp>(a.at.op).getMessage();
+    f.expected = msg ? msg->str() : sourceLineAt(f.accesses.front().point.location);
     f.message = "tag assertion fails";
     for (size_t i = 0; i < f.actualTags.size(); ++i)
       if (f.actualTags[i].state != TagValue::State::Tagged) {

@@ -45,25 +45,6 @@ std::string joinInts(const std::vector<int64_t> &xs) {
   return s;
 }
 
-/// The DSL source line at "file:line:col", trimmed; empty when unreadable.
-std::string sourceLine(const std::string &location) {
-  size_t c2 = location.rfind(':');
-  if (c2 == std::string::npos)
-    return "";
-  size_t c1 = location.rfind(':', c2 - 1);
-  if (c1 == std::string::npos)
-    return "";
-  std::ifstream in(location.substr(0, c1));
-  int line = std::atoi(location.substr(c1 + 1, c2 - c1 - 1).c_str());
-  std::string text;
-  for (int i = 0; i < line && std::getline(in, text); ++i) {
-  }
-  if (!in)
-    return "";
-  size_t b = text.find_first_not_of(" \t");
-  return b == std::string::npos ? "" : text.substr(b);
-}
-
 nlohmann::json accessJson(const Access &a) {
   nlohmann::json iterations = nlohmann::json::object();
   for (auto &[name, v] : a.point.iterations)
@@ -103,6 +84,24 @@ nlohmann::json findingJson(const Finding &f) {
 
 } // namespace
 
+std::string sourceLineAt(const std::string &location) {
+  size_t c2 = location.rfind(':');
+  if (c2 == std::string::npos)
+    return "";
+  size_t c1 = location.rfind(':', c2 - 1);
+  if (c1 == std::string::npos)
+    return "";
+  std::ifstream in(location.substr(0, c1));
+  int line = std::atoi(location.substr(c1 + 1, c2 - c1 - 1).c_str());
+  std::string text;
+  for (int i = 0; i < line && std::getline(in, text); ++i) {
+  }
+  if (!in)
+    return "";
+  size_t b = text.find_first_not_of(" \t");
+  return b == std::string::npos ? "" : text.substr(b);
+}
+
 const char *checkName(CheckKind kind) {
   for (const CheckNameEntry &e : kCheckNames)
     if (e.kind == kind)
@@ -135,7 +134,7 @@ std::string formatFinding(const Finding &f) {
   std::string where = f.accesses.empty() ? "" : f.accesses.front().point.location;
   os << where << ": " << (f.severity == Severity::Error ? "error" : "warning") << ": ["
      << checkName(f.kind) << "] " << f.message << "\n";
-  std::string line = sourceLine(where);
+  std::string line = sourceLineAt(where);
   if (!line.empty())
     os << "    " << line << "\n";
   for (size_t i = 0; i < f.accesses.size(); ++i) {
@@ -162,7 +161,7 @@ std::string formatFinding(const Finding &f) {
   }
   for (size_t i = 0; i < f.actualTags.size(); ++i)
     os << "  tag of operand " << i << ": " << formatTag(f.actualTags[i]) << "\n";
-  if (!f.expected.empty())
+  if (!f.expected.empty() && f.expected != line)
     os << "  expected: " << f.expected << "\n";
   if (f.replay.status != Replay::Status::NotRun)
     os << "  replay: " << replayName(f.replay.status) << ": " << f.replay.detail << "\n";

@@ -85,6 +85,9 @@ struct Finding {
   Replay replay;
 };
 
+/// The DSL source line at "file:line:col", trimmed; empty when unreadable.
+std::string sourceLineAt(const std::string &location);
+
 /// Multi-line readable report of one finding.
 std::string formatFinding(const Finding &finding);
 /// The same finding as a JSON object (a string), for the agent.
