@@ -5,6 +5,7 @@
 //   # EXPECT: <check>  # AT: <line>       a finding of that check whose
 //                                         counterexample points at that line
 //   # AT-ALSO: <line>, ...                other lines the finding may name
+//   # REPLAY: not confirmable: <why>      the interpreter cannot show this bug
 // A caught bug's replay must never fail to run, and tag assertions, bounds,
 // double and missing writes on f32 kernels must be confirmed by it.
 //
@@ -24,6 +25,7 @@ namespace {
 struct CorpusCase {
   std::string path, expect;
   std::set<int> lines;
+  bool replayable = true; // false with a '# REPLAY: not confirmable: why' line
 };
 
 std::vector<CorpusCase> corpus() {
@@ -36,6 +38,7 @@ std::vector<CorpusCase> corpus() {
     std::smatch m;
     if (std::regex_search(text, m, std::regex("# EXPECT: ([a-z-]+)")))
       c.expect = m[1];
+    c.replayable = text.find("# REPLAY: not confirmable") == std::string::npos;
     for (const char *key : {"# AT: ([0-9, ]+)", "# AT-ALSO: ([0-9, ]+)"})
       if (std::regex_search(text, m, std::regex(key))) {
         std::string list = m[1];
@@ -90,7 +93,7 @@ TEST_P(Corpus, ProvedOrCaught) {
   // Confirmable kinds on f32 kernels must be confirmed by the interpreter.
   bool confirmable = *kind == verify::CheckKind::TagAssertion || *kind == verify::CheckKind::DoubleWrite ||
                      *kind == verify::CheckKind::UnwrittenOutput;
-  if (confirmable && caught->replay.detail.find("f32 tensors only") == std::string::npos)
+  if (confirmable && c.replayable && caught->replay.detail.find("f32 tensors only") == std::string::npos)
     EXPECT_EQ(caught->replay.status, verify::Replay::Status::Confirmed) << report;
 }
 

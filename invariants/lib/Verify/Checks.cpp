@@ -79,7 +79,7 @@ std::vector<z3::expr> Checker::base(const Renaming *second) {
 
 std::optional<z3::model> Checker::violation(const std::vector<z3::expr> &constraints,
                                             bool quantified, Operation *op, CheckKind kind) {
-  z3::solver solver = quantified ? z3::solver(ctx.z3) : z3::solver(ctx.z3, "QF_BV");
+  z3::solver solver = quantified ? z3::solver(ctx.z3) : z3::solver(ctx.z3, "QF_UFBV");
   z3::params p(ctx.z3);
   p.set("timeout", ex.options.queryTimeoutMs);
   solver.set(p);
@@ -111,16 +111,22 @@ std::optional<z3::model> Checker::violation(const std::vector<z3::expr> &constra
     report.findings.push_back(std::move(f));
     return std::nullopt;
   }
-  // Prefer a counterexample with small sizes: easier to read and to replay.
-  solver.push();
-  for (const VarInfo &v : ctx.vars())
-    if (v.role == VarRole::Size)
-      solver.add(v.var <= ctx.index(64));
-  if (solver.check() == z3::sat) {
-    z3::model m = solver.get_model();
-    return m;
+  // Prefer counterexamples that are easy to read and to replay: sizes that
+  // are multiples of 64 (no tile straddles an edge, so no padding hides an
+  // element's identity) and small, else just small, else any.
+  for (int preference = 0; preference < 2; ++preference) {
+    solver.push();
+    for (const VarInfo &v : ctx.vars()) {
+      if (v.role != VarRole::Size)
+        continue;
+      solver.add(v.var <= ctx.index(preference == 0 ? 256 : 64));
+      if (preference == 0)
+        solver.add(z3::urem(v.var, ctx.index(64)) == ctx.index(0));
+    }
+    if (solver.check() == z3::sat)
+      return solver.get_model();
+    solver.pop();
   }
-  solver.pop();
   solver.check();
   return solver.get_model();
 }
@@ -272,8 +278,7 @@ void Checker::checkRaces() {
       std::optional<z3::model> m = violation(q, false, b.at.op, kind);
       if (!m)
         continue;
-      Finding f;
-      f.kind = kind;
+      Finding f = finding(kind, *m);
       f.message = asyncPair ? "buffer slot touched while an async copy into it is in flight"
                             : "two threads access one buffer slot in the same barrier interval, "
                               "one of them writing";
@@ -394,6 +399,30 @@ void Checker::checkIndexWidth() {
   }
 }
 
+void Checker::checkBarriers() {
+  if (ex.exec.numThreads < 2)
+    return;
+  for (const EventContext &b : ex.exec.barriers) {
+    Renaming other = secondInstance(/*onlyThread=*/true);
+    std::vector<z3::expr> q = base(&other);
+    q.push_back(*ex.exec.thread != other(*ex.exec.thread));
+    q.push_back(b.guard != other(b.guard));
+    std::optional<z3::model> m = violation(q, false, b.op, CheckKind::DivergentBarrier);
+    if (!m)
+      continue;
+    Finding f = finding(CheckKind::DivergentBarrier, *m);
+    f.message = "one thread reaches this barrier and another skips it (deadlock or undefined "
+                "behaviour on a GPU)";
+    bool firstReaches = valueOf(*m, b.guard);
+    f.accesses.push_back(accessOf(ex, *m, b, firstReaches ? nullptr : &other, "", {}, {}, false, false));
+    f.accesses.push_back(accessOf(ex, *m, b, firstReaches ? &other : nullptr, "", {}, {}, false, false));
+    f.message += ": thread " + std::to_string(f.accesses[0].thread) + " reaches it, thread " +
+                 std::to_string(f.accesses[1].thread) + " does not";
+    f.expected = "the barrier's condition is the same in every thread";
+    report.findings.push_back(std::move(f));
+  }
+}
+
 void Checker::runAll() {
   const VerifyOptions &o = ex.options;
   checkIndexWidth();
@@ -403,10 +432,14 @@ void Checker::runAll() {
     checkUninitializedReads();
   if (o.inBounds)
     checkBounds();
-  if (o.races)
+  if (o.races) {
     checkRaces();
-  if (o.writeOnce)
+    checkBarriers();
+  }
+  if (o.writeOnce) {
+    checkOutputsStored();
     checkWriteOnce();
+  }
   checkBankConflicts();
 }
 

@@ -46,6 +46,10 @@ private:
   void checkBankConflicts();
   /// Index terms must fit the bit-vector model: a wrap would be unsound.
   void checkIndexWidth();
+  /// Every thread of an instance reaches each barrier instance, or none does.
+  void checkBarriers();
+  /// In Coverage.cpp: the kernel's reference names outputs no op stores to.
+  void checkOutputsStored();
   /// In Coverage.cpp: an in-bounds element of `tensor` no store covers.
   void checkUnwritten(int tensor, const std::vector<GlobalAccessEvent *> &stores);
 

@@ -16,6 +16,7 @@
 #include "Counterexample.h"
 
 #include "argus/Interpreter/Interpreter.h"
+#include "argus/Reference/References.h"
 
 namespace argus::verify::detail {
 
@@ -112,6 +113,54 @@ z3::expr covers(Executor &ex, const GlobalAccessEvent &s, const std::vector<z3::
 
 } // namespace
 
+void Checker::checkOutputsStored() {
+  mlir::func::FuncOp kernel = ex.exec.kernel;
+  auto name = kernel->getAttrOfType<mlir::StringAttr>(kernel_attr::kReference);
+  const ref::Reference *ref = name ? ref::findReference(name.str()) : nullptr;
+  if (!ref || !ref->pureOutputs)
+    return;
+  // The outputs when every scalar is 0 (e.g. GEMM with beta = 0: C).
+  std::vector<ref::RefArg> args;
+  size_t tensor = 0;
+  for (mlir::BlockArgument arg : kernel.getArguments()) {
+    ref::RefArg a;
+    a.isTensor = llvm::isa<GlobalTensorType>(arg.getType());
+    a.name = a.isTensor ? ex.exec.tensors[tensor++].name : "";
+    if (auto names = kernel->getAttrOfType<mlir::ArrayAttr>(kernel_attr::kArgNames))
+      if (arg.getArgNumber() < names.size())
+        a.name = llvm::cast<mlir::StringAttr>(names[arg.getArgNumber()]).str();
+    args.push_back(a);
+  }
+  for (const std::string &out : ref->pureOutputs(args)) {
+    bool stored = false;
+    for (const GlobalAccessEvent &g : ex.exec.globalAccesses)
+      stored = stored || (g.write && ex.exec.tensors[g.tensor].name == out);
+    if (stored)
+      continue;
+    // Any launch shows it: take small sizes, element 0.
+    z3::solver launch(ctx.z3, "QF_BV");
+    for (const z3::expr &c : ex.exec.launchConstraints)
+      launch.add(c);
+    for (const VarInfo &v : ctx.vars())
+      if (v.role == VarRole::Size)
+        launch.add(v.var <= ctx.index(64));
+    if (launch.check() != z3::sat)
+      continue;
+    Finding f = finding(CheckKind::UnwrittenOutput, launch.get_model());
+    f.message = "'" + out + "' is an output of reference '" + ref->name + "' but no op stores to it";
+    Access a;
+    a.target = out;
+    a.write = true;
+    for (const TensorInfo &t : ex.exec.tensors)
+      if (t.name == out)
+        a.element.assign(t.dims.size(), 0);
+    a.point.location = interp::formatLocation(kernel.getLoc());
+    a.point.op = "func.func";
+    f.accesses.push_back(a);
+    report.findings.push_back(std::move(f));
+  }
+}
+
 void Checker::checkUnwritten(int tensor, const std::vector<GlobalAccessEvent *> &stores) {
   const TensorInfo &t = ex.exec.tensors[tensor];
   std::vector<z3::expr> c;
@@ -159,6 +208,7 @@ void Checker::checkUnwritten(int tensor, const std::vector<GlobalAccessEvent *> 
     f.message = "an in-bounds element of '" + t.name + "' is written by no store instance";
     Access a;
     a.target = t.name;
+    a.write = true;
     a.element = element;
     a.point.location = interp::formatLocation(op->getLoc());
     a.point.op = op->getName().getStringRef().str();

@@ -77,9 +77,6 @@ TileTag operandTile(Executor &ex, Value v, size_t rank) {
   return TileTag{ex.freshCoords(rank), ex.ctx.untagged()};
 }
 
-bool dependsOnThread(Executor &ex, const z3::expr &e) {
-  return ex.exec.thread && mentions(e, *ex.exec.thread);
-}
 
 } // namespace
 
@@ -144,11 +141,13 @@ std::pair<z3::expr, z3::expr> evaluateAssertion(Executor &ex, AssertTagOp op,
     z3::expr value = ctx.index(0);
     z3::expr known = ctx.z3.bool_val(false);
     if (positional) {
+      // Only tags whose function has that many fields have it.
       size_t p = std::stoul(field);
-      if (p < tag.fields.size()) {
+      for (unsigned o = 0; o < functions.size() && p < tag.fields.size(); ++o)
+        if (p < functions[o].names.size())
+          known = known || tag.origin == ctx.bv(o, 16);
+      if (p < tag.fields.size())
         value = tag.fields[p];
-        known = ctx.z3.bool_val(true);
-      }
     } else {
       for (unsigned o = 0; o < functions.size(); ++o) {
         const std::vector<std::string> &names = functions[o].names;
@@ -275,8 +274,8 @@ bool execArgus(Executor &ex, Operation *op) {
         c.done = smax(c.done, reached);
       })
       .Case<BarrierOp>([&](BarrierOp) {
-        if (dependsOnThread(ex, ex.guard))
-          ex.problem(op, "barrier under a condition that depends on the thread id");
+        if (real)
+          exec.barriers.push_back(ex.here(op));
         c.epoch = c.epoch + ctx.index(1);
         c.doneAtBarrier = c.done;
       })
@@ -294,7 +293,7 @@ bool execArgus(Executor &ex, Operation *op) {
         if (real)
           body = ex.memoryModel->read(exec.buffers[buffer], ex.memory[buffer],
                                       ReadPoint{*exec.thread, c.done, c.doneAtBarrier, slot, view,
-                                                coords});
+                                                coords, ex.position(coords)});
         TileTag tag{coords, body};
         ex.set(l.getResult(), tileValue(shape, tag));
         if (real) {
@@ -345,7 +344,7 @@ bool execArgus(Executor &ex, Operation *op) {
         TileTag b = operandTile(ex, s.getFalseValue(), shape.size());
         std::vector<z3::expr> coords = ex.freshCoords(shape.size());
         // The condition is data: either side may be chosen for any element.
-        z3::expr choice = ctx.fresh("select", 0, VarRole::Choice, true);
+        z3::expr choice = ctx.choice("select", 0, ex.position(coords));
         ex.set(s.getResult(), tileValue(shape, TileTag{coords, iteTag(choice, a.at(coords), b.at(coords))}));
       })
       .Case<TagOp>([&](TagOp t) { bindTagFunction(ex, t); })

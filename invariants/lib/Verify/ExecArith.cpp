@@ -74,7 +74,8 @@ bool execArith(Executor &ex, Operation *op) {
   }
   if (auto cmp = dyn_cast<arith::CmpFOp>(op)) {
     bool launch = launchLevel(cmp.getLhs()) && launchLevel(cmp.getRhs());
-    ex.set(result, boolValue(ctx.fresh("float comparison", 0, VarRole::Choice, !launch)));
+    ex.set(result, boolValue(launch ? ctx.fresh("float comparison", 0, VarRole::Choice, false)
+                                    : ctx.choice("float comparison", 0, ex.position())));
     return true;
   }
   if (auto cmp = dyn_cast<arith::CmpIOp>(op)) {
@@ -85,7 +86,7 @@ bool execArith(Executor &ex, Operation *op) {
         z3::expr eq = *a == *b;
         ex.set(result, boolValue(cmp.getPredicate() == arith::CmpIPredicate::eq ? eq : !eq));
       } else {
-        ex.set(result, boolValue(ctx.fresh("i1 comparison", 0, VarRole::Choice, true)));
+        ex.set(result, boolValue(ctx.choice("i1 comparison", 0, ex.position())));
       }
       return true;
     }
@@ -117,20 +118,32 @@ bool execArith(Executor &ex, Operation *op) {
     if (a && b && isa<arith::OrIOp>(op)) r = *a || *b;
     if (a && b && isa<arith::XOrIOp>(op)) r = *a != *b;
     if (a && isa<arith::TruncIOp>(op)) r = *a;
-    ex.set(result, boolValue(r ? *r : ctx.fresh("i1 value", 0, VarRole::Choice, true)));
+    ex.set(result, boolValue(r ? *r : ctx.choice("i1 value", 0, ex.position())));
     return true;
   }
 
   auto operand = [&](unsigned i) { return ex.intOf(op->getOperand(i)); };
   // Index terms are modelled in kIndexBits bits; record what must not wrap.
-  if (type.isIndex() && ex.mode == Executor::Mode::Real && isa<arith::AddIOp, arith::SubIOp, arith::MulIOp>(op)) {
+  if (type.isIndex() && ex.mode == Executor::Mode::Real &&
+      isa<arith::AddIOp, arith::SubIOp, arith::MulIOp, arith::ShLIOp>(op)) {
     z3::expr a = operand(0), b = operand(1);
     if (!a.is_numeral() || !b.is_numeral()) {
       z3::expr fits = isa<arith::AddIOp>(op)   ? bvadd_no_overflow(a, b, true) && bvadd_no_underflow(a, b)
                       : isa<arith::SubIOp>(op) ? bvsub_no_overflow(a, b) && bvsub_no_underflow(a, b, true)
-                                               : bvmul_no_overflow(a, b, true) && bvmul_no_underflow(a, b);
+                      : isa<arith::MulIOp>(op) ? bvmul_no_overflow(a, b, true) && bvmul_no_underflow(a, b)
+                                               : z3::ult(b, ctx.index(kIndexBits)) && z3::ashr(z3::shl(a, b), b) == a;
       ex.exec.widths.push_back({ex.here(op), fits});
     }
+  }
+  // A wider integer cast to index must fit the model too.
+  if (type.isIndex() && ex.mode == Executor::Mode::Real && isa<arith::IndexCastOp, arith::IndexCastUIOp>(op) &&
+      bitsOf(op->getOperand(0).getType()) > kIndexBits) {
+    z3::expr a = operand(0);
+    unsigned from = a.get_sort().bv_size();
+    z3::expr narrow = a.extract(kIndexBits - 1, 0);
+    z3::expr fits = isa<arith::IndexCastOp>(op) ? z3::sext(narrow, from - kIndexBits) == a
+                                                 : z3::zext(narrow, from - kIndexBits) == a;
+    ex.exec.widths.push_back({ex.here(op), fits});
   }
   auto binary = [&](auto fn) {
     ex.set(result, intValue(fn(operand(0), operand(1))));
@@ -174,7 +187,7 @@ bool execArith(Executor &ex, Operation *op) {
       })
       .Default([&](Operation *) {
         // fptosi / fptoui / bitcast: an integer we cannot know.
-        ex.set(result, intValue(ctx.fresh("integer from float", bits, VarRole::Choice, true)));
+        ex.set(result, intValue(ctx.choice("integer from float", bits, ex.position())));
         return true;
       });
 }

@@ -30,7 +30,7 @@ z3::expr Executor::intOf(Value v) {
   unsigned bits = v.getType().isIndex() ? kIndexBits : v.getType().getIntOrFloatBitWidth();
   if (s.kind == SymValue::Kind::Bool)
     return z3::ite(*s.term, ctx.bv(1, bits), ctx.bv(0, bits));
-  z3::expr fresh = ctx.fresh("unknown value", bits, VarRole::Choice, true);
+  z3::expr fresh = ctx.choice("unknown value", bits, position());
   set(v, SymValue{SymValue::Kind::Int, fresh, std::nullopt, {}, -1});
   return fresh;
 }
@@ -46,9 +46,20 @@ std::optional<z3::expr> Executor::boolOf(Value v) {
 
 EventContext Executor::here(Operation *op) { return {op, guard, loops, *counters}; }
 
+std::vector<z3::expr> Executor::position(const std::vector<z3::expr> &extra) const {
+  std::vector<z3::expr> out;
+  for (const LoopFrame &l : loops)
+    out.push_back(l.iv);
+  if (exec.thread)
+    out.push_back(*exec.thread);
+  out.insert(out.end(), exec.programIds.begin(), exec.programIds.end());
+  out.insert(out.end(), extra.begin(), extra.end());
+  return out;
+}
+
 void Executor::problem(Operation *op, const std::string &what) {
   if (mode == Mode::Real)
-    exec.problems.push_back(interp::formatLocation(op->getLoc()) + ": " + what);
+    exec.problems.emplace_back(op, what);
 }
 
 std::vector<z3::expr> Executor::freshCoords(size_t rank) {
@@ -220,7 +231,7 @@ static Counters mergeCounters(const z3::expr &c, const Counters &a, const Counte
 
 std::vector<SymValue> Executor::runIf(scf::IfOp op) {
   std::optional<z3::expr> cond = boolOf(op.getCondition());
-  z3::expr c = cond ? *cond : ctx.fresh("condition", 0, VarRole::Choice, true);
+  z3::expr c = cond ? *cond : ctx.choice("condition", 0, position());
   z3::expr outer = guard;
   Counters before = *counters;
 
@@ -248,6 +259,7 @@ std::vector<SymValue> Executor::runIf(scf::IfOp op) {
 namespace argus::verify::detail {
 
 void Executor::run(func::FuncOp kernel) {
+  exec.kernel = kernel;
   if (auto threads = kernel->getAttrOfType<IntegerAttr>(kernel_attr::kThreads))
     exec.numThreads = std::max<int64_t>(1, threads.getInt());
   kernel.walk([&](TagOp op) {

@@ -92,6 +92,7 @@ struct TensorInfo {
 
 /// The result of executing one kernel.
 struct Execution {
+  mlir::func::FuncOp kernel;
   std::vector<TensorInfo> tensors;
   std::vector<BufferInfo> buffers;
   std::vector<TagFunction> tagFunctions;
@@ -100,12 +101,13 @@ struct Execution {
   std::vector<BufferReadEvent> bufferReads;
   std::vector<AssertEvent> asserts;
   std::vector<WidthEvent> widths;
+  std::vector<EventContext> barriers;
   std::vector<z3::expr> launchConstraints;   // sizes in range
   std::vector<z3::expr> instanceConstraints; // program ids and thread id in range
   std::vector<z3::expr> programIds;          // 3
   std::optional<z3::expr> thread;
   int64_t numThreads = 1;
-  std::vector<std::string> problems;         // what could not be modelled
+  std::vector<std::pair<mlir::Operation *, std::string>> problems; // what could not be modelled
 };
 
 class Executor {
@@ -137,6 +139,9 @@ public:
   z3::expr intOf(mlir::Value v);
   std::optional<z3::expr> boolOf(mlir::Value v);
   EventContext here(mlir::Operation *op);
+  /// Where this point of the execution is: enclosing loop indices, thread,
+  /// program ids (see SymContext::choice).
+  std::vector<z3::expr> position(const std::vector<z3::expr> &extra = {}) const;
   void problem(mlir::Operation *op, const std::string &what);
   /// A fresh tile tag with coordinate variables for `shape`.
   TileTag freshTile(const std::vector<int64_t> &shape, const TagExpr &body);

@@ -7,9 +7,9 @@
 //   Y = H                       -> init
 //   Y does not mention H        -> ite(k == 0, init, Y(iv - step))
 //   Y = H + c                   -> init + k * c
-//   Y = (H + c) % m             -> (init + k * c) % m
-//   Y = H ^ c, Y = c - H, !H    -> alternates between init and Y(init)
-//   anything else               -> unknown (a fresh variable: sound, imprecise)
+//   Y = F(H + c), periodic Y    -> guessed, kept only when Z3 proves them
+//                                  inductive (Python's %, stage flips)
+//   anything else               -> unknown per iteration (sound, imprecise)
 //
 // Counters of barriers and issued copies are affine; the completed-copy
 // counters only grow (max), so their value at iteration k is the previous
@@ -20,6 +20,9 @@
 #include "Executor.h"
 
 #include "argus/Interpreter/Interpreter.h"
+
+#include <functional>
+#include <unordered_set>
 
 namespace argus::verify::detail {
 
@@ -95,7 +98,34 @@ bool isApp(const z3::expr &e, Z3_decl_kind kind) {
   return e.is_app() && e.decl().decl_kind() == kind;
 }
 
-/// Closed form of a carried integer / bool; nullopt when no pattern applies.
+/// The subterm `h + c` (c loop-invariant) of `y`, if any.
+std::optional<std::pair<z3::expr, z3::expr>> findIncrement(const z3::expr &y, const z3::expr &h,
+                                                          const z3::expr &iv) {
+  std::vector<z3::expr> stack{y};
+  std::unordered_set<unsigned> seen;
+  while (!stack.empty()) {
+    z3::expr e = stack.back();
+    stack.pop_back();
+    if (!seen.insert(e.id()).second || !e.is_app())
+      continue;
+    if (isApp(e, Z3_OP_BADD) && e.num_args() == 2)
+      for (int side = 0; side < 2; ++side)
+        if (z3::eq(e.arg(side), h) && !mentions(e.arg(1 - side), h) && !mentions(e.arg(1 - side), iv))
+          return std::make_pair(e, e.arg(1 - side));
+    for (unsigned i = 0; i < e.num_args(); ++i)
+      stack.push_back(e.arg(i));
+  }
+  return std::nullopt;
+}
+
+/// Closed form of a carried integer / bool, as a term in the iteration k:
+///   Y = H -> init;  Y without H -> ite(k == 0, init, Y(iv - step));
+///   Y = H + c -> init + k * c (exact);
+/// otherwise candidates are guessed and kept only when Z3 proves them
+/// inductive (G(0) = init by construction, G(k) = Y(G(k - 1)) for k >= 1):
+///   Y = F(H + c) -> ite(k == 0, init, F(init + k * c))   (e.g. Python's %)
+///   periodic    -> ite(k == 0, init, Y^((k - 1) % p + 1)(init)), p <= 4
+/// nullopt when none holds.
 std::optional<z3::expr> closedScalar(Executor &ex, const LoopFrame &fr, const z3::expr &init,
                                      const z3::expr &h, const z3::expr &yRaw,
                                      const std::vector<z3::expr> &others) {
@@ -108,37 +138,50 @@ std::optional<z3::expr> closedScalar(Executor &ex, const LoopFrame &fr, const z3
     return std::nullopt;
   if (!mentions(y, h))
     return z3::ite(k == ctx.index(0), init, subst(ctx, y, fr.iv, fr.iv - fr.step));
-  auto invariant = [&](const z3::expr &c) { return !mentions(c, h) && !mentions(c, fr.iv); };
-  z3::expr two = ctx.index(2), zero = ctx.index(0);
-  if (y.is_bool()) {
-    if (isApp(y, Z3_OP_NOT) && z3::eq(y.arg(0), h))
-      return z3::ite(z3::urem(k, two) == zero, init, !init);
+  if (!y.is_bool()) {
+    z3::expr d = (y - h).simplify();
+    if (!mentions(d, h) && !mentions(d, fr.iv))
+      return init + signExtendTo(k, y.get_sort().bv_size()) * d;
+  }
+  if (mentions(y, fr.iv))
     return std::nullopt;
+
+  // Guess and check, over a free iteration count kv.
+  z3::expr kv = ctx.z3.bv_const("closed-form iteration", kIndexBits);
+  z3::expr zero = ctx.index(0), one = ctx.index(1);
+  auto apply = [&](const z3::expr &prev) { return subst(ctx, y, h, prev); };
+  auto inductive = [&](const std::function<z3::expr(const z3::expr &)> &g) {
+    z3::solver s(ctx.z3, "QF_BV");
+    z3::params p(ctx.z3);
+    p.set("timeout", 2000u);
+    s.set(p);
+    s.add(kv >= one && kv < ctx.index(ex.options.maxSize));
+    s.add(g(kv) != apply(g(kv - one)));
+    return s.check() == z3::unsat;
+  };
+  std::vector<std::function<z3::expr(const z3::expr &)>> candidates;
+  if (auto inc = findIncrement(y, h, fr.iv)) {
+    auto [term, c] = *inc;
+    unsigned bits = c.get_sort().bv_size();
+    candidates.push_back([&, term, c, bits](const z3::expr &kk) {
+      return z3::ite(kk == zero, init, subst(ctx, y, term, init + signExtendTo(kk, bits) * c));
+    });
   }
-  unsigned bits = y.get_sort().bv_size();
-  z3::expr kk = signExtendTo(k, bits);
-  z3::expr d = (y - h).simplify();
-  if (invariant(d))
-    return init + kk * d;
-  if ((isApp(y, Z3_OP_BUREM) || isApp(y, Z3_OP_BUREM_I) || isApp(y, Z3_OP_BSREM) ||
-       isApp(y, Z3_OP_BSREM_I)) &&
-      y.arg(1).is_numeral()) {
-    z3::expr c = (y.arg(0) - h).simplify();
-    if (invariant(c)) {
-      bool isUnsigned = isApp(y, Z3_OP_BUREM) || isApp(y, Z3_OP_BUREM_I);
-      z3::expr sum = init + kk * c;
-      return isUnsigned ? z3::urem(sum, y.arg(1)) : z3::srem(sum, y.arg(1));
-    }
+  std::vector<z3::expr> orbit{apply(init)}; // Y(init), Y(Y(init)), ...
+  for (int p = 1; p <= 4; ++p) {
+    if (p > 1)
+      orbit.push_back(apply(orbit.back()));
+    candidates.push_back([&, p, orbit](const z3::expr &kk) {
+      z3::expr phase = z3::urem(kk - one, ctx.index(p));
+      z3::expr v = orbit[p - 1];
+      for (int i = p - 2; i >= 0; --i)
+        v = z3::ite(phase == ctx.index(i), orbit[i], v);
+      return z3::ite(kk == zero, init, v);
+    });
   }
-  z3::expr alternate = z3::urem(k, two) == zero;
-  if (isApp(y, Z3_OP_BXOR) && y.num_args() == 2) {
-    for (int side = 0; side < 2; ++side)
-      if (z3::eq(y.arg(side), h) && invariant(y.arg(1 - side)))
-        return z3::ite(alternate, init, init ^ y.arg(1 - side));
-  }
-  z3::expr s = (y + h).simplify();
-  if (invariant(s))
-    return z3::ite(alternate, init, s - init);
+  for (auto &g : candidates)
+    if (inductive(g))
+      return g(k);
   return std::nullopt;
 }
 
@@ -251,8 +294,12 @@ std::vector<SymValue> Executor::runFor(scf::ForOp op) {
         header.push_back(v);
         continue;
       }
+      // No closed form: an unknown value per iteration (sound, imprecise),
+      // the initial one in the first iteration.
       SymValue v = init;
-      v.term = placeholderFor(*this, init).term; // unknown: sound, imprecise
+      unsigned bits = init.term->is_bool() ? 0 : init.term->get_sort().bv_size();
+      v.term = z3::ite(frame.iteration == ctx.index(0), *init.term,
+                       ctx.choice("carried value of " + name, bits, position({iv})));
       header.push_back(v);
       continue;
     }

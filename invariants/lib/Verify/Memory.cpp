@@ -123,14 +123,8 @@ TagExpr MemoryModel::applyWrite(const BufferInfo &buffer, const SlotWrite &w,
     std::vector<z3::expr> slot;
     for (const z3::expr &s : w.slot)
       slot.push_back(z3::expr(s).substitute(f, t));
-    z3::expr covered = ctx.z3.bool_val(true);
-    std::vector<z3::expr> element;
-    if (w.whole) {
-      element = at.slot;
-      element.insert(element.end(), at.element.begin(), at.element.end());
-    } else {
-      std::tie(covered, element) = locate(buffer, w, slot, at);
-    }
+    // A tag binding (`whole`) covers the buffer: no slot prefix, its own layout.
+    auto [covered, element] = locate(buffer, w, slot, at);
     TileTag value{w.value.coords, w.value.body.substitute(f, t)};
     TagExpr written = value.at(element);
     if (w.async) {
@@ -162,7 +156,7 @@ z3::expr MemoryModel::mayCover(const BufferInfo &buffer, const std::vector<Histo
       continue;
     }
     const LoopFrame &fr = item.loop->frame;
-    z3::expr k = ctx.fresh("older iteration of " + fr.name, kIndexBits, VarRole::Choice, true);
+    z3::expr k = ctx.choice("older iteration of " + fr.name, kIndexBits, at.position);
     z3::expr_vector f = copyOf(from), t = copyOf(to);
     append(f, t, fr.iv, z3::expr(fr.lb).substitute(from, to) + k * z3::expr(fr.step).substitute(from, to));
     any = any || (k >= ctx.index(0) && mayCover(buffer, item.loop->body, f, t, at));
@@ -189,7 +183,7 @@ TagExpr MemoryModel::applyLoop(const BufferInfo &buffer, const LoopRecord &loop,
 
   // Iterations older than the window: unknown wherever they could have written.
   if (!bounded || known > depth) {
-    z3::expr old = ctx.fresh("older iteration of " + fr.name, kIndexBits, VarRole::Choice, true);
+    z3::expr old = ctx.choice("older iteration of " + fr.name, kIndexBits, at.position);
     z3::expr_vector f = copyOf(from), t = copyOf(to);
     append(f, t, fr.iv, lb + old * step);
     z3::expr cond = old >= ctx.index(0) && old + ctx.index(depth) < k &&

@@ -77,6 +77,7 @@ struct ReadPoint {
   std::vector<z3::expr> slot;
   std::optional<PhysicalMap> view;
   std::vector<z3::expr> element;         // coordinates inside the slot
+  std::vector<z3::expr> position;        // the reader's (Executor::position)
 };
 
 class MemoryModel {

@@ -153,6 +153,18 @@ TagExpr decode(Executor &ex, const Inputs &in, double v) {
   return tag;
 }
 
+/// The DSL name of a kernel's tensor argument.
+std::string tensorName(Value v) {
+  auto arg = dyn_cast<BlockArgument>(v);
+  if (!arg)
+    return "";
+  auto fn = dyn_cast<func::FuncOp>(arg.getOwner()->getParentOp());
+  auto names = fn ? fn->getAttrOfType<ArrayAttr>(kernel_attr::kArgNames) : ArrayAttr();
+  if (!names || arg.getArgNumber() >= names.size())
+    return "";
+  return cast<StringAttr>(names[arg.getArgNumber()]).str();
+}
+
 class ReplayObserver : public interp::RunObserver {
 public:
   ReplayObserver(Executor &ex, const Inputs &in, const Finding &f) : ex(ex), in(in), f(f) {}
@@ -170,9 +182,10 @@ public:
       int64_t linear = 0;
       for (size_t d = 0; d < shapes[i].size() && d < f.accesses[0].element.size(); ++d)
         linear = linear * shapes[i][d] + f.accesses[0].element[d];
-      tags.push_back(linear < static_cast<int64_t>(values[i].size())
-                         ? decode(ex, in, values[i][linear])
-                         : ex.ctx.untagged());
+      double v = linear < static_cast<int64_t>(values[i].size()) ? values[i][linear] : 1.5;
+      // Masked-out padding (0) names no element: the replay cannot tell its tag.
+      padding = padding || v == 0.0;
+      tags.push_back(decode(ex, in, v));
     }
     auto [holds, missing] = evaluateAssertion(ex, cast<AssertTagOp>(op), tags);
     z3::expr ok = holds && !missing;
@@ -213,7 +226,8 @@ public:
 
   void onStore(Operation *op, const interp::ObservedContext &ctx, llvm::ArrayRef<int64_t> offsets,
                llvm::ArrayRef<int64_t> shape) override {
-    if (f.accesses.empty() || f.accesses[0].element.size() != offsets.size())
+    if (f.accesses.empty() || f.accesses[0].element.size() != offsets.size() ||
+        tensorName(op->getOperand(1)) != f.accesses[0].target)
       return;
     const std::vector<int64_t> &e = f.accesses[0].element;
     for (size_t d = 0; d < offsets.size(); ++d)
@@ -228,7 +242,7 @@ public:
   Executor &ex;
   const Inputs &in;
   const Finding &f;
-  bool seen = false, violated = false;
+  bool seen = false, violated = false, padding = false;
   std::string observed;
   std::vector<std::string> writers;
 };
@@ -263,7 +277,8 @@ Replay replayFinding(Executor &ex, func::FuncOp kernel, const Finding &f) {
   ReplayObserver observer(ex, in, f);
   interp::RunOptions options;
   options.observer = &observer;
-  bool oneInstance = f.kind == CheckKind::TagAssertion || f.kind == CheckKind::UninitializedRead;
+  bool oneInstance = f.kind == CheckKind::TagAssertion || f.kind == CheckKind::UninitializedRead ||
+                     f.kind == CheckKind::DivergentBarrier;
   if (oneInstance && !f.accesses.empty() && f.accesses[0].block.size() == 3)
     options.onlyInstance = std::array<int64_t, 3>{f.accesses[0].block[0], f.accesses[0].block[1],
                                                   f.accesses[0].block[2]};
@@ -271,6 +286,12 @@ Replay replayFinding(Executor &ex, func::FuncOp kernel, const Finding &f) {
   std::string message = error ? llvm::toString(std::move(error)) : "";
 
   switch (f.kind) {
+  case CheckKind::DivergentBarrier:
+    r.status = message.find("divergent") != std::string::npos ? Replay::Status::Confirmed
+                                                              : Replay::Status::NotConfirmed;
+    r.detail = message.empty() ? "the interpreter ran the counterexample without divergence"
+                               : "the interpreter stopped: " + message;
+    return r;
   case CheckKind::OutOfBounds:
     r.status = message.empty() ? Replay::Status::NotConfirmed : Replay::Status::Confirmed;
     r.detail = message.empty() ? "the interpreter ran the counterexample's sizes without an "
@@ -297,10 +318,12 @@ Replay replayFinding(Executor &ex, func::FuncOp kernel, const Finding &f) {
       r.detail = "the interpreter never reached the assertion with the counterexample's thread "
                  "and iterations";
     } else {
-      r.status = observer.violated ? Replay::Status::Confirmed : Replay::Status::NotConfirmed;
+      bool confirmed = observer.violated && !observer.padding;
+      r.status = confirmed ? Replay::Status::Confirmed : Replay::Status::NotConfirmed;
       r.detail = "the interpreter's operands carry tags " + observer.observed +
-                 (observer.violated ? ", which violate the assertion"
-                                    : ", which satisfy the assertion");
+                 (observer.padding ? ", one of them masked-out padding whose tag a value cannot show"
+                  : observer.violated ? ", which violate the assertion"
+                                      : ", which satisfy the assertion");
     }
     return r;
   case CheckKind::DoubleWrite:

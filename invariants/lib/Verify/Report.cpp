@@ -25,6 +25,7 @@ constexpr CheckNameEntry kCheckNames[] = {
     {CheckKind::DoubleWrite, "double-write"},
     {CheckKind::UnwrittenOutput, "unwritten-output"},
     {CheckKind::BankConflict, "bank-conflict"},
+    {CheckKind::DivergentBarrier, "divergent-barrier"},
     {CheckKind::Unsupported, "unsupported"},
 };
 
@@ -143,7 +144,8 @@ std::string formatFinding(const Finding &f) {
     if (!a.block.empty())
       os << "block (" << joinInts(a.block) << ") thread " << a.thread << " (warp " << a.warp
          << ", lane " << a.lane << ") ";
-    os << (a.write ? (a.async ? "async-writes " : "writes ") : "reads ") << a.target;
+    if (!a.target.empty())
+      os << (a.write ? (a.async ? "async-writes " : "writes ") : "reads ") << a.target;
     if (!a.slot.empty())
       os << " slot [" << joinInts(a.slot) << "]";
     if (!a.element.empty())

@@ -19,6 +19,21 @@ z3::expr SymContext::fresh(const std::string &name, unsigned bits, VarRole role,
   return v;
 }
 
+z3::expr SymContext::choice(const std::string &name, unsigned bits,
+                            const std::vector<z3::expr> &position) {
+  std::string unique = name + "!" + std::to_string(counter_++);
+  z3::sort range = bits == 0 ? z3.bool_sort() : z3.bv_sort(bits);
+  z3::sort_vector domain(z3);
+  z3::expr_vector args(z3);
+  for (const z3::expr &p : position) {
+    domain.push_back(p.get_sort());
+    args.push_back(p);
+  }
+  if (position.empty())
+    return fresh(name, bits, VarRole::Choice, true);
+  return z3.function(unique.c_str(), domain, range)(args);
+}
+
 const VarInfo *SymContext::lookup(const z3::expr &var) const {
   for (const VarInfo &info : vars_)
     if (z3::eq(info.var, var))

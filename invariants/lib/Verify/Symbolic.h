@@ -59,6 +59,11 @@ public:
   z3::expr bv(int64_t v, unsigned bits) { return z3.bv_val(v, bits); }
   /// A fresh variable of `bits` bits (0: Bool).
   z3::expr fresh(const std::string &name, unsigned bits, VarRole role, bool instance);
+  /// An unknown value made at `position` (loop indices, thread, program ids,
+  /// maybe element coordinates): a fresh uninterpreted function applied to
+  /// it, so every iteration, thread and element gets its own value, also
+  /// where earlier iterations are replayed by substitution.
+  z3::expr choice(const std::string &name, unsigned bits, const std::vector<z3::expr> &position);
   const std::vector<VarInfo> &vars() const { return vars_; }
   const VarInfo *lookup(const z3::expr &var) const;
 

@@ -5,6 +5,8 @@
 #include "Checks.h"
 #include "Replay.h"
 
+#include "argus/Interpreter/Interpreter.h"
+
 #include <chrono>
 
 namespace argus::verify {
@@ -27,20 +29,26 @@ KernelReport verifyKernel(mlir::func::FuncOp kernel, const VerifyOptions &option
   auto start = std::chrono::steady_clock::now();
   KernelReport report;
   report.kernel = kernel.getSymName().str();
-  detail::SymContext ctx;
-  detail::Executor ex(ctx, options);
-  ex.run(kernel);
-  // What cannot be modelled is a finding: never a silent pass.
-  for (const std::string &p : ex.exec.problems) {
-    Finding f;
-    f.kind = CheckKind::Unsupported;
-    f.message = p;
-    report.findings.push_back(std::move(f));
-  }
-  detail::Checker(ex, report).runAll();
-  if (options.replay)
-    for (Finding &f : report.findings)
-      f.replay = detail::replayFinding(ex, kernel, f);
+  {
+    detail::SymContext ctx;
+    detail::Executor ex(ctx, options);
+    ex.run(kernel);
+    // What cannot be modelled is a finding: never a silent pass.
+    for (auto &[op, what] : ex.exec.problems) {
+      Finding f;
+      f.kind = CheckKind::Unsupported;
+      f.message = what;
+      Access at;
+      at.point.location = interp::formatLocation(op->getLoc());
+      at.point.op = op->getName().getStringRef().str();
+      f.accesses.push_back(at);
+      report.findings.push_back(std::move(f));
+    }
+    detail::Checker(ex, report).runAll();
+    if (options.replay)
+      for (Finding &f : report.findings)
+        f.replay = detail::replayFinding(ex, kernel, f);
+  } // the Z3 context goes here, and its teardown counts too
   report.seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return report;

@@ -29,6 +29,7 @@ enum class CheckKind {
   DoubleWrite,      // an output element is written by two store instances
   UnwrittenOutput,  // an output element no store instance writes
   BankConflict,     // lanes of one warp hit one shared-memory bank at different words
+  DivergentBarrier, // some threads of an instance reach a barrier that others skip
   Unsupported,      // the kernel uses something the verifier cannot model (never a silent pass)
 };
 
