@@ -200,6 +200,33 @@ public:
       observed += (observed.empty() ? "" : ", ") + formatTag(tagOf(ex, m, t));
   }
 
+  /// Async races: is access b run while a's copy is still pending? Copies
+  /// retire in issue order, so a FIFO per copy op tells which one retires.
+  void onBufferAccess(Operation *op, const interp::ObservedContext &ctx, bool, bool asyncCompletion,
+                      llvm::ArrayRef<int64_t> slot) override {
+    if (f.kind != CheckKind::AsyncRace || f.accesses.size() != 2 || raceSeen)
+      return;
+    const Access &a = f.accesses[0], &b = f.accesses[1];
+    std::string where = interp::formatLocation(op->getLoc());
+    if (where == a.point.location && static_cast<int64_t>(ctx.thread) == a.thread) {
+      if (!asyncCompletion) {
+        bool target = sameInstance(ctx, a, op) && std::vector<int64_t>(slot.begin(), slot.end()) == a.slot;
+        issued.push_back(target);
+        pending = pending || target;
+      } else if (!issued.empty()) {
+        if (issued.front())
+          pending = false;
+        issued.erase(issued.begin());
+      }
+      if (&a != &b && where != b.point.location)
+        return;
+    }
+    if (!asyncCompletion && pending && where == b.point.location &&
+        static_cast<int64_t>(ctx.thread) == b.thread && sameInstance(ctx, b, op) &&
+        std::vector<int64_t>(slot.begin(), slot.end()) == b.slot)
+      raceSeen = true;
+  }
+
   void onBufferLoad(Operation *op, const interp::ObservedContext &ctx, llvm::ArrayRef<int64_t>,
                     llvm::ArrayRef<double> values) override {
     if (f.kind != CheckKind::UninitializedRead || seen || f.accesses.empty() ||
@@ -243,6 +270,8 @@ public:
   const Inputs &in;
   const Finding &f;
   bool seen = false, violated = false, padding = false;
+  std::vector<bool> issued;          // async copies of access a's op, oldest first: is it a's instance?
+  bool pending = false, raceSeen = false;
   std::string observed;
   std::vector<std::string> writers;
 };
@@ -253,7 +282,6 @@ Replay replayFinding(Executor &ex, func::FuncOp kernel, const Finding &f) {
   Replay r;
   switch (f.kind) {
   case CheckKind::Race:
-  case CheckKind::AsyncRace:
     r.status = Replay::Status::NotConfirmed;
     r.detail = "the interpreter runs threads in lockstep and retires async copies at their "
                "waits, so it cannot show this interleaving; the counterexample comes from the "
@@ -278,7 +306,7 @@ Replay replayFinding(Executor &ex, func::FuncOp kernel, const Finding &f) {
   interp::RunOptions options;
   options.observer = &observer;
   bool oneInstance = f.kind == CheckKind::TagAssertion || f.kind == CheckKind::UninitializedRead ||
-                     f.kind == CheckKind::DivergentBarrier;
+                     f.kind == CheckKind::DivergentBarrier || f.kind == CheckKind::AsyncRace;
   if (oneInstance && !f.accesses.empty() && f.accesses[0].block.size() == 3)
     options.onlyInstance = std::array<int64_t, 3>{f.accesses[0].block[0], f.accesses[0].block[1],
                                                   f.accesses[0].block[2]};
@@ -286,6 +314,22 @@ Replay replayFinding(Executor &ex, func::FuncOp kernel, const Finding &f) {
   std::string message = error ? llvm::toString(std::move(error)) : "";
 
   switch (f.kind) {
+  case CheckKind::AsyncRace:
+    if (!message.empty()) {
+      r.status = Replay::Status::Failed;
+      r.detail = message;
+    } else if (observer.raceSeen) {
+      r.status = Replay::Status::Confirmed;
+      r.detail = "the interpreter ran " + f.accesses[1].point.op + " at " +
+                 f.accesses[1].point.location + " while the copy issued at " +
+                 f.accesses[0].point.location + " into the same slot was still pending";
+    } else {
+      r.status = Replay::Status::NotConfirmed;
+      r.detail = "on the interpreter's schedule (threads in lockstep, copies retired at their "
+                 "waits) the copy had landed before the access; the counterexample comes from "
+                 "the proof alone";
+    }
+    return r;
   case CheckKind::DivergentBarrier:
     r.status = message.find("divergent") != std::string::npos ? Replay::Status::Confirmed
                                                               : Replay::Status::NotConfirmed;
