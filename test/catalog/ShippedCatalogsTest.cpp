@@ -263,3 +263,51 @@ TEST(ShippedCatalogs, MissingFileIsAnErrorNotACrash) {
   ASSERT_FALSE(dir.ok());
   EXPECT_NE(dir.error().message.find("not a regular file"), std::string::npos);
 }
+
+// The other shipped models: shapes checked by hand against their HF configs
+// (per-GPU shares for tensor parallelism, as vLLM splits them).
+TEST(ShippedCatalogs, Llama3_70bTensorParallel8) {
+  Catalog c = loadShipped("llama3-70b-tp8.yaml");
+  EXPECT_EQ(c.serving.tensor_parallel, 8);
+  std::map<std::string, OpConfig> named = byName(expand(c));
+  expectGemm(named, "qkv", (8 + 2 * 1) * 128, 8192);
+  expectGemm(named, "o", 8192, 1024);
+  expectGemm(named, "gate_up", 2 * 28672 / 8, 8192);
+  expectGemm(named, "down", 8192, 28672 / 8);
+  expectGemm(named, "lm_head", 128256 / 8, 8192);
+  EXPECT_EQ(named.at("prefill").attention().num_heads, 8);
+  EXPECT_EQ(named.at("prefill").attention().num_kv_heads, 1);
+}
+
+TEST(ShippedCatalogs, Qwen2_5_7b) {
+  std::map<std::string, OpConfig> named = byName(expand(loadShipped("qwen2.5-7b.yaml")));
+  expectGemm(named, "qkv", (28 + 2 * 4) * 128, 3584);
+  expectGemm(named, "o", 3584, 3584);
+  expectGemm(named, "gate_up", 2 * 18944, 3584);
+  expectGemm(named, "down", 3584, 18944);
+  expectGemm(named, "lm_head", 152064, 3584);
+  EXPECT_EQ(named.at("decode").attention().num_heads, 28);
+  EXPECT_EQ(named.at("decode").attention().num_kv_heads, 4);
+}
+
+TEST(ShippedCatalogs, Mistral7b) {
+  std::map<std::string, OpConfig> named = byName(expand(loadShipped("mistral-7b.yaml")));
+  expectGemm(named, "qkv", (32 + 2 * 8) * 128, 4096);
+  expectGemm(named, "gate_up", 2 * 14336, 4096);
+  expectGemm(named, "down", 4096, 14336);
+  expectGemm(named, "lm_head", 32768, 4096);
+}
+
+TEST(ShippedCatalogs, Qwen3_30bA3b) {
+  Catalog c = loadShipped("qwen3-30b-a3b.yaml");
+  ASSERT_TRUE(c.arch.moe.has_value());
+  std::map<std::string, OpConfig> named = byName(expand(c));
+  // head_dim 128 is explicit: 32 heads x 128 = 4096 != hidden 2048.
+  expectGemm(named, "qkv", (32 + 2 * 4) * 128, 2048);
+  expectGemm(named, "o", 2048, 32 * 128);
+  expectGemm(named, "router", 128, 2048);
+  EXPECT_EQ(named.count("gate_up"), 0u); // every layer is MoE: no dense FFN
+  EXPECT_EQ(named.at("experts").moe().num_experts, 128);
+  EXPECT_EQ(named.at("experts").moe().top_k, 8);
+  EXPECT_EQ(named.at("experts").moe().intermediate, 768);
+}
