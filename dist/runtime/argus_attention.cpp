@@ -1,9 +1,7 @@
 //===- argus_attention.cpp - attention entry points of the C ABI ----------===//
 //
-// The attention kernels land later; the entry points already exist so that
-// the ABI is complete and an engine can link against it today. They validate
-// their arguments exactly as they will when kernels exist (so a caller's
-// bugs surface now) and then return ARGUS_ERROR_UNSUPPORTED.
+// Validation of the argument structs; argus_attention_dispatch.cpp chooses
+// and launches the kernels.
 //
 // Checks (the first failure wins, INVALID_ARGUMENT unless noted):
 //   args NULL; struct_size too small; batch < 0; num_heads, num_kv_heads,
@@ -16,6 +14,7 @@
 // targets, so their contents are not read here.
 //
 //===----------------------------------------------------------------------===//
+#include "argus_attention_dispatch.h"
 #include "argus_checks.h"
 #include "argus_config.h"
 #include "argus_error.h"
@@ -122,8 +121,10 @@ ARGUS_API argus_status argus_attention_prefill(const argus_attention_prefill_arg
     if (auto s = ready("argus_attention_prefill")) return s;
     if (auto s = validatePrefill(args)) return s;
     if (args->batch == 0) return ARGUS_OK;
-    return fail(ARGUS_ERROR_UNSUPPORTED,
-                "argus_attention_prefill is not in this library yet");
+    const Config &c = config();
+    AttentionPlan plan;
+    if (auto s = planPrefill(*args, c, &plan)) return s;
+    return runPrefill(*args, plan, c.numThreads);
   });
 }
 
@@ -134,7 +135,10 @@ ARGUS_API argus_status argus_attention_decode(const argus_attention_decode_args 
     if (auto s = ready("argus_attention_decode")) return s;
     if (auto s = validateDecode(args)) return s;
     if (args->batch == 0) return ARGUS_OK;
-    return fail(ARGUS_ERROR_UNSUPPORTED, "argus_attention_decode is not in this library yet");
+    const Config &c = config();
+    AttentionPlan plan;
+    if (auto s = planDecode(*args, c, &plan)) return s;
+    return runDecode(*args, plan, c.numThreads);
   });
 }
 

@@ -11,6 +11,7 @@
 #include "argus_checks.h"
 #include "argus_numerics.h"
 #include "argus_registry.h"
+#include "argus_tensor_view.h"
 
 #include <cstring>
 
@@ -74,17 +75,6 @@ void betaScale(const argus_gemm_args &g) {
   }
 }
 
-argus_cpu_tensor matrix(const void *data, int64_t rows, int64_t cols, int64_t ld) {
-  argus_cpu_tensor t;
-  std::memset(&t, 0, sizeof t);
-  t.data = const_cast<void *>(data);
-  t.shape[0] = rows;
-  t.shape[1] = cols;
-  t.stride[0] = ld;
-  t.stride[1] = 1;
-  return t;
-}
-
 } // namespace
 
 argus_status planGemm(const argus_gemm_args &g, const Config &config, const char *function,
@@ -130,12 +120,10 @@ argus_status planGemm(const argus_gemm_args &g, const Config &config, const char
 
 void buildGemmKernelArgs(const argus_gemm_args &g, argus_cpu_arg out[7]) {
   std::memset(out, 0, sizeof(argus_cpu_arg) * 7);
-  out[0].tensor = matrix(g.a, g.m, g.k, g.lda);
-  out[1].tensor = matrix(g.b, g.n, g.k, g.ldb);
-  out[2].tensor = matrix(g.c, g.m, g.n, g.ldc);
-  out[3].tensor.data = const_cast<void *>(g.bias);
-  out[3].tensor.shape[0] = g.n;
-  out[3].tensor.stride[0] = 1;
+  out[0].tensor = matrixView(g.a, g.m, g.k, g.lda);
+  out[1].tensor = matrixView(g.b, g.n, g.k, g.ldb);
+  out[2].tensor = matrixView(g.c, g.m, g.n, g.ldc);
+  out[3].tensor = tensorView(g.bias, {g.n}, {1});
   out[4].f = g.alpha;
   out[5].f = g.beta;
   out[6].i = g.bias ? 1 : 0;

@@ -31,6 +31,21 @@
  *        2, qkv_bounds, qkv_kernels, qkv_names}};
  *   const int32_t argus_gemm_group_count = 1;
  *
+ * Attention dispatch (dist/runtime/argus_attention_dispatch.cpp): the kernel
+ * whose (dtype, head_dim, group = num_heads / num_kv_heads) equals the call's;
+ * else, unless ARGUS_STRICT=1, the group-1 kernel of (dtype, head_dim), run
+ * once per KV head with that head's queries; else ARGUS_ERROR_UNSUPPORTED.
+ * A prefill kernel gets ARGUS_PREFILL_KERNEL_ARGS arguments for ONE sequence:
+ *   [0] Q  tensor {seq_q, heads, head_dim}      [1] K  tensor {seq_kv, kv_heads, head_dim}
+ *   [2] V  like K                               [3] O  like Q
+ *   [4] scale .f    [5] causal .i (0 or 1)
+ * A decode kernel gets ARGUS_DECODE_KERNEL_ARGS arguments:
+ *   [0] Q  tensor {batch, heads, head_dim}
+ *   [1] K cache tensor {pages, page_size, kv_heads, head_dim}   [2] V cache like K
+ *   [3] block_table tensor {batch, max_pages_per_seq} (i32)      [4] seqlens tensor {batch} (i32)
+ *   [5] O  like Q    [6] scale .f
+ * Tensor strides are in elements and may be 0 (a broadcast KV head).
+ *
  *===----------------------------------------------------------------------===*/
 #ifndef ARGUS_REGISTRY_H
 #define ARGUS_REGISTRY_H
@@ -67,6 +82,20 @@ typedef struct {
   const char *name;
 } argus_gemm_fallback;
 
+#define ARGUS_PREFILL_KERNEL_ARGS 6
+#define ARGUS_DECODE_KERNEL_ARGS 7
+
+/** One attention kernel: prefill or decode, by the table it is in. */
+typedef struct {
+  argus_dtype dtype;
+  int64_t head_dim;
+  int64_t group;      /* query heads per KV head the kernel assumes */
+  int64_t page_size;  /* decode: tokens per KV-cache page; 0 for prefill */
+  int32_t in_catalog; /* 1: tuned for a catalog configuration; 0: generic only */
+  argus_cpu_kernel_fn kernel;
+  const char *name;
+} argus_attention_kernel;
+
 /* Defined by the generated part of the library, which must include this
  * header first (so the `const` definitions get external, C linkage). A count
  * may be 0; its array must still be defined, with one zeroed element (C and
@@ -75,6 +104,11 @@ extern const argus_gemm_group argus_gemm_groups[];
 extern const int32_t argus_gemm_group_count;
 extern const argus_gemm_fallback argus_gemm_fallbacks[];
 extern const int32_t argus_gemm_fallback_count;
+
+extern const argus_attention_kernel argus_prefill_kernels[];
+extern const int32_t argus_prefill_kernel_count;
+extern const argus_attention_kernel argus_decode_kernels[];
+extern const int32_t argus_decode_kernel_count;
 
 extern const char argus_generated_version[];  /* "X.Y.Z", returned by argus_version() */
 extern const char argus_generated_manifest[]; /* JSON, returned by argus_manifest_json() */

@@ -262,7 +262,7 @@ CheckReport runChecked(const CheckOptions &opt) {
     r.name = names[i];
     r.dtype = ref::elementTypeName(t.type());
     r.shape = t.shape();
-    r.tolerance = ref::toleranceFor(t.type(), reduction);
+    r.tolerance = ref::toleranceFor(t.type(), reduction, reference->roundings);
     ref::Mismatch m = ref::compare(t, refArgs[i].data, r.tolerance);
     r.maxError = m.maxError;
     r.mismatches = m.mismatches;

@@ -1,6 +1,8 @@
 //===- References.cpp - float64 references and output comparison ----------===//
 #include "argus/Reference/References.h"
 
+#include "argus/Reference/AttentionReference.h"
+
 #include <cmath>
 #include <map>
 
@@ -50,6 +52,35 @@ std::string validateGemmTn(const std::vector<RefArg> &args) {
   return "";
 }
 
+/// Q, O: SQ x H x D; K, V: SKV x KVH x D; H a multiple of KVH.
+std::string validateAttentionPrefill(const std::vector<RefArg> &args) {
+  const std::vector<int64_t> &Q = args[0].shape, &K = args[1].shape, &V = args[2].shape, &O = args[3].shape;
+  if (Q.size() != 3 || K.size() != 3 || V.size() != 3 || O.size() != 3)
+    return "attention_prefill expects Q, K, V, O of rank 3 ([tokens, heads, head_dim])";
+  if (K != V)
+    return "attention_prefill expects K and V of one shape";
+  if (O != Q)
+    return "attention_prefill expects O shaped like Q";
+  if (Q[2] != K[2])
+    return "attention_prefill expects Q and K to share head_dim";
+  if (K[1] < 1 || Q[1] % K[1] != 0)
+    return "attention_prefill expects the query heads to be a multiple of the KV heads";
+  return "";
+}
+
+void attentionPrefill(std::vector<RefArg> &args) {
+  RefArg &Q = argNamed(args, "Q"), &K = argNamed(args, "K"), &V = argNamed(args, "V"), &O = argNamed(args, "O");
+  AttentionShape shape;
+  shape.seqQ = Q.shape[0];
+  shape.numHeads = Q.shape[1];
+  shape.headDim = Q.shape[2];
+  shape.seqKv = K.shape[0];
+  shape.numKvHeads = K.shape[1];
+  shape.scale = argNamed(args, "scale").scalar;
+  shape.causal = argNamed(args, "causal").scalar != 0;
+  attentionPrefillF64(shape, Q.data.data(), K.data.data(), V.data.data(), O.data.data());
+}
+
 const std::map<std::string, Reference> &registry() {
   static const std::map<std::string, Reference> refs = {
       {"gemm_tn",
@@ -62,6 +93,11 @@ const std::map<std::string, Reference> &registry() {
               return std::vector<std::string>{"C"};
           return std::vector<std::string>{};
         }}},
+      {"attention_prefill",
+       {"attention_prefill", "O = softmax(scale * Q·Kᵀ [+ causal mask])·V per head, grouped KV heads",
+        {"Q", "K", "V", "O", "scale", "causal"}, validateAttentionPrefill, attentionPrefill,
+        [](const std::vector<RefArg> &args) { return args[1].shape[0]; },
+        [](const std::vector<RefArg> &) { return std::vector<std::string>{"O"}; }, /*roundings=*/2}},
   };
   return refs;
 }
@@ -80,13 +116,13 @@ std::vector<std::string> referenceNames() {
   return names;
 }
 
-double toleranceFor(ElementType type, int64_t reduction) {
+double toleranceFor(ElementType type, int64_t reduction, int roundings) {
   // f32 accumulation error grows like sqrt(terms) * 2^-24; 16-bit outputs
   // add their own rounding (2^-9 for bf16, 2^-12 for f16).
   double accumulate = 4.0 * std::sqrt(double(std::max<int64_t>(reduction, 1))) * 6e-8;
   switch (type) {
-  case ElementType::BF16: return accumulate + 8e-3;
-  case ElementType::F16: return accumulate + 1e-3;
+  case ElementType::BF16: return accumulate + 8e-3 * roundings;
+  case ElementType::F16: return accumulate + 1e-3 * roundings;
   case ElementType::F64: return 1e-12 * std::max<int64_t>(reduction, 1);
   case ElementType::F32: return accumulate + 1e-6;
   default: return 0;

@@ -42,6 +42,10 @@ struct Reference {
   std::function<int64_t(const std::vector<RefArg> &args)> reductionSize;
   /// Names of tensors the kernel must fully write (given the scalars).
   std::function<std::vector<std::string>(const std::vector<RefArg> &args)> pureOutputs;
+  /// How many times a value on its way to an output is rounded to the
+  /// output's dtype: 1 for a GEMM; 2 for attention, whose probabilities are
+  /// rounded to the input dtype before the P·V product (as FlashAttention does).
+  int roundings = 1;
 };
 
 /// The registered references; null when `name` is unknown.
@@ -49,8 +53,9 @@ const Reference *findReference(const std::string &name);
 std::vector<std::string> referenceNames();
 
 /// Relative tolerance for comparing an output of this element type computed
-/// with f32 accumulation over `reduction` terms.
-double toleranceFor(ElementType type, int64_t reduction);
+/// with f32 accumulation over `reduction` terms and rounded `roundings` times
+/// to the element type on the way.
+double toleranceFor(ElementType type, int64_t reduction, int roundings = 1);
 
 struct Mismatch {
   int64_t index = -1;      // row-major element index, -1 when all match

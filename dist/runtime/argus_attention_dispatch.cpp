@@ -1,0 +1,125 @@
+//===- argus_attention_dispatch.cpp - attention tables and launches -------===//
+#include "argus_attention_dispatch.h"
+
+#include "argus_checks.h"
+#include "argus_error.h"
+#include "argus_tensor_view.h"
+
+#include <cmath>
+
+namespace argus_rt {
+namespace {
+
+const argus_attention_kernel *find(const argus_attention_kernel *table, int32_t count, argus_dtype dtype,
+                                   int64_t headDim, int64_t group, int64_t pageSize) {
+  for (int32_t i = 0; i < count; ++i) {
+    const argus_attention_kernel &k = table[i];
+    if (k.dtype == dtype && k.head_dim == headDim && k.group == group && k.page_size == pageSize)
+      return &k;
+  }
+  return nullptr;
+}
+
+argus_status plan(const char *function, const argus_attention_kernel *table, int32_t count, argus_dtype dtype,
+                  int64_t heads, int64_t kvHeads, int64_t headDim, int64_t pageSize, const Config &config,
+                  AttentionPlan *out) {
+  *out = AttentionPlan();
+  const int64_t group = heads / kvHeads;
+  const argus_attention_kernel *exact = find(table, count, dtype, headDim, group, pageSize);
+  if (exact && exact->in_catalog) {
+    out->kernel = exact;
+    return ARGUS_OK;
+  }
+  // Not tuned for this configuration: a generic kernel of the same group,
+  // else the group-1 kernel once per KV head.
+  const argus_attention_kernel *generic = exact ? exact : find(table, count, dtype, headDim, 1, pageSize);
+  if (!generic)
+    return fail(ARGUS_ERROR_UNSUPPORTED,
+                "%s: no kernel for %s, head_dim %lld%s in this library (argus_manifest_json() lists its "
+                "attention kernels)",
+                function, dtypeName(dtype), static_cast<long long>(headDim),
+                pageSize ? " and this page size" : "");
+  if (config.strict)
+    return fail(ARGUS_ERROR_UNSUPPORTED,
+                "%s: ARGUS_STRICT is set and %s, head_dim %lld, %lld heads / %lld KV heads is not in this "
+                "library's catalog; it would run the generic kernel '%s'",
+                function, dtypeName(dtype), static_cast<long long>(headDim), static_cast<long long>(heads),
+                static_cast<long long>(kvHeads), generic->name);
+  out->kernel = generic;
+  out->perKvHead = generic->group != group;
+  return ARGUS_OK;
+}
+
+/// cu_seqlens must start at 0 or more, never decrease, and give no sequence
+/// longer than `maxLen`.
+argus_status checkCuSeqlens(const char *name, const int32_t *cu, int64_t batch, int64_t maxLen) {
+  if (cu[0] < 0)
+    return fail(ARGUS_ERROR_INVALID_ARGUMENT, "argus_attention_prefill: %s[0] is %d (must be >= 0)", name, cu[0]);
+  for (int64_t b = 0; b < batch; ++b) {
+    const int64_t len = int64_t(cu[b + 1]) - cu[b];
+    if (len < 0 || len > maxLen)
+      return fail(ARGUS_ERROR_INVALID_ARGUMENT,
+                  "argus_attention_prefill: sequence %lld has %lld tokens by %s (must be in [0, %lld], the "
+                  "max_seqlen given)",
+                  static_cast<long long>(b), static_cast<long long>(len), name, static_cast<long long>(maxLen));
+  }
+  return ARGUS_OK;
+}
+
+float effectiveScale(float scale, int64_t headDim) {
+  return scale != 0.0f ? scale : 1.0f / std::sqrt(static_cast<float>(headDim));
+}
+
+} // namespace
+
+argus_status planPrefill(const argus_attention_prefill_args &a, const Config &config, AttentionPlan *out) {
+  return plan("argus_attention_prefill", argus_prefill_kernels, argus_prefill_kernel_count, a.dtype, a.num_heads,
+              a.num_kv_heads, a.head_dim, 0, config, out);
+}
+
+argus_status planDecode(const argus_attention_decode_args &a, const Config &config, AttentionPlan *out) {
+  return plan("argus_attention_decode", argus_decode_kernels, argus_decode_kernel_count, a.dtype, a.num_heads,
+              a.num_kv_heads, a.head_dim, a.page_size, config, out);
+}
+
+argus_status runPrefill(const argus_attention_prefill_args &a, const AttentionPlan &plan, int numThreads) {
+  if (auto s = checkCuSeqlens("cu_seqlens_q", a.cu_seqlens_q, a.batch, a.max_seqlen_q)) return s;
+  if (auto s = checkCuSeqlens("cu_seqlens_kv", a.cu_seqlens_kv, a.batch, a.max_seqlen_kv)) return s;
+  const int64_t H = a.num_heads, KVH = a.num_kv_heads, D = a.head_dim, G = H / KVH;
+  argus_cpu_arg args[ARGUS_PREFILL_KERNEL_ARGS] = {};
+  args[4].f = effectiveScale(a.scale, D);
+  args[5].i = a.causal ? 1 : 0;
+  for (int64_t b = 0; b < a.batch; ++b) {
+    const int64_t q0 = a.cu_seqlens_q[b], sq = a.cu_seqlens_q[b + 1] - q0;
+    const int64_t k0 = a.cu_seqlens_kv[b], skv = a.cu_seqlens_kv[b + 1] - k0;
+    if (sq == 0) continue;
+    const void *q = offsetBy(a.q, q0 * H * D, a.dtype), *o = offsetBy(a.o, q0 * H * D, a.dtype);
+    const void *k = offsetBy(a.k, k0 * KVH * D, a.dtype), *v = offsetBy(a.v, k0 * KVH * D, a.dtype);
+    if (!plan.perKvHead) {
+      args[0].tensor = tensorView(q, {sq, H, D}, {H * D, D, 1});
+      args[1].tensor = tensorView(k, {skv, KVH, D}, {KVH * D, D, 1});
+      args[2].tensor = tensorView(v, {skv, KVH, D}, {KVH * D, D, 1});
+      args[3].tensor = tensorView(o, {sq, H, D}, {H * D, D, 1});
+      plan.kernel->kernel(args, numThreads);
+      continue;
+    }
+    // The G query heads of KV head g against that head broadcast G times.
+    for (int64_t g = 0; g < KVH; ++g) {
+      args[0].tensor = tensorView(offsetBy(q, g * G * D, a.dtype), {sq, G, D}, {H * D, D, 1});
+      args[1].tensor = tensorView(offsetBy(k, g * D, a.dtype), {skv, G, D}, {KVH * D, 0, 1});
+      args[2].tensor = tensorView(offsetBy(v, g * D, a.dtype), {skv, G, D}, {KVH * D, 0, 1});
+      args[3].tensor = tensorView(offsetBy(o, g * G * D, a.dtype), {sq, G, D}, {H * D, D, 1});
+      plan.kernel->kernel(args, numThreads);
+    }
+  }
+  return ARGUS_OK;
+}
+
+argus_status runDecode(const argus_attention_decode_args &a, const AttentionPlan &plan, int numThreads) {
+  (void)a;
+  (void)plan;
+  (void)numThreads;
+  return fail(ARGUS_ERROR_UNSUPPORTED, "argus_attention_decode is not in this library yet");
+}
+
+} // namespace argus_rt

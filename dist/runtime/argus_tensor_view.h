@@ -1,0 +1,49 @@
+//===- argus_tensor_view.h - argus_cpu_tensor views of caller memory ------===//
+//
+// Kernels see every tensor as data + shape + strides (argus_cpu_abi.h); the
+// dispatchers build those views over the caller's buffers without copying.
+//
+//===----------------------------------------------------------------------===//
+#ifndef ARGUS_RUNTIME_TENSOR_VIEW_H
+#define ARGUS_RUNTIME_TENSOR_VIEW_H
+
+#include "argus_kernels.h"
+#include "cpu/argus_cpu_abi.h"
+
+#include <cstdint>
+#include <cstring>
+#include <initializer_list>
+
+namespace argus_rt {
+
+/// A view of `data` with the given sizes and element strides (outermost first).
+inline argus_cpu_tensor tensorView(const void *data, std::initializer_list<int64_t> shape,
+                                   std::initializer_list<int64_t> stride) {
+  argus_cpu_tensor t;
+  std::memset(&t, 0, sizeof t);
+  t.data = const_cast<void *>(data);
+  int i = 0;
+  for (int64_t s : shape) t.shape[i++] = s;
+  i = 0;
+  for (int64_t s : stride) t.stride[i++] = s;
+  return t;
+}
+
+/// A row-major matrix with leading dimension `ld`.
+inline argus_cpu_tensor matrixView(const void *data, int64_t rows, int64_t cols, int64_t ld) {
+  return tensorView(data, {rows, cols}, {ld, 1});
+}
+
+/// Bytes of one element (the kernels' storage types).
+inline int64_t elementBytes(argus_dtype t) {
+  return t == ARGUS_DTYPE_F32 ? 4 : t == ARGUS_DTYPE_FP8_E4M3 ? 1 : 2;
+}
+
+/// `base` advanced by `elements` elements of type `t`.
+inline const void *offsetBy(const void *base, int64_t elements, argus_dtype t) {
+  return static_cast<const char *>(base) + elements * elementBytes(t);
+}
+
+} // namespace argus_rt
+
+#endif // ARGUS_RUNTIME_TENSOR_VIEW_H

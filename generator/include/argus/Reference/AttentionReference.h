@@ -1,0 +1,29 @@
+//===- AttentionReference.h - float64 attention -----------------*- C++ -*-===//
+//
+// The meaning of Argus's attention kernels, in double precision. Tensors are
+// packed [tokens, heads, head_dim], row-major.
+//
+//===----------------------------------------------------------------------===//
+#ifndef ARGUS_REFERENCE_ATTENTIONREFERENCE_H
+#define ARGUS_REFERENCE_ATTENTIONREFERENCE_H
+
+#include <cstdint>
+
+namespace argus::ref {
+
+struct AttentionShape {
+  int64_t seqQ = 0, seqKv = 0, numHeads = 1, numKvHeads = 1, headDim = 1;
+  bool causal = false;
+  double scale = 1.0;
+};
+
+/// o = softmax(scale * q kᵀ [causal mask]) v for one sequence. Query head h
+/// reads KV head h / (numHeads / numKvHeads). Causal masking is aligned
+/// bottom-right: query i sees keys j <= i + seqKv - seqQ; a query that sees
+/// no key gets zeros.
+void attentionPrefillF64(const AttentionShape &shape, const double *q, const double *k, const double *v,
+                         double *o);
+
+} // namespace argus::ref
+
+#endif // ARGUS_REFERENCE_ATTENTIONREFERENCE_H

@@ -1,0 +1,79 @@
+//===- AttentionPlan.cpp - attention kernel instances for a catalog -------===//
+#include "argus/Emit/AttentionPlan.h"
+
+#include <algorithm>
+
+namespace argus::emit {
+
+namespace {
+
+// Tile sizes of the CPU kernels: BQ query rows against BKV keys per step
+// keeps the score tile (BQ x BKV f32) and the accumulator (BQ x D f32) in L1/L2.
+constexpr int64_t kPrefillBlockQ = 32, kPrefillBlockKv = 64;
+
+std::string symbolOf(const AttentionKernel &k) {
+  std::string s = k.kind == AttentionKind::Prefill ? "argusk_attn_prefill_" : "argusk_attn_decode_";
+  s += k.dtype + "_d" + std::to_string(k.headDim) + "_g" + std::to_string(k.group);
+  if (k.kind == AttentionKind::Decode) s += "_p" + std::to_string(k.pageSize);
+  return s;
+}
+
+} // namespace
+
+std::string AttentionKernel::templatePath() const {
+  return kind == AttentionKind::Prefill ? "templates/attention/attention_prefill.argus"
+                                        : "templates/attention/attention_decode.argus";
+}
+
+lowering::Specialization AttentionKernel::specialization() const {
+  lowering::Specialization s;
+  s.constants["T"] = dtype;
+  s.constants["D"] = headDim;
+  s.constants["GROUP"] = group;
+  if (kind == AttentionKind::Prefill) {
+    s.constants["BQ"] = kPrefillBlockQ;
+    s.constants["BKV"] = kPrefillBlockKv;
+  } else {
+    s.constants["PAGE"] = pageSize;
+  }
+  return s;
+}
+
+std::vector<AttentionKernel> planAttention(const std::vector<catalog::OpConfig> &configs) {
+  std::vector<AttentionKernel> kernels;
+  auto add = [&](AttentionKernel k, const std::string &op) {
+    k.symbol = symbolOf(k);
+    auto it = std::find_if(kernels.begin(), kernels.end(), [&](const AttentionKernel &e) { return e.symbol == k.symbol; });
+    if (it == kernels.end()) {
+      kernels.push_back(k);
+      it = kernels.end() - 1;
+    }
+    it->inCatalog = it->inCatalog || k.inCatalog;
+    if (!op.empty() && std::find(it->ops.begin(), it->ops.end(), op) == it->ops.end())
+      it->ops.push_back(op);
+  };
+  for (const catalog::OpConfig &c : configs) {
+    if (c.kind != catalog::OpKind::AttentionPrefill)
+      continue;
+    const catalog::AttentionParams &p = c.attention();
+    AttentionKernel k;
+    k.kind = AttentionKind::Prefill;
+    k.dtype = std::string(catalog::dtypeName(c.dtype));
+    k.headDim = p.head_dim;
+    k.group = p.num_heads / p.num_kv_heads;
+    k.inCatalog = true;
+    add(k, c.name);
+  }
+  // Generic kernels: any head count through per-KV-head launches.
+  for (const char *dtype : {"bf16", "f16", "f32"})
+    for (int64_t headDim : {64, 128}) {
+      AttentionKernel k;
+      k.kind = AttentionKind::Prefill;
+      k.dtype = dtype;
+      k.headDim = headDim;
+      add(k, "");
+    }
+  return kernels;
+}
+
+} // namespace argus::emit

@@ -1,0 +1,213 @@
+//===- AttentionPrefillTest.cpp - argus_attention_prefill of a generated library -===//
+//
+// Varlen batches (empty, single-token, ragged and longer-than-a-tile
+// sequences; prefixes with more keys than queries), causal and not, grouped
+// KV heads, every dtype, head dims 64 and 128, against the float64 reference
+// (argus/Reference/AttentionReference.h) on fresh random inputs. The output
+// is poisoned with NaN first, and a guard region after it must stay intact.
+// The catalog configuration of the library reaches its tuned kernel; others
+// reach the generic kernels (or UNSUPPORTED under ARGUS_STRICT=1).
+//
+//===----------------------------------------------------------------------===//
+#include "LibraryLoader.h"
+
+#include "argus/Reference/AttentionReference.h"
+#include "argus/Reference/References.h"
+#include "argus_numerics.h"
+
+#include <cmath>
+#include <cstring>
+#include <random>
+#include <vector>
+
+namespace {
+
+using argus::ref::AttentionShape;
+
+struct Case {
+  argus_dtype dtype;
+  int64_t heads, kvHeads, headDim;
+  std::vector<int32_t> seqQ, seqKv;
+  bool causal;
+  float scale; // 0: the default 1/sqrt(head_dim)
+};
+
+/// A buffer of `n` elements of `dtype` and its decoded doubles.
+struct Tensor {
+  argus_dtype dtype;
+  std::vector<uint8_t> bytes;
+  std::vector<double> values;
+
+  Tensor(argus_dtype t, int64_t n, std::mt19937_64 &rng, double range) : dtype(t) {
+    bytes.resize(size_t(n) * bytesPer(t) + kGuard);
+    values.resize(size_t(n));
+    std::uniform_real_distribution<float> dist(float(-range), float(range));
+    for (int64_t i = 0; i < n; ++i) set(i, dist(rng));
+    std::memset(bytes.data() + n * bytesPer(t), 0x5a, kGuard);
+  }
+  static constexpr size_t kGuard = 64;
+  static size_t bytesPer(argus_dtype t) { return t == ARGUS_DTYPE_F32 ? 4 : 2; }
+  /// Stores `x` rounded to the dtype; values[i] holds what was stored.
+  void set(int64_t i, float x) {
+    if (dtype == ARGUS_DTYPE_F32) {
+      std::memcpy(&bytes[i * 4], &x, 4);
+      values[i] = x;
+    } else {
+      uint16_t h = dtype == ARGUS_DTYPE_BF16 ? argus_num::f32_to_bf16(x) : argus_num::f32_to_f16(x);
+      std::memcpy(&bytes[i * 2], &h, 2);
+      values[i] = get(i);
+    }
+  }
+  double get(int64_t i) const {
+    if (dtype == ARGUS_DTYPE_F32) {
+      float x;
+      std::memcpy(&x, &bytes[i * 4], 4);
+      return x;
+    }
+    uint16_t h;
+    std::memcpy(&h, &bytes[i * 2], 2);
+    return dtype == ARGUS_DTYPE_BF16 ? argus_num::bf16_to_f32(h) : argus_num::f16_to_f32(h);
+  }
+  void poison(int64_t n) {
+    for (int64_t i = 0; i < n; ++i) set(i, NAN);
+  }
+  bool guardIntact(int64_t n) const {
+    for (size_t i = 0; i < kGuard; ++i)
+      if (bytes[n * bytesPer(dtype) + i] != 0x5a) return false;
+    return true;
+  }
+};
+
+argus::ref::ElementType elementType(argus_dtype t) {
+  return t == ARGUS_DTYPE_F32 ? argus::ref::ElementType::F32
+         : t == ARGUS_DTYPE_BF16 ? argus::ref::ElementType::BF16 : argus::ref::ElementType::F16;
+}
+
+class AttentionPrefill : public ::testing::Test {
+protected:
+  void SetUp() override {
+    ASSERT_TRUE(lib.error().empty()) << lib.error();
+    prefill = lib.symbol<decltype(argus_attention_prefill)>("argus_attention_prefill");
+    lastError = lib.symbol<decltype(argus_last_error)>("argus_last_error");
+    ASSERT_NE(prefill, nullptr);
+    ASSERT_NE(lastError, nullptr);
+  }
+
+  /// Runs `c` and compares every output element with the reference.
+  void check(const Case &c, uint64_t seed) {
+    std::mt19937_64 rng(seed);
+    const int64_t batch = c.seqQ.size(), H = c.heads, KVH = c.kvHeads, D = c.headDim;
+    std::vector<int32_t> cuQ{0}, cuKv{0};
+    int64_t maxQ = 0, maxKv = 0;
+    for (int64_t b = 0; b < batch; ++b) {
+      cuQ.push_back(cuQ.back() + c.seqQ[b]);
+      cuKv.push_back(cuKv.back() + c.seqKv[b]);
+      maxQ = std::max<int64_t>(maxQ, c.seqQ[b]);
+      maxKv = std::max<int64_t>(maxKv, c.seqKv[b]);
+    }
+    const int64_t nq = int64_t(cuQ.back()) * H * D, nkv = int64_t(cuKv.back()) * KVH * D;
+    Tensor q(c.dtype, nq, rng, 2.0), k(c.dtype, nkv, rng, 2.0), v(c.dtype, nkv, rng, 1.0),
+        o(c.dtype, nq, rng, 1.0);
+    o.poison(nq);
+
+    argus_attention_prefill_args a = {sizeof a};
+    a.batch = batch, a.num_heads = H, a.num_kv_heads = KVH, a.head_dim = D;
+    a.max_seqlen_q = maxQ, a.max_seqlen_kv = maxKv, a.dtype = c.dtype;
+    a.q = q.bytes.data(), a.k = k.bytes.data(), a.v = v.bytes.data(), a.o = o.bytes.data();
+    a.cu_seqlens_q = cuQ.data(), a.cu_seqlens_kv = cuKv.data();
+    a.causal = c.causal, a.scale = c.scale;
+    ASSERT_EQ(prefill(&a, nullptr), ARGUS_OK) << lastError();
+
+    const double tol = argus::ref::toleranceFor(elementType(c.dtype), maxKv, /*roundings=*/2);
+    std::vector<double> expected(static_cast<size_t>(nq));
+    for (int64_t b = 0; b < batch; ++b) {
+      AttentionShape s;
+      s.seqQ = c.seqQ[b], s.seqKv = c.seqKv[b], s.numHeads = H, s.numKvHeads = KVH, s.headDim = D;
+      s.causal = c.causal;
+      s.scale = c.scale != 0 ? c.scale : 1.0 / std::sqrt(double(float(D)));
+      argus::ref::attentionPrefillF64(s, q.values.data() + cuQ[b] * H * D, k.values.data() + cuKv[b] * KVH * D,
+                                      v.values.data() + cuKv[b] * KVH * D, expected.data() + cuQ[b] * H * D);
+    }
+    double sumSq = 0;
+    for (double e : expected) sumSq += e * e;
+    const double rms = nq ? std::sqrt(sumSq / nq) : 0;
+    int64_t bad = 0;
+    for (int64_t i = 0; i < nq; ++i) {
+      const double got = o.get(i), want = expected[i];
+      if (!(std::fabs(got - want) <= tol * (std::fabs(want) + rms))) {
+        if (bad++ < 3)
+          ADD_FAILURE() << "o[token " << i / (H * D) << ", head " << i / D % H << ", " << i % D << "] = " << got
+                        << ", expected " << want << " (tolerance " << tol << ")";
+      }
+    }
+    EXPECT_EQ(bad, 0) << "of " << nq << " elements";
+    EXPECT_TRUE(o.guardIntact(nq)) << "the kernel wrote past the output";
+  }
+
+  const argus_test::GeneratedLibrary &lib = argus_test::GeneratedLibrary::get();
+  decltype(argus_attention_prefill) *prefill = nullptr;
+  decltype(argus_last_error) *lastError = nullptr;
+};
+
+// The tiny-test catalog's configuration: 4 heads / 2 KV heads of 64, bf16.
+TEST_F(AttentionPrefill, CatalogConfigRaggedBatch) {
+  for (bool causal : {false, true})
+    check({ARGUS_DTYPE_BF16, 4, 2, 64, {1, 37, 0, 70}, {1, 37, 0, 70}, causal, 0.0f}, 1 + causal);
+}
+
+TEST_F(AttentionPrefill, PrefixLongerThanQueries) {
+  // Chunked prefill / prefix caching: 5 new queries against 133 cached keys,
+  // and more queries than keys (rows that see no key are zero).
+  for (bool causal : {false, true})
+    check({ARGUS_DTYPE_BF16, 4, 2, 64, {5, 40}, {133, 20}, causal, 0.3f}, 3 + causal);
+}
+
+TEST_F(AttentionPrefill, GenericKernelsEveryDtype) {
+  check({ARGUS_DTYPE_F32, 6, 2, 128, {65, 3}, {65, 3}, true, 0.0f}, 5);    // group 3 via group-1 kernel
+  check({ARGUS_DTYPE_F16, 3, 3, 64, {33, 1}, {33, 1}, false, 0.2f}, 6);   // multi-head
+  check({ARGUS_DTYPE_BF16, 8, 1, 128, {50}, {50}, true, 0.0f}, 7);        // group 8 (MQA)
+}
+
+TEST_F(AttentionPrefill, RejectsBadSeqlens) {
+  std::vector<uint16_t> buf(4 * 4 * 64);
+  int32_t cuQ[] = {0, 3, 2}, cuKv[] = {0, 3, 4};
+  argus_attention_prefill_args a = {sizeof a};
+  a.batch = 2, a.num_heads = 4, a.num_kv_heads = 2, a.head_dim = 64, a.max_seqlen_q = 3, a.max_seqlen_kv = 3;
+  a.dtype = ARGUS_DTYPE_BF16, a.q = a.k = a.v = buf.data(), a.o = buf.data();
+  a.cu_seqlens_q = cuQ, a.cu_seqlens_kv = cuKv;
+  EXPECT_EQ(prefill(&a, nullptr), ARGUS_ERROR_INVALID_ARGUMENT);
+  EXPECT_NE(std::string(lastError()).find("sequence 1 has -1 tokens by cu_seqlens_q"), std::string::npos)
+      << lastError();
+  cuQ[2] = 4;
+  cuKv[2] = 7; // 4 keys > max_seqlen_kv
+  EXPECT_EQ(prefill(&a, nullptr), ARGUS_ERROR_INVALID_ARGUMENT);
+  EXPECT_NE(std::string(lastError()).find("must be in [0, 3]"), std::string::npos) << lastError();
+}
+
+TEST_F(AttentionPrefill, UnknownHeadDimIsUnsupported) {
+  std::vector<float> buf(2 * 2 * 80);
+  int32_t cu[] = {0, 2};
+  argus_attention_prefill_args a = {sizeof a};
+  a.batch = 1, a.num_heads = 2, a.num_kv_heads = 2, a.head_dim = 80, a.max_seqlen_q = 2, a.max_seqlen_kv = 2;
+  a.dtype = ARGUS_DTYPE_F32, a.q = a.k = a.v = buf.data(), a.o = buf.data();
+  a.cu_seqlens_q = cu, a.cu_seqlens_kv = cu;
+  EXPECT_EQ(prefill(&a, nullptr), ARGUS_ERROR_UNSUPPORTED);
+  EXPECT_NE(std::string(lastError()).find("no kernel for f32, head_dim 80"), std::string::npos) << lastError();
+}
+
+// Run with ARGUS_STRICT=1: the catalog configuration runs, others are refused.
+TEST_F(AttentionPrefill, StrictRefusesNonCatalog) {
+  const char *strict = std::getenv("ARGUS_STRICT");
+  if (!strict || std::string(strict) != "1") GTEST_SKIP() << "needs ARGUS_STRICT=1 (its own ctest entry)";
+  check({ARGUS_DTYPE_BF16, 4, 2, 64, {9}, {9}, true, 0.0f}, 8);
+  std::vector<float> buf(8 * 128);
+  int32_t cu[] = {0, 1};
+  argus_attention_prefill_args a = {sizeof a};
+  a.batch = 1, a.num_heads = 8, a.num_kv_heads = 1, a.head_dim = 128, a.max_seqlen_q = 1, a.max_seqlen_kv = 1;
+  a.dtype = ARGUS_DTYPE_F32, a.q = a.k = a.v = buf.data(), a.o = buf.data();
+  a.cu_seqlens_q = cu, a.cu_seqlens_kv = cu;
+  EXPECT_EQ(prefill(&a, nullptr), ARGUS_ERROR_UNSUPPORTED);
+  EXPECT_NE(std::string(lastError()).find("ARGUS_STRICT is set"), std::string::npos) << lastError();
+}
+
+} // namespace
