@@ -5,6 +5,7 @@
 #include "argus_error.h"
 #include "argus_tensor_view.h"
 
+#include <algorithm>
 #include <cmath>
 
 namespace argus_rt {
@@ -115,11 +116,56 @@ argus_status runPrefill(const argus_attention_prefill_args &a, const AttentionPl
   return ARGUS_OK;
 }
 
+/// seqlens_kv within [0, max_pages_per_seq * page_size] and the block-table
+/// entries in use >= 0; `pages` gets the largest page index used + 1.
+argus_status checkPagedKv(const argus_attention_decode_args &a, int64_t *pages) {
+  *pages = 1;
+  const int64_t capacity = a.max_pages_per_seq * a.page_size;
+  for (int64_t b = 0; b < a.batch; ++b) {
+    const int64_t len = a.seqlens_kv[b];
+    if (len < 0 || len > capacity)
+      return fail(ARGUS_ERROR_INVALID_ARGUMENT,
+                  "argus_attention_decode: seqlens_kv[%lld] is %lld (must be in [0, %lld] = max_pages_per_seq * "
+                  "page_size)",
+                  static_cast<long long>(b), static_cast<long long>(len), static_cast<long long>(capacity));
+    for (int64_t p = 0; p * a.page_size < len; ++p) {
+      const int32_t page = a.block_table[b * a.max_pages_per_seq + p];
+      if (page < 0)
+        return fail(ARGUS_ERROR_INVALID_ARGUMENT, "argus_attention_decode: block_table[%lld][%lld] is %d (a page index must be >= 0)",
+                    static_cast<long long>(b), static_cast<long long>(p), page);
+      *pages = std::max<int64_t>(*pages, int64_t(page) + 1);
+    }
+  }
+  return ARGUS_OK;
+}
+
 argus_status runDecode(const argus_attention_decode_args &a, const AttentionPlan &plan, int numThreads) {
-  (void)a;
-  (void)plan;
-  (void)numThreads;
-  return fail(ARGUS_ERROR_UNSUPPORTED, "argus_attention_decode is not in this library yet");
+  int64_t pages = 0;
+  if (auto s = checkPagedKv(a, &pages)) return s;
+  const int64_t B = a.batch, H = a.num_heads, KVH = a.num_kv_heads, D = a.head_dim, G = H / KVH;
+  const int64_t PAGE = a.page_size, MP = a.max_pages_per_seq;
+  argus_cpu_arg args[ARGUS_DECODE_KERNEL_ARGS] = {};
+  args[3].tensor = tensorView(a.block_table, {B, MP}, {MP, 1});
+  args[4].tensor = tensorView(a.seqlens_kv, {B}, {1});
+  args[6].f = effectiveScale(a.scale, D);
+  const int64_t pageStride = PAGE * KVH * D, rowStride = KVH * D;
+  if (!plan.perKvHead) {
+    args[0].tensor = tensorView(a.q, {B, H, D}, {H * D, D, 1});
+    args[1].tensor = tensorView(a.k_cache, {pages, PAGE, KVH, D}, {pageStride, rowStride, D, 1});
+    args[2].tensor = tensorView(a.v_cache, {pages, PAGE, KVH, D}, {pageStride, rowStride, D, 1});
+    args[5].tensor = tensorView(a.o, {B, H, D}, {H * D, D, 1});
+    plan.kernel->kernel(args, numThreads);
+    return ARGUS_OK;
+  }
+  // The G query heads of KV head g against that head broadcast G times.
+  for (int64_t g = 0; g < KVH; ++g) {
+    args[0].tensor = tensorView(offsetBy(a.q, g * G * D, a.dtype), {B, G, D}, {H * D, D, 1});
+    args[1].tensor = tensorView(offsetBy(a.k_cache, g * D, a.dtype), {pages, PAGE, G, D}, {pageStride, rowStride, 0, 1});
+    args[2].tensor = tensorView(offsetBy(a.v_cache, g * D, a.dtype), {pages, PAGE, G, D}, {pageStride, rowStride, 0, 1});
+    args[5].tensor = tensorView(offsetBy(a.o, g * G * D, a.dtype), {B, G, D}, {H * D, D, 1});
+    plan.kernel->kernel(args, numThreads);
+  }
+  return ARGUS_OK;
 }
 
 } // namespace argus_rt

@@ -96,3 +96,33 @@ TEST(InterpreterUnmasked, StorePastTheEndWritesNothing) {
 }
 
 } // namespace
+
+namespace {
+
+// argus.read (one element as a scalar) is always unmasked.
+TEST(InterpreterRead, GathersThroughAnIndexTensor) {
+  LoadedKernel k = loadInput("read_scalar.mlir");
+  ASSERT_TRUE(k);
+  HostTensor<float> x{{5, 8}}, y{{3, 8}};
+  HostTensor<int32_t> idx{{3}};
+  std::mt19937 rng(9);
+  for (auto &v : x.data) v = randomValue(rng);
+  idx.data = {4, 0, 4};
+  ASSERT_EQ(errorText(runKernel(k.kernel, {x.arg(), idx.arg(), y.arg()})), "");
+  for (int64_t r = 0; r < 3; ++r)
+    for (int64_t j = 0; j < 8; ++j) EXPECT_EQ(y.at(r, j), x.at(idx.data[r], j)) << r << "," << j;
+}
+
+TEST(InterpreterRead, ReadPastTheEndNamesTheElement) {
+  LoadedKernel k = loadInput("read_scalar.mlir");
+  ASSERT_TRUE(k);
+  HostTensor<float> x{{5, 8}}, y{{3, 8}};
+  HostTensor<int32_t> idx{{2}};
+  idx.data = {1, 2};
+  std::string error = errorText(runKernel(k.kernel, {x.arg(), idx.arg(), y.arg()}));
+  EXPECT_NE(error.find("unmasked read of element (2) of tensor 'Idx' (argument 1), outside its bounds [0, 2)"),
+            std::string::npos)
+      << error;
+}
+
+} // namespace

@@ -9,20 +9,15 @@
 // reach the generic kernels (or UNSUPPORTED under ARGUS_STRICT=1).
 //
 //===----------------------------------------------------------------------===//
-#include "LibraryLoader.h"
-
 #include "argus/Reference/AttentionReference.h"
-#include "argus/Reference/References.h"
-#include "argus_numerics.h"
+#include "LibraryTestSupport.h"
 
 #include <cmath>
-#include <cstring>
-#include <random>
-#include <vector>
 
 namespace {
 
 using argus::ref::AttentionShape;
+using namespace argus_test;
 
 struct Case {
   argus_dtype dtype;
@@ -31,57 +26,6 @@ struct Case {
   bool causal;
   float scale; // 0: the default 1/sqrt(head_dim)
 };
-
-/// A buffer of `n` elements of `dtype` and its decoded doubles.
-struct Tensor {
-  argus_dtype dtype;
-  std::vector<uint8_t> bytes;
-  std::vector<double> values;
-
-  Tensor(argus_dtype t, int64_t n, std::mt19937_64 &rng, double range) : dtype(t) {
-    bytes.resize(size_t(n) * bytesPer(t) + kGuard);
-    values.resize(size_t(n));
-    std::uniform_real_distribution<float> dist(float(-range), float(range));
-    for (int64_t i = 0; i < n; ++i) set(i, dist(rng));
-    std::memset(bytes.data() + n * bytesPer(t), 0x5a, kGuard);
-  }
-  static constexpr size_t kGuard = 64;
-  static size_t bytesPer(argus_dtype t) { return t == ARGUS_DTYPE_F32 ? 4 : 2; }
-  /// Stores `x` rounded to the dtype; values[i] holds what was stored.
-  void set(int64_t i, float x) {
-    if (dtype == ARGUS_DTYPE_F32) {
-      std::memcpy(&bytes[i * 4], &x, 4);
-      values[i] = x;
-    } else {
-      uint16_t h = dtype == ARGUS_DTYPE_BF16 ? argus_num::f32_to_bf16(x) : argus_num::f32_to_f16(x);
-      std::memcpy(&bytes[i * 2], &h, 2);
-      values[i] = get(i);
-    }
-  }
-  double get(int64_t i) const {
-    if (dtype == ARGUS_DTYPE_F32) {
-      float x;
-      std::memcpy(&x, &bytes[i * 4], 4);
-      return x;
-    }
-    uint16_t h;
-    std::memcpy(&h, &bytes[i * 2], 2);
-    return dtype == ARGUS_DTYPE_BF16 ? argus_num::bf16_to_f32(h) : argus_num::f16_to_f32(h);
-  }
-  void poison(int64_t n) {
-    for (int64_t i = 0; i < n; ++i) set(i, NAN);
-  }
-  bool guardIntact(int64_t n) const {
-    for (size_t i = 0; i < kGuard; ++i)
-      if (bytes[n * bytesPer(dtype) + i] != 0x5a) return false;
-    return true;
-  }
-};
-
-argus::ref::ElementType elementType(argus_dtype t) {
-  return t == ARGUS_DTYPE_F32 ? argus::ref::ElementType::F32
-         : t == ARGUS_DTYPE_BF16 ? argus::ref::ElementType::BF16 : argus::ref::ElementType::F16;
-}
 
 class AttentionPrefill : public ::testing::Test {
 protected:
@@ -128,19 +72,7 @@ protected:
       argus::ref::attentionPrefillF64(s, q.values.data() + cuQ[b] * H * D, k.values.data() + cuKv[b] * KVH * D,
                                       v.values.data() + cuKv[b] * KVH * D, expected.data() + cuQ[b] * H * D);
     }
-    double sumSq = 0;
-    for (double e : expected) sumSq += e * e;
-    const double rms = nq ? std::sqrt(sumSq / nq) : 0;
-    int64_t bad = 0;
-    for (int64_t i = 0; i < nq; ++i) {
-      const double got = o.get(i), want = expected[i];
-      if (!(std::fabs(got - want) <= tol * (std::fabs(want) + rms))) {
-        if (bad++ < 3)
-          ADD_FAILURE() << "o[token " << i / (H * D) << ", head " << i / D % H << ", " << i % D << "] = " << got
-                        << ", expected " << want << " (tolerance " << tol << ")";
-      }
-    }
-    EXPECT_EQ(bad, 0) << "of " << nq << " elements";
+    expectClose(o, expected, tol, H, D);
     EXPECT_TRUE(o.guardIntact(nq)) << "the kernel wrote past the output";
   }
 

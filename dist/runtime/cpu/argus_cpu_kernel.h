@@ -336,6 +336,19 @@ inline void for_each_row(const argus_cpu_tensor &t, const int64_t *off, const in
 
 } // namespace detail
 
+/// One element at `idx` as a scalar (argus.read). The verifier proves the
+/// index in bounds; an index that is not (bad caller data) reads 0 here
+/// rather than outside the tensor.
+template <class DT, int RANK>
+inline typename DT::compute read(const argus_cpu_tensor &t, const int64_t (&idx)[RANK]) {
+  int64_t at = 0;
+  for (int d = 0; d < RANK; ++d) {
+    if (idx[d] < 0 || idx[d] >= t.shape[d]) return typename DT::compute(0);
+    at += idx[d] * t.stride[d];
+  }
+  return DT::load(static_cast<const typename DT::storage *>(t.data)[at]);
+}
+
 /// Masked load of the D0 x ... x Dn tile whose first element is at `off`:
 /// out-of-bounds elements read `padding`. The bounds are checked once per
 /// tile; a tile fully inside the tensor is a plain row-by-row copy.

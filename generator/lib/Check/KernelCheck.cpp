@@ -228,6 +228,13 @@ CheckReport runChecked(const CheckOptions &opt) {
       if (names[i] == out && tensorOf[i] >= 0) tensors[tensorOf[i]].poison();
   for (size_t i = 0; i < names.size(); ++i)
     if (tensorOf[i] >= 0) refArgs[i].data = tensors[tensorOf[i]].toDoubles();
+  if (reference->arrangeInputs) {
+    reference->arrangeInputs(refArgs, rng);
+    for (size_t i = 0; i < names.size(); ++i)
+      if (tensorOf[i] >= 0)
+        for (size_t j = 0; j < refArgs[i].data.size(); ++j)
+          if (!std::isnan(refArgs[i].data[j])) tensors[tensorOf[i]].set(int64_t(j), refArgs[i].data[j]);
+  }
 
   // --- Run.
   if (opt.engine == Engine::Interpreter) {

@@ -189,6 +189,16 @@ LogicalResult LoadOp::verify() {
   return success();
 }
 
+LogicalResult ReadOp::verify() {
+  GlobalTensorType type = getTensor().getType();
+  if (getIndices().size() != static_cast<size_t>(type.getRank()))
+    return emitOpError() << "expected " << type.getRank() << " indices, got " << getIndices().size();
+  if (getType() != type.getElementType())
+    return emitOpError() << "expected result type " << type.getElementType() << " (the tensor's element type), got "
+                         << getType();
+  return success();
+}
+
 LogicalResult StoreOp::verify() {
   return verifyGlobalAccess(*this, getTensor().getType(), getOffsets().size(),
                             getValue().getType());

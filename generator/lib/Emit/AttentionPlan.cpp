@@ -10,6 +10,8 @@ namespace {
 // Tile sizes of the CPU kernels: BQ query rows against BKV keys per step
 // keeps the score tile (BQ x BKV f32) and the accumulator (BQ x D f32) in L1/L2.
 constexpr int64_t kPrefillBlockQ = 32, kPrefillBlockKv = 64;
+// Page size of the generic decode kernels (vLLM's default block size).
+constexpr int64_t kGenericPageSize = 16;
 
 std::string symbolOf(const AttentionKernel &k) {
   std::string s = k.kind == AttentionKind::Prefill ? "argusk_attn_prefill_" : "argusk_attn_decode_";
@@ -53,26 +55,29 @@ std::vector<AttentionKernel> planAttention(const std::vector<catalog::OpConfig> 
       it->ops.push_back(op);
   };
   for (const catalog::OpConfig &c : configs) {
-    if (c.kind != catalog::OpKind::AttentionPrefill)
+    if (c.kind != catalog::OpKind::AttentionPrefill && c.kind != catalog::OpKind::AttentionDecode)
       continue;
     const catalog::AttentionParams &p = c.attention();
     AttentionKernel k;
-    k.kind = AttentionKind::Prefill;
+    k.kind = c.kind == catalog::OpKind::AttentionPrefill ? AttentionKind::Prefill : AttentionKind::Decode;
     k.dtype = std::string(catalog::dtypeName(c.dtype));
     k.headDim = p.head_dim;
     k.group = p.num_heads / p.num_kv_heads;
+    k.pageSize = k.kind == AttentionKind::Decode ? p.page_size : 0;
     k.inCatalog = true;
     add(k, c.name);
   }
   // Generic kernels: any head count through per-KV-head launches.
-  for (const char *dtype : {"bf16", "f16", "f32"})
-    for (int64_t headDim : {64, 128}) {
-      AttentionKernel k;
-      k.kind = AttentionKind::Prefill;
-      k.dtype = dtype;
-      k.headDim = headDim;
-      add(k, "");
-    }
+  for (AttentionKind kind : {AttentionKind::Prefill, AttentionKind::Decode})
+    for (const char *dtype : {"bf16", "f16", "f32"})
+      for (int64_t headDim : {64, 128}) {
+        AttentionKernel k;
+        k.kind = kind;
+        k.dtype = dtype;
+        k.headDim = headDim;
+        k.pageSize = kind == AttentionKind::Decode ? kGenericPageSize : 0;
+        add(k, "");
+      }
   return kernels;
 }
 

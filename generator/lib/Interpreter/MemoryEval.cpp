@@ -212,6 +212,20 @@ LogicalResult evalLoad(Executor &ex, LoadOp op) {
   });
 }
 
+LogicalResult evalRead(Executor &ex, ReadOp op) {
+  return ex.define(op.getResult(), op->getOperands(), [&](unsigned t) -> FailureOr<Lane> {
+    const TensorArg &tensor = ex.tensor(op.getTensor(), t);
+    llvm::SmallVector<int64_t, 4> indices = indicesAt(ex, op.getIndices(), t);
+    llvm::SmallVector<int64_t, 4> one(indices.size(), 1);
+    if (failed(checkUnmasked(ex, op, "read of", tensor, indices, one, threadSuffix(ex, op->getOperands(), t))))
+      return failure();
+    std::vector<Elem> element;
+    if (failed(readGlobalTile(ex, op, tensor, indices, one, elemFromDouble(tensor.elem, 0.0), element)))
+      return failure();
+    return Lane(element.front());
+  });
+}
+
 LogicalResult evalStore(Executor &ex, StoreOp op) {
   ArrayRef<int64_t> shape = op.getValue().getType().getShape();
   return ex.forEachLane(op->getOperands(), [&](unsigned t) -> LogicalResult {
@@ -383,6 +397,7 @@ LogicalResult evalBufferStore(Executor &ex, BufferStoreOp op) {
 std::optional<LogicalResult> evalMemoryOp(Executor &ex, Operation *op) {
   return llvm::TypeSwitch<Operation *, std::optional<LogicalResult>>(op)
       .Case([&](LoadOp o) { return evalLoad(ex, o); })
+      .Case([&](ReadOp o) { return evalRead(ex, o); })
       .Case([&](StoreOp o) { return evalStore(ex, o); })
       .Case([&](AllocOp o) { return evalAlloc(ex, o); })
       .Case([&](CopyOp o) { return evalCopy(ex, o); })

@@ -213,8 +213,16 @@ Sem Lowerer::evalSubscript(const dsl::SubscriptExpr &expr) {
       fail(expr.index->loc, "tuple index " + std::to_string(i) + " out of range for " + std::to_string(n) + " elements");
     return v.elems[i < 0 ? i + n : i];
   }
-  if (v.kind == Sem::Tensor)
-    fail(expr.loc, "index a tensor through a tile: " + v.s + ".tile((i, j), (BM, BN))");
+  if (v.kind == Sem::Tensor) {
+    // One element as a scalar (indirection: block tables, offsets).
+    auto type = cast<GlobalTensorType>(v.value.getType());
+    std::vector<Value> indices = toIndexList(index, expr.index->loc);
+    if (indices.size() != static_cast<size_t>(type.getRank()))
+      fail(expr.index->loc, "reading one element of " + v.s + " takes " + std::to_string(type.getRank()) +
+                                " indices, got " + std::to_string(indices.size()) + " (tiles: " + v.s +
+                                ".tile(coords, shape))");
+    return Sem::ofValue(Sem::Scalar, ReadOp::create(builder, loc(expr.loc), type.getElementType(), v.value, indices));
+  }
   fail(expr.loc, describe(v) + " cannot be indexed");
 }
 

@@ -41,4 +41,26 @@ void attentionPrefillF64(const AttentionShape &s, const double *q, const double 
   }
 }
 
+void attentionDecodeF64(const PagedDecodeShape &s, const double *q, const double *kCache, const double *vCache,
+                        const int64_t *blockTable, const int64_t *seqlens, double *o) {
+  const int64_t rowElems = s.numKvHeads * s.headDim, qElems = s.numHeads * s.headDim;
+  std::vector<double> k, v;
+  for (int64_t b = 0; b < s.batch; ++b) {
+    // Gather the sequence's keys and values, then it is prefill of one query.
+    const int64_t n = seqlens[b];
+    k.resize(size_t(n * rowElems));
+    v.resize(size_t(n * rowElems));
+    for (int64_t j = 0; j < n; ++j) {
+      const int64_t page = blockTable[b * s.maxPagesPerSeq + j / s.pageSize];
+      const int64_t row = (page * s.pageSize + j % s.pageSize) * rowElems;
+      std::copy(kCache + row, kCache + row + rowElems, k.begin() + j * rowElems);
+      std::copy(vCache + row, vCache + row + rowElems, v.begin() + j * rowElems);
+    }
+    AttentionShape one;
+    one.seqQ = 1, one.seqKv = n, one.numHeads = s.numHeads, one.numKvHeads = s.numKvHeads;
+    one.headDim = s.headDim, one.scale = s.scale;
+    attentionPrefillF64(one, q + b * qElems, k.data(), v.data(), o + b * qElems);
+  }
+}
+
 } // namespace argus::ref

@@ -81,6 +81,43 @@ void attentionPrefill(std::vector<RefArg> &args) {
   attentionPrefillF64(shape, Q.data.data(), K.data.data(), V.data.data(), O.data.data());
 }
 
+/// Q, O: B x H x D; Kc, Vc: P x PAGE x KVH x D; block_table: B x MP; seqlens: B.
+std::string validateAttentionDecode(const std::vector<RefArg> &args) {
+  const std::vector<int64_t> &Q = args[0].shape, &K = args[1].shape, &V = args[2].shape, &table = args[3].shape,
+                             &lens = args[4].shape, &O = args[5].shape;
+  if (Q.size() != 3 || K.size() != 4 || V != K || table.size() != 2 || lens.size() != 1 || O != Q)
+    return "attention_decode expects Q, O of [batch, heads, head_dim], Kc, Vc of [pages, page_size, kv_heads, "
+           "head_dim], block_table of [batch, max_pages] and seqlens of [batch]";
+  if (table[0] != Q[0] || lens[0] != Q[0])
+    return "attention_decode expects block_table and seqlens to have a row per sequence";
+  if (K[3] != Q[2] || K[2] < 1 || Q[1] % K[2] != 0)
+    return "attention_decode expects a shared head_dim and query heads a multiple of the KV heads";
+  return "";
+}
+
+/// Valid page indices and lengths: the first sequence fills its block table,
+/// a second (if any) is empty, the rest are random; pages may be shared.
+void arrangeDecodeInputs(std::vector<RefArg> &args, std::mt19937_64 &rng) {
+  RefArg &table = argNamed(args, "block_table"), &lens = argNamed(args, "seqlens");
+  const int64_t pages = argNamed(args, "Kc").shape[0], pageSize = argNamed(args, "Kc").shape[1];
+  const int64_t maxPages = table.shape[1];
+  std::uniform_int_distribution<int64_t> page(0, pages - 1), length(1, maxPages * pageSize);
+  for (double &p : table.data) p = double(page(rng));
+  for (size_t b = 0; b < lens.data.size(); ++b)
+    lens.data[b] = double(b == 0 ? maxPages * pageSize : b == 1 ? 0 : length(rng));
+}
+
+void attentionDecode(std::vector<RefArg> &args) {
+  RefArg &Q = argNamed(args, "Q"), &K = argNamed(args, "Kc"), &V = argNamed(args, "Vc"), &O = argNamed(args, "O");
+  RefArg &table = argNamed(args, "block_table"), &lens = argNamed(args, "seqlens");
+  PagedDecodeShape shape;
+  shape.batch = Q.shape[0], shape.numHeads = Q.shape[1], shape.headDim = Q.shape[2];
+  shape.numKvHeads = K.shape[2], shape.pageSize = K.shape[1], shape.maxPagesPerSeq = table.shape[1];
+  shape.scale = argNamed(args, "scale").scalar;
+  std::vector<int64_t> pages(table.data.begin(), table.data.end()), lengths(lens.data.begin(), lens.data.end());
+  attentionDecodeF64(shape, Q.data.data(), K.data.data(), V.data.data(), pages.data(), lengths.data(), O.data.data());
+}
+
 const std::map<std::string, Reference> &registry() {
   static const std::map<std::string, Reference> refs = {
       {"gemm_tn",
@@ -98,6 +135,12 @@ const std::map<std::string, Reference> &registry() {
         {"Q", "K", "V", "O", "scale", "causal"}, validateAttentionPrefill, attentionPrefill,
         [](const std::vector<RefArg> &args) { return args[1].shape[0]; },
         [](const std::vector<RefArg> &) { return std::vector<std::string>{"O"}; }, /*roundings=*/2}},
+      {"attention_decode",
+       {"attention_decode", "one query token per sequence against a paged KV cache (block table, seqlens)",
+        {"Q", "Kc", "Vc", "block_table", "seqlens", "O", "scale"}, validateAttentionDecode, attentionDecode,
+        [](const std::vector<RefArg> &args) { return args[3].shape[1] * args[1].shape[1]; },
+        [](const std::vector<RefArg> &) { return std::vector<std::string>{"O"}; }, /*roundings=*/2,
+        arrangeDecodeInputs}},
   };
   return refs;
 }

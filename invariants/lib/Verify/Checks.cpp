@@ -226,8 +226,8 @@ void Checker::checkBounds() {
     std::vector<z3::expr> global;
     for (size_t d = 0; d < coords.size(); ++d)
       global.push_back(g.offsets[d] + coords[d]);
-    f.message = std::string("unmasked ") + (g.write ? "store" : "load") +
-                " reaches outside tensor '" + t.name + "'";
+    f.message = isa<ReadOp>(g.at.op) ? "element read reaches outside tensor '" + t.name + "'"
+                : std::string("unmasked ") + (g.write ? "store" : "load") + " reaches outside tensor '" + t.name + "'";
     f.accesses.push_back(accessOf(ex, *m, g.at, nullptr, t.name, {}, global, g.write, false));
     report.findings.push_back(std::move(f));
   }

@@ -212,6 +212,22 @@ bool execArgus(Executor &ex, Operation *op) {
           exec.globalAccesses.push_back(
               {ex.here(op), tensor, false, op->hasAttr("unmasked"), offsets, shape});
       })
+      .Case<ReadOp>([&](ReadOp r) {
+        // Caller data (a block table entry): an unknown of the element read,
+        // per execution point; the read itself must be in bounds.
+        std::vector<z3::expr> indices = ints(ex, r.getIndices());
+        Type type = r.getType();
+        if (type.isIntOrIndex()) {
+          unsigned bits = type.isIndex() ? kIndexBits : type.getIntOrFloatBitWidth();
+          z3::expr value = ctx.choice("tensor element", bits, ex.position(indices));
+          ex.set(r.getResult(), SymValue{SymValue::Kind::Int, value, std::nullopt, {}, -1});
+        } else {
+          ex.set(r.getResult(), SymValue{});
+        }
+        if (real)
+          exec.globalAccesses.push_back({ex.here(op), ex.get(r.getTensor()).ref, false, /*unmasked=*/true, indices,
+                                         std::vector<int64_t>(indices.size(), 1)});
+      })
       .Case<StoreOp>([&](StoreOp s) {
         if (real)
           exec.globalAccesses.push_back({ex.here(op), ex.get(s.getTensor()).ref, true,

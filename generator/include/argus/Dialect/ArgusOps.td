@@ -111,6 +111,25 @@ def Argus_LoadOp : Argus_Op<"load", [MemoryEffects<[MemRead]>]> {
   let hasVerifier = 1;
 }
 
+def Argus_ReadOp : Argus_Op<"read", [MemoryEffects<[MemRead]>]> {
+  let summary = "read one element of a global tensor as a scalar";
+  let description = [{
+    The element at `indices` (one per dimension), which must be in bounds:
+    the interpreter reports a read out of bounds, the verifier proves there
+    is none. For indirection such as a paged KV cache's block table.
+    Example:
+    ```mlir
+    %page = argus.read %table[%b, %p] : !argus.tensor<?x?xi32> -> i32
+    ```
+  }];
+  let arguments = (ins Argus_TensorType:$tensor, Variadic<Index>:$indices);
+  let results = (outs Argus_Scalar:$result);
+  let assemblyFormat = [{
+    $tensor `[` $indices `]` attr-dict `:` type($tensor) `->` type($result)
+  }];
+  let hasVerifier = 1;
+}
+
 def Argus_StoreOp : Argus_Op<"store", [MemoryEffects<[MemWrite]>]> {
   let summary = "masked store of a tile into a global tensor";
   let description = [{

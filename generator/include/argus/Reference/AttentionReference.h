@@ -24,6 +24,20 @@ struct AttentionShape {
 void attentionPrefillF64(const AttentionShape &shape, const double *q, const double *k, const double *v,
                          double *o);
 
+struct PagedDecodeShape {
+  int64_t batch = 0, numHeads = 1, numKvHeads = 1, headDim = 1;
+  int64_t pageSize = 1, maxPagesPerSeq = 1; // block table row length
+  double scale = 1.0;
+};
+
+/// One query token per sequence against a paged KV cache: token j of
+/// sequence b is row j % pageSize of page blockTable[b * maxPagesPerSeq +
+/// j / pageSize] of the caches ([pages, pageSize, numKvHeads, headDim]);
+/// sequence b has seqlens[b] tokens (none: zeros). q and o are
+/// [batch, numHeads, headDim].
+void attentionDecodeF64(const PagedDecodeShape &shape, const double *q, const double *kCache, const double *vCache,
+                        const int64_t *blockTable, const int64_t *seqlens, double *o);
+
 } // namespace argus::ref
 
 #endif // ARGUS_REFERENCE_ATTENTIONREFERENCE_H

@@ -13,6 +13,7 @@
 #include "argus/Reference/HostTensor.h"
 
 #include <functional>
+#include <random>
 #include <optional>
 #include <string>
 #include <vector>
@@ -46,6 +47,10 @@ struct Reference {
   /// output's dtype: 1 for a GEMM; 2 for attention, whose probabilities are
   /// rounded to the input dtype before the P·V product (as FlashAttention does).
   int roundings = 1;
+  /// Optional: makes random inputs meaningful where not every value is
+  /// (page indices of a block table, sequence lengths). Called after the
+  /// tensors are filled with random values and before the kernel runs.
+  std::function<void(std::vector<RefArg> &args, std::mt19937_64 &rng)> arrangeInputs;
 };
 
 /// The registered references; null when `name` is unknown.

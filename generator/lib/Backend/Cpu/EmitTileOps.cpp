@@ -305,6 +305,17 @@ LogicalResult CpuEmitter::emitArgusOp(Operation *op) {
       .Case([&](ThreadIdOp t) { ok = defineScalar(t, "int64_t(0)", op, "tid"); })
       .Case([&](NumThreadsOp t) { ok = defineScalar(t, "int64_t(1)", op, "nthreads"); })
       //===--- global memory -------------------------------------------===//
+      .Case([&](ReadOp r) {
+        std::string indices;
+        for (Value i : r.getIndices())
+          indices += (indices.empty() ? "" : ", ") + scalar(i);
+        std::optional<std::string> tag = dtypeTag(r.getType());
+        if (!tag) {
+          ok = fail(op, "the CPU backend cannot read scalars of this element type");
+          return;
+        }
+        ok = defineScalar(r, "ak::read<" + *tag + ">(" + scalar(r.getTensor()) + ", {" + indices + "})", op);
+      })
       .Case([&](LoadOp l) {
         TileType t = l.getType();
         declareTile(l, op, l.getUnmasked() ? "unmasked: in bounds by promise, masked anyway" : "");
