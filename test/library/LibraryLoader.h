@@ -11,7 +11,6 @@
 #include "argus_kernels.h"
 
 #include <dlfcn.h>
-#include <gtest/gtest.h>
 
 #include <cstdlib>
 #include <string>

@@ -7,6 +7,8 @@
 #include "argus/Reference/References.h"
 #include "argus_numerics.h"
 
+#include <gtest/gtest.h>
+
 #include <cmath>
 #include <cstring>
 #include <random>

@@ -234,7 +234,33 @@ template <class T> inline T abs(T x) {
   else
     return x < 0 ? T(unsigned_of<T>(0) - unsigned_of<T>(x)) : x;
 }
-inline float exp(float x) { return std::exp(x); }
+/// e^x in single precision without a library call (exp_tile below is the
+/// same computation 16 lanes at a time): Cody-Waite reduction x = n ln2 + r,
+/// |r| <= ln2/2, a degree-6 polynomial for e^r (Cephes' coefficients), and
+/// 2^n built in the exponent bits. Within 2 ulp of expf over the normal
+/// range; below ln(FLT_MIN) it returns 0 (the exact result is subnormal), above
+/// ln(FLT_MAX) +inf, NaN stays NaN.
+inline float exp(float x) {
+  constexpr float lo = -87.33654f, hi = 88.72283f; // ln(FLT_MIN), ln(FLT_MAX)
+  float xc = x < lo ? lo : x;
+  xc = xc > hi ? hi : xc;
+  const float n = std::nearbyint(xc * 1.44269504088896341f);
+  float r = xc - n * 0.693359375f;
+  r = r - n * -2.12194440e-4f;
+  float p = 1.9875691500e-4f;
+  p = p * r + 1.3981999507e-3f;
+  p = p * r + 8.3334519073e-3f;
+  p = p * r + 4.1665795894e-2f;
+  p = p * r + 1.6666665459e-1f;
+  p = p * r + 5.0000001201e-1f;
+  const float er = p * r * r + r + 1.0f;
+  // 2^n with n in [-126, 128]: two factors, so n = 128 stays finite.
+  const int32_t ni = int32_t(n), half = ni / 2;
+  float y = er * bitcast<float>(int32_t((half + 127) << 23)) * bitcast<float>(int32_t((ni - half + 127) << 23));
+  y = x < lo ? 0.0f : y;
+  y = x > hi ? INFINITY : y;
+  return x != x ? x : y;
+}
 inline double exp(double x) { return std::exp(x); }
 inline float exp2(float x) { return std::exp2(x); }
 inline double exp2(double x) { return std::exp2(x); }
@@ -248,10 +274,47 @@ inline float tanh(float x) { return std::tanh(x); }
 inline double tanh(double x) { return std::tanh(x); }
 inline float recip(float x) { return 1.0f / x; }
 inline double recip(double x) { return 1.0 / x; }
-inline float sigmoid(float x) { return 1.0f / (1.0f + std::exp(-x)); }
+inline float sigmoid(float x) { return 1.0f / (1.0f + exp(-x)); }
 inline double sigmoid(double x) { return 1.0 / (1.0 + std::exp(-x)); }
-inline float silu(float x) { return x / (1.0f + std::exp(-x)); }
+inline float silu(float x) { return x / (1.0f + exp(-x)); }
 inline double silu(double x) { return x / (1.0 + std::exp(-x)); }
+
+#if defined(__AVX512F__)
+/// ak::exp on 16 lanes.
+inline __m512 exp16(__m512 x) {
+  const __m512 lo = _mm512_set1_ps(-87.33654f), hi = _mm512_set1_ps(88.72283f);
+  const __m512 xc = _mm512_min_ps(_mm512_max_ps(x, lo), hi);
+  const __m512 n = _mm512_roundscale_ps(_mm512_mul_ps(xc, _mm512_set1_ps(1.44269504088896341f)),
+                                        _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+  __m512 r = _mm512_sub_ps(xc, _mm512_mul_ps(n, _mm512_set1_ps(0.693359375f)));
+  r = _mm512_sub_ps(r, _mm512_mul_ps(n, _mm512_set1_ps(-2.12194440e-4f)));
+  __m512 p = _mm512_set1_ps(1.9875691500e-4f);
+  for (float c : {1.3981999507e-3f, 8.3334519073e-3f, 4.1665795894e-2f, 1.6666665459e-1f, 5.0000001201e-1f})
+    p = _mm512_add_ps(_mm512_mul_ps(p, r), _mm512_set1_ps(c));
+  const __m512 er = _mm512_add_ps(_mm512_add_ps(_mm512_mul_ps(_mm512_mul_ps(p, r), r), r), _mm512_set1_ps(1.0f));
+  const __m512i ni = _mm512_cvtps_epi32(n), half = _mm512_srai_epi32(ni, 1), bias = _mm512_set1_epi32(127);
+  const __m512 s0 = _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_add_epi32(half, bias), 23));
+  const __m512 s1 = _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_add_epi32(_mm512_sub_epi32(ni, half), bias), 23));
+  __m512 y = _mm512_mul_ps(_mm512_mul_ps(er, s0), s1);
+  y = _mm512_mask_blend_ps(_mm512_cmp_ps_mask(x, lo, _CMP_LT_OQ), y, _mm512_setzero_ps());
+  y = _mm512_mask_blend_ps(_mm512_cmp_ps_mask(x, hi, _CMP_GT_OQ), y, _mm512_set1_ps(INFINITY));
+  return _mm512_mask_blend_ps(_mm512_cmp_ps_mask(x, x, _CMP_UNORD_Q), y, x);
+}
+#endif
+
+/// dst[i] = exp(src[i]) for the N elements of an f32 tile (dst may be src).
+template <int64_t N> inline void exp_tile(float *dst, const float *src) {
+  int64_t i = 0;
+#if defined(__AVX512F__)
+  for (; i + 16 <= N; i += 16) _mm512_storeu_ps(dst + i, exp16(_mm512_loadu_ps(src + i)));
+  if (i < N) {
+    const __mmask16 m = __mmask16((1u << (N - i)) - 1u);
+    _mm512_mask_storeu_ps(dst + i, m, exp16(_mm512_maskz_loadu_ps(m, src + i)));
+    return;
+  }
+#endif
+  for (; i < N; ++i) dst[i] = exp(src[i]);
+}
 
 /// Converts one element between element types: float results round to
 /// nearest even, float -> integer truncates and saturates (NaN gives 0).
@@ -335,6 +398,22 @@ inline void for_each_row(const argus_cpu_tensor &t, const int64_t *off, const in
 }
 
 } // namespace detail
+
+/// Software prefetch of the in-bounds rows of the tile at `off` of `dims`
+/// (argus.prefetch): every cache line of each row, into all cache levels.
+template <class DT, int RANK>
+inline void prefetch(const argus_cpu_tensor &t, const int64_t (&off)[RANK], const int64_t (&dims)[RANK]) {
+  constexpr int64_t elementBytes = sizeof(typename DT::storage);
+  const int64_t first = std::max<int64_t>(off[RANK - 1], 0);
+  const int64_t last = std::min<int64_t>(off[RANK - 1] + dims[RANK - 1], t.shape[RANK - 1]);
+  if (first >= last) return;
+  detail::for_each_row<RANK>(t, off, dims, [&](int64_t, int64_t base, bool inBounds) {
+    if (!inBounds) return;
+    const char *row = static_cast<const char *>(t.data) + (base + (first - off[RANK - 1]) * t.stride[RANK - 1]) * elementBytes;
+    const int64_t bytes = (last - first) * t.stride[RANK - 1] * elementBytes;
+    for (int64_t b = 0; b < bytes; b += 64) __builtin_prefetch(row + b, 0, 3);
+  });
+}
 
 /// One element at `idx` as a scalar (argus.read). The verifier proves the
 /// index in bounds; an index that is not (bad caller data) reads 0 here

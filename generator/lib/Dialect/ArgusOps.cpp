@@ -199,6 +199,17 @@ LogicalResult ReadOp::verify() {
   return success();
 }
 
+LogicalResult PrefetchOp::verify() {
+  GlobalTensorType type = getTensor().getType();
+  if (getOffsets().size() != static_cast<size_t>(type.getRank()) || getShape().size() != getOffsets().size())
+    return emitOpError() << "expected " << type.getRank() << " offsets and a shape of rank " << type.getRank() << ", got "
+                         << getOffsets().size() << " offsets and rank " << getShape().size();
+  for (int64_t d : getShape())
+    if (d < 1)
+      return emitOpError() << "shape dimensions must be positive, got " << d;
+  return success();
+}
+
 LogicalResult StoreOp::verify() {
   return verifyGlobalAccess(*this, getTensor().getType(), getOffsets().size(),
                             getValue().getType());

@@ -405,6 +405,7 @@ std::optional<LogicalResult> evalMemoryOp(Executor &ex, Operation *op) {
       .Case([&](BufferLoadOp o) { return evalBufferLoad(ex, o); })
       .Case([&](BufferStoreOp o) { return evalBufferStore(ex, o); })
       .Case([&](BarrierOp) { return success(); })
+      .Case([&](PrefetchOp) { return success(); }) // a hint: no effect on values
       .Default([](Operation *) { return std::nullopt; });
 }
 

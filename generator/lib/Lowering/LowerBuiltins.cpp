@@ -219,8 +219,8 @@ Sem Lowerer::evalSubscript(const dsl::SubscriptExpr &expr) {
     std::vector<Value> indices = toIndexList(index, expr.index->loc);
     if (indices.size() != static_cast<size_t>(type.getRank()))
       fail(expr.index->loc, "reading one element of " + v.s + " takes " + std::to_string(type.getRank()) +
-                                " indices, got " + std::to_string(indices.size()) + " (tiles: " + v.s +
-                                ".tile(coords, shape))");
+                                (type.getRank() == 1 ? " index" : " indices") + ", got " +
+                                std::to_string(indices.size()) + " (tiles: " + v.s + ".tile(coords, shape))");
     return Sem::ofValue(Sem::Scalar, ReadOp::create(builder, loc(expr.loc), type.getElementType(), v.value, indices));
   }
   fail(expr.loc, describe(v) + " cannot be indexed");
@@ -256,8 +256,8 @@ Sem Lowerer::evalCall(const dsl::CallExpr &expr) {
 
 Sem Lowerer::callBuiltin(const std::string &name, CallArgs &args) {
   static const std::set<std::string> perInstance = {
-      "pid", "program_id", "num_programs", "tid", "thread_id", "num_threads", "load", "store", "shared",
-      "local", "copy", "copy_async", "wait", "barrier", "mma", "tag", "assert_tag", "reset_tags"};
+      "pid", "program_id", "num_programs", "tid", "thread_id", "num_threads", "load", "prefetch", "store",
+      "shared", "local", "copy", "copy_async", "wait", "barrier", "mma", "tag", "assert_tag", "reset_tags"};
   if (inGridExpression && perInstance.count(name))
     fail(args.loc, name + "() cannot be used in grid=(...): the grid is computed before any program instance runs");
   ArgReader r{*this, args, name};
@@ -419,6 +419,15 @@ Sem Lowerer::callBuiltin(const std::string &name, CallArgs &args) {
     }
     fail(args.positionalLocs[0], "load() reads a tensor tile (A.tile(...)) or a buffer slot (buf[i]), got " +
                                      describe(src));
+  }
+  if (name == "prefetch") {
+    r.expectCount(1, 1);
+    r.allowKeywords({});
+    Sem src = args.positional[0];
+    if (src.kind != Sem::TensorTile)
+      fail(args.positionalLocs[0], "prefetch() takes a tensor tile (A.tile(...)), got " + describe(src));
+    PrefetchOp::create(builder, at, src.value, src.indices, builder.getDenseI64ArrayAttr(src.shape));
+    return Sem{};
   }
   if (name == "store") {
     r.expectCount(2, 2);

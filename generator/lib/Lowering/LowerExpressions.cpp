@@ -217,7 +217,7 @@ Sem Lowerer::lookup(const std::string &name, dsl::SourceLoc l) {
   }
   static const std::set<std::string> builtins = {
       "cdiv", "min", "max", "pid", "program_id", "num_programs", "tid", "thread_id", "num_threads",
-      "zeros", "full", "iota", "load", "store", "shared", "local", "copy", "copy_async", "wait",
+      "zeros", "full", "iota", "load", "prefetch", "store", "shared", "local", "copy", "copy_async", "wait",
       "barrier", "mma", "exp", "exp2", "log", "sqrt", "rsqrt", "tanh", "sigmoid", "silu", "abs",
       "recip", "reduce_sum", "reduce_max", "reduce_min", "cast", "transpose", "reshape", "where",
       "maximum", "minimum", "tag", "assert_tag", "reset_tags", "layout", "swizzle", "float", "int",

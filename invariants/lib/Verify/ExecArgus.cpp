@@ -212,6 +212,7 @@ bool execArgus(Executor &ex, Operation *op) {
           exec.globalAccesses.push_back(
               {ex.here(op), tensor, false, op->hasAttr("unmasked"), offsets, shape});
       })
+      .Case<PrefetchOp>([&](PrefetchOp) {}) // a hint: no effect on values or tags
       .Case<ReadOp>([&](ReadOp r) {
         // Caller data (a block table entry): an unknown of the element read,
         // per execution point; the read itself must be in bounds.

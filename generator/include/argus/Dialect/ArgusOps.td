@@ -130,6 +130,26 @@ def Argus_ReadOp : Argus_Op<"read", [MemoryEffects<[MemRead]>]> {
   let hasVerifier = 1;
 }
 
+def Argus_PrefetchOp : Argus_Op<"prefetch", [MemoryEffects<[MemRead]>]> {
+  let summary = "hint that a global tile will be read soon";
+  let description = [{
+    Starts bringing the tile at `offsets` of `shape` towards the core (on
+    the CPU, software prefetches of its cache lines). It has no effect on
+    any value: elements out of bounds are skipped, and the interpreter and
+    the verifier ignore it. For reads the hardware cannot predict, such as
+    the next page of a paged KV cache.
+    Example:
+    ```mlir
+    argus.prefetch %K[%page, %c0, %g, %c0] [1, 16, 1, 128] : !argus.tensor<?x16x?x128xbf16>
+    ```
+  }];
+  let arguments = (ins Argus_TensorType:$tensor, Variadic<Index>:$offsets, DenseI64ArrayAttr:$shape);
+  let assemblyFormat = [{
+    $tensor `[` $offsets `]` $shape attr-dict `:` type($tensor)
+  }];
+  let hasVerifier = 1;
+}
+
 def Argus_StoreOp : Argus_Op<"store", [MemoryEffects<[MemWrite]>]> {
   let summary = "masked store of a tile into a global tensor";
   let description = [{

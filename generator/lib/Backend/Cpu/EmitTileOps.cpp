@@ -305,6 +305,19 @@ LogicalResult CpuEmitter::emitArgusOp(Operation *op) {
       .Case([&](ThreadIdOp t) { ok = defineScalar(t, "int64_t(0)", op, "tid"); })
       .Case([&](NumThreadsOp t) { ok = defineScalar(t, "int64_t(1)", op, "nthreads"); })
       //===--- global memory -------------------------------------------===//
+      .Case([&](PrefetchOp p) {
+        std::string offsets, shape;
+        for (Value o : p.getOffsets())
+          offsets += (offsets.empty() ? "" : ", ") + scalar(o);
+        for (int64_t d : p.getShape())
+          shape += (shape.empty() ? "" : ", ") + std::to_string(d);
+        std::optional<std::string> tag = dtypeTag(p.getTensor().getType().getElementType());
+        if (!tag) {
+          ok = fail(op, "the CPU backend cannot prefetch tensors of this element type");
+          return;
+        }
+        line("ak::prefetch<" + *tag + ">(" + scalar(p.getTensor()) + ", {" + offsets + "}, {" + shape + "});", op);
+      })
       .Case([&](ReadOp r) {
         std::string indices;
         for (Value i : r.getIndices())
@@ -487,6 +500,13 @@ LogicalResult CpuEmitter::emitArgusOp(Operation *op) {
       })
       .Case([&](UnaryOp u) {
         SlotTable::Id id = tileForResult(u, op, {u.getOperand()});
+        if (u.getKind() == UnaryKind::exp && u.getType().getElementType().isF32()) {
+          // Softmax's exp: 16 lanes at a time (a loop calling exp would not vectorise).
+          line("ak::exp_tile<" + std::to_string(u.getType().getNumElements()) + ">(" + slots.get(id).name + ", " +
+                   slots.nameOf(u.getOperand()) + ");",
+               op);
+          return;
+        }
         emitElementwise(*this, op, u.getType(), slots.get(id).name, {{u.getOperand(), Access::Compute}},
                         [&](ArrayRef<std::string> x) { return unaryExpr(u.getKind(), x[0]); }, false);
       })
