@@ -1,8 +1,7 @@
 //===- argus_moe.cpp - mixture-of-experts entry points of the C ABI -------===//
 //
-// Like attention, the MoE kernels land later: the entry points validate as
-// they will then, and return ARGUS_ERROR_UNSUPPORTED. The workspace the
-// current (absent) implementation needs is 0 bytes.
+// Validation of the argument struct and the workspace size;
+// argus_moe_dispatch.cpp routes, groups, launches the experts and combines.
 //
 // Checks (the first failure wins, INVALID_ARGUMENT unless noted):
 //   args NULL; struct_size too small; num_tokens < 0; hidden, intermediate,
@@ -13,6 +12,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "argus_checks.h"
+#include "argus_moe_dispatch.h"
 #include "argus_config.h"
 #include "argus_error.h"
 #include "argus_kernels.h"
@@ -20,9 +20,6 @@
 using namespace argus_rt;
 
 namespace {
-
-/// Workspace bytes for valid args; 0 while no MoE kernel exists.
-size_t workspaceBytes(const argus_moe_args &) { return 0; }
 
 argus_status validateMoe(const argus_moe_args *args) {
   Checker check("argus_moe");
@@ -57,7 +54,7 @@ argus_status validateMoe(const argus_moe_args *args) {
   int64_t used = a.num_tokens > 0 ? 1 : 0; // weights are read only when there are tokens
   if (auto s = check.pointer("w_gate_up", a.w_gate_up, used ? gateUpElems : 0)) return s;
   if (auto s = check.pointer("w_down", a.w_down, used ? downElems : 0)) return s;
-  size_t need = workspaceBytes(a);
+  size_t need = moeWorkspaceBytes(a);
   if (a.workspace_size < need)
     return check.fail(ARGUS_ERROR_INVALID_ARGUMENT,
                       "workspace_size (%zu) must be >= argus_moe_workspace_size (%zu)",
@@ -76,7 +73,14 @@ ARGUS_API size_t argus_moe_workspace_size(const argus_moe_args *args) {
   size_t bytes = 0;
   guard("argus_moe_workspace_size", [&] {
     if (!args || args->struct_size < sizeof(argus_moe_args)) return ARGUS_OK;
-    bytes = workspaceBytes(*args);
+    const argus_moe_args &a = *args;
+    // Args the size cannot be computed for have none (argus_moe reports why).
+    const bool knownDtype = a.dtype == ARGUS_DTYPE_F32 || a.dtype == ARGUS_DTYPE_BF16 || a.dtype == ARGUS_DTYPE_F16;
+    if (a.num_tokens < 0 || a.hidden < 1 || a.intermediate < 1 || a.num_experts < 1 || a.top_k < 1 ||
+        a.top_k > a.num_experts || !knownDtype)
+      return ARGUS_OK;
+    bytes = moeWorkspaceBytes(a);
+    if (bytes == SIZE_MAX) bytes = 0;
     return ARGUS_OK;
   });
   return bytes;
@@ -88,7 +92,11 @@ ARGUS_API argus_status argus_moe(const argus_moe_args *args, void *stream) {
     if (auto s = ready("argus_moe")) return s;
     if (auto s = validateMoe(args)) return s;
     if (args->num_tokens == 0) return ARGUS_OK;
-    return fail(ARGUS_ERROR_UNSUPPORTED, "argus_moe is not in this library yet");
+    const Config &c = config();
+    const argus_moe_kernel *kernels = nullptr;
+    if (auto s = planMoe(*args, c, &kernels)) return s;
+    runMoe(*args, *kernels, c.numThreads);
+    return ARGUS_OK;
   });
 }
 

@@ -46,6 +46,16 @@
  *   [5] O  like Q    [6] scale .f
  * Tensor strides are in elements and may be 0 (a broadcast KV head).
  *
+ * MoE dispatch (dist/runtime/argus_moe_dispatch.cpp): the entry whose
+ * (dtype, hidden, intermediate) equals the call's; else, unless
+ * ARGUS_STRICT=1, the generic entry of the dtype (hidden = intermediate = 0).
+ * Routing, grouping by expert and the weighted combine are the runtime's;
+ * per expert with rows, it runs the entry's gate/up kernel
+ * (ARGUS_MOE_GATE_UP_KERNEL_ARGS: [0] X {rows, hidden}, [1] Wg, [2] Wu
+ * {intermediate, hidden}, [3] H {rows, intermediate}) and its down kernel,
+ * a GEMM kernel (ARGUS_GEMM_KERNEL_ARGS) writing f32 rows. The *_small
+ * kernels serve experts with at most `small_rows` rows.
+ *
  *===----------------------------------------------------------------------===*/
 #ifndef ARGUS_REGISTRY_H
 #define ARGUS_REGISTRY_H
@@ -96,6 +106,18 @@ typedef struct {
   const char *name;
 } argus_attention_kernel;
 
+#define ARGUS_MOE_GATE_UP_KERNEL_ARGS 4
+
+/** The kernels of one MoE configuration (or the generic ones of a dtype). */
+typedef struct {
+  argus_dtype dtype;
+  int64_t hidden, intermediate; /* 0, 0: any sizes */
+  int32_t in_catalog;
+  int64_t small_rows;
+  argus_cpu_kernel_fn gate_up_small, gate_up_large, down_small, down_large;
+  const char *name;
+} argus_moe_kernel;
+
 /* Defined by the generated part of the library, which must include this
  * header first (so the `const` definitions get external, C linkage). A count
  * may be 0; its array must still be defined, with one zeroed element (C and
@@ -109,6 +131,9 @@ extern const argus_attention_kernel argus_prefill_kernels[];
 extern const int32_t argus_prefill_kernel_count;
 extern const argus_attention_kernel argus_decode_kernels[];
 extern const int32_t argus_decode_kernel_count;
+
+extern const argus_moe_kernel argus_moe_kernels[];
+extern const int32_t argus_moe_kernel_count;
 
 extern const char argus_generated_version[];  /* "X.Y.Z", returned by argus_version() */
 extern const char argus_generated_manifest[]; /* JSON, returned by argus_manifest_json() */

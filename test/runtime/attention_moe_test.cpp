@@ -4,7 +4,7 @@
 // before anything else. The fake library has no attention kernels, so valid
 // arguments end in ARGUS_ERROR_UNSUPPORTED naming what is missing (the
 // kernels themselves are tested through generated libraries, test/integration);
-// MoE reports "... is not in this library yet". Each check has a case; an
+// so does MoE. Each check has a case; an
 // empty batch is a successful no-op.
 //
 //===----------------------------------------------------------------------===//
@@ -50,6 +50,8 @@ argus_attention_decode_args goodDecode() {
   return a;
 }
 
+alignas(64) char workspace[1 << 14];
+
 argus_moe_args goodMoe() {
   argus_moe_args a{};
   a.struct_size = sizeof a;
@@ -58,6 +60,8 @@ argus_moe_args goodMoe() {
   a.x = a.w_gate_up = a.w_down = storage;
   a.router_logits = logits;
   a.out = storage;
+  a.workspace = workspace;
+  a.workspace_size = sizeof workspace;
   return a;
 }
 
@@ -151,15 +155,37 @@ TEST(AttentionDecode, EveryCheck) {
   }
 }
 
-TEST(Moe, ValidArgsAreNotImplementedYet) {
+TEST(Moe, ValidArgsWithoutKernelsAreUnsupported) {
   argus_moe_args a = goodMoe();
-  EXPECT_EQ(argus_moe_workspace_size(&a), 0u);
-  EXPECT_EQ(argus_moe_workspace_size(nullptr), 0u);
   EXPECT_EQ(argus_moe(&a, nullptr), ARGUS_ERROR_UNSUPPORTED);
-  EXPECT_STREQ(argus_last_error(), "argus_moe is not in this library yet");
+  EXPECT_STREQ(argus_last_error(), "argus_moe: no kernel for bf16 experts in this library");
   a.num_tokens = 0;
   a.x = nullptr, a.out = nullptr, a.router_logits = nullptr;
+  a.workspace = nullptr, a.workspace_size = 0;
   EXPECT_EQ(argus_moe(&a, nullptr), ARGUS_OK) << argus_last_error();
+}
+
+TEST(Moe, WorkspaceSize) {
+  argus_moe_args a = goodMoe();
+  // Offsets of 5 experts, then 6 routes x (expert, weight, row), 6 gathered
+  // rows of 16 bf16, 6 rows of 8 bf16 and 6 rows of 16 f32, each 64-aligned.
+  const size_t expected = 64 + 64 + 64 + 64 + 192 + 128 + 384;
+  EXPECT_EQ(argus_moe_workspace_size(&a), expected);
+  EXPECT_EQ(argus_moe_workspace_size(nullptr), 0u);
+  a.num_tokens = 0;
+  EXPECT_EQ(argus_moe_workspace_size(&a), 0u) << "an empty batch needs none";
+  a = goodMoe();
+  a.top_k = 9; // invalid: no size
+  EXPECT_EQ(argus_moe_workspace_size(&a), 0u);
+  a = goodMoe();
+  a.hidden = INT64_MAX / 2; // overflows: no size (argus_moe reports the overflow)
+  EXPECT_EQ(argus_moe_workspace_size(&a), 0u);
+  a = goodMoe();
+  a.workspace_size = expected - 1;
+  EXPECT_EQ(argus_moe(&a, nullptr), ARGUS_ERROR_INVALID_ARGUMENT);
+  EXPECT_NE(std::string(argus_last_error()).find("workspace_size (959) must be >= argus_moe_workspace_size (960)"),
+            std::string::npos)
+      << argus_last_error();
 }
 
 TEST(Moe, EveryCheck) {
@@ -183,7 +209,7 @@ TEST(Moe, EveryCheck) {
       {[](auto &x) { x.w_gate_up = nullptr; }, "w_gate_up is NULL"},
       {[](auto &x) { x.w_down = nullptr; }, "w_down is NULL"},
       {[](auto &x) { x.out = nullptr; }, "out is NULL"},
-      {[](auto &x) { x.workspace_size = 64; }, "workspace is NULL but workspace_size is 64"}};
+      {[](auto &x) { x.workspace = nullptr; }, "workspace is NULL but workspace_size is 16384"}};
   for (auto &[breakIt, mention] : cases) {
     auto broken = a;
     breakIt(broken);

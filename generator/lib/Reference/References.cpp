@@ -118,6 +118,31 @@ void attentionDecode(std::vector<RefArg> &args) {
   attentionDecodeF64(shape, Q.data.data(), K.data.data(), V.data.data(), pages.data(), lengths.data(), O.data.data());
 }
 
+/// X: M x K; Wg, Wu: N x K; H: M x N.
+std::string validateMoeGateUp(const std::vector<RefArg> &args) {
+  const std::vector<int64_t> &X = args[0].shape, &Wg = args[1].shape, &Wu = args[2].shape, &H = args[3].shape;
+  if (X.size() != 2 || Wg.size() != 2 || Wu != Wg || H.size() != 2)
+    return "moe_gate_up expects X, Wg, Wu, H of rank 2 with Wg and Wu of one shape";
+  if (X[1] != Wg[1] || H[0] != X[0] || H[1] != Wg[0])
+    return "moe_gate_up expects X (M x K), Wg and Wu (N x K), H (M x N)";
+  return "";
+}
+
+/// H = silu(X·Wgᵀ) * (X·Wuᵀ), all in double.
+void moeGateUp(std::vector<RefArg> &args) {
+  RefArg &X = argNamed(args, "X"), &Wg = argNamed(args, "Wg"), &Wu = argNamed(args, "Wu"), &H = argNamed(args, "H");
+  const int64_t M = X.shape[0], K = X.shape[1], N = Wg.shape[0];
+  for (int64_t m = 0; m < M; ++m)
+    for (int64_t n = 0; n < N; ++n) {
+      double gate = 0, up = 0;
+      for (int64_t k = 0; k < K; ++k) {
+        gate += X.data[m * K + k] * Wg.data[n * K + k];
+        up += X.data[m * K + k] * Wu.data[n * K + k];
+      }
+      H.data[m * N + n] = gate / (1.0 + std::exp(-gate)) * up;
+    }
+}
+
 const std::map<std::string, Reference> &registry() {
   static const std::map<std::string, Reference> refs = {
       {"gemm_tn",
@@ -141,6 +166,11 @@ const std::map<std::string, Reference> &registry() {
         [](const std::vector<RefArg> &args) { return args[3].shape[1] * args[1].shape[1]; },
         [](const std::vector<RefArg> &) { return std::vector<std::string>{"O"}; }, /*roundings=*/2,
         arrangeDecodeInputs}},
+      {"moe_gate_up",
+       {"moe_gate_up", "H = silu(X·Wgᵀ) * (X·Wuᵀ): the gate/up half of a SwiGLU expert",
+        {"X", "Wg", "Wu", "H"}, validateMoeGateUp, moeGateUp,
+        [](const std::vector<RefArg> &args) { return args[0].shape[1]; },
+        [](const std::vector<RefArg> &) { return std::vector<std::string>{"H"}; }}},
   };
   return refs;
 }

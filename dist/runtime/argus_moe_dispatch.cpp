@@ -1,0 +1,176 @@
+//===- argus_moe_dispatch.cpp - routing, grouping, expert launches, combine -===//
+#include "argus_moe_dispatch.h"
+
+#include "argus_checks.h"
+#include "argus_error.h"
+#include "argus_numerics.h"
+#include "argus_tensor_view.h"
+
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <limits>
+#include <vector>
+
+namespace argus_rt {
+namespace {
+
+/// Where each array lives in the workspace (byte offsets, 64-byte aligned).
+struct MoeLayout {
+  size_t counts = 0, route = 0, weight = 0, slot = 0, xp = 0, h = 0, yp = 0, total = 0;
+};
+
+bool addRegion(size_t &cursor, size_t &at, int64_t elements, size_t elementBytes) {
+  size_t bytes;
+  if (elements < 0 || __builtin_mul_overflow(size_t(elements), elementBytes, &bytes)) return false;
+  at = cursor;
+  bytes = (bytes + 63) & ~size_t(63);
+  return !__builtin_add_overflow(cursor, bytes, &cursor);
+}
+
+bool layoutFor(const argus_moe_args &a, MoeLayout &l) {
+  int64_t routes, xpElems, hElems;
+  if (__builtin_mul_overflow(a.num_tokens, a.top_k, &routes) ||
+      __builtin_mul_overflow(routes, a.hidden, &xpElems) || __builtin_mul_overflow(routes, a.intermediate, &hElems))
+    return false;
+  const size_t el = size_t(elementBytes(a.dtype));
+  size_t cursor = 0;
+  bool ok = addRegion(cursor, l.counts, a.num_experts + 1, sizeof(int64_t)) && // expert offsets
+            addRegion(cursor, l.route, routes, sizeof(int32_t)) &&             // route -> expert
+            addRegion(cursor, l.weight, routes, sizeof(float)) &&              // route -> weight
+            addRegion(cursor, l.slot, routes, sizeof(int64_t)) &&              // route -> grouped row
+            addRegion(cursor, l.xp, xpElems, el) && addRegion(cursor, l.h, hElems, el) &&
+            addRegion(cursor, l.yp, xpElems, sizeof(float));
+  l.total = cursor;
+  return ok;
+}
+
+template <class T> T *at(void *workspace, size_t offset) {
+  return reinterpret_cast<T *>(static_cast<char *>(workspace) + offset);
+}
+
+/// Steps 1 and 2: route -> expert and weight, and the grouped row of each route.
+void routeAndGroup(const argus_moe_args &a, const MoeLayout &l) {
+  const int64_t E = a.num_experts, K = a.top_k;
+  int64_t *offsets = at<int64_t>(a.workspace, l.counts);
+  int32_t *expertOf = at<int32_t>(a.workspace, l.route);
+  float *weightOf = at<float>(a.workspace, l.weight);
+  int64_t *slotOf = at<int64_t>(a.workspace, l.slot);
+#pragma omp parallel for schedule(static)
+  for (int64_t t = 0; t < a.num_tokens; ++t) {
+    const float *logits = a.router_logits + t * E;
+    float top = logits[0];
+    for (int64_t e = 1; e < E; ++e) top = std::max(top, logits[e]);
+    double sum = 0;
+    for (int64_t e = 0; e < E; ++e) sum += std::exp(double(logits[e]) - top);
+    double chosenSum = 0;
+    for (int64_t j = 0; j < K; ++j) {
+      // The largest logit not chosen yet; equal logits prefer the lower index.
+      int64_t best = -1;
+      for (int64_t e = 0; e < E; ++e) {
+        bool taken = false;
+        for (int64_t i = 0; i < j && !taken; ++i) taken = expertOf[t * K + i] == e;
+        if (!taken && (best < 0 || logits[e] > logits[best])) best = e;
+      }
+      expertOf[t * K + j] = int32_t(best);
+      const double w = std::exp(double(logits[best]) - top) / sum;
+      weightOf[t * K + j] = float(w);
+      chosenSum += w;
+    }
+    if (a.renormalize)
+      for (int64_t j = 0; j < K; ++j) weightOf[t * K + j] = float(weightOf[t * K + j] / chosenSum);
+  }
+  // Counting sort by expert; routes keep token order inside an expert.
+  std::memset(offsets, 0, sizeof(int64_t) * size_t(E + 1));
+  const int64_t routes = a.num_tokens * K;
+  for (int64_t r = 0; r < routes; ++r) ++offsets[expertOf[r] + 1];
+  for (int64_t e = 0; e < E; ++e) offsets[e + 1] += offsets[e];
+  std::vector<int64_t> next(offsets, offsets + E);
+  for (int64_t r = 0; r < routes; ++r) slotOf[r] = next[expertOf[r]]++;
+}
+
+} // namespace
+
+size_t moeWorkspaceBytes(const argus_moe_args &a) {
+  if (a.num_tokens == 0) return 0; // nothing runs
+  MoeLayout l;
+  return layoutFor(a, l) ? l.total : std::numeric_limits<size_t>::max();
+}
+
+argus_status planMoe(const argus_moe_args &a, const Config &config, const argus_moe_kernel **out) {
+  *out = nullptr;
+  const argus_moe_kernel *generic = nullptr;
+  for (int32_t i = 0; i < argus_moe_kernel_count; ++i) {
+    const argus_moe_kernel &k = argus_moe_kernels[i];
+    if (k.dtype != a.dtype) continue;
+    if (k.hidden == a.hidden && k.intermediate == a.intermediate) {
+      *out = &k;
+      return ARGUS_OK;
+    }
+    if (k.hidden == 0) generic = &k;
+  }
+  if (!generic)
+    return fail(ARGUS_ERROR_UNSUPPORTED, "argus_moe: no kernel for %s experts in this library", dtypeName(a.dtype));
+  if (config.strict)
+    return fail(ARGUS_ERROR_UNSUPPORTED,
+                "argus_moe: ARGUS_STRICT is set and %s experts of hidden %lld, intermediate %lld are not in this "
+                "library's catalog; they would run the generic kernels '%s'",
+                dtypeName(a.dtype), static_cast<long long>(a.hidden), static_cast<long long>(a.intermediate),
+                generic->name);
+  *out = generic;
+  return ARGUS_OK;
+}
+
+void runMoe(const argus_moe_args &a, const argus_moe_kernel &kernels, int numThreads) {
+  MoeLayout l;
+  layoutFor(a, l);
+  routeAndGroup(a, l);
+  const int64_t E = a.num_experts, K = a.top_k, H = a.hidden, I = a.intermediate, routes = a.num_tokens * K;
+  const int64_t el = elementBytes(a.dtype);
+  const int64_t *offsets = at<int64_t>(a.workspace, l.counts);
+  const float *weightOf = at<float>(a.workspace, l.weight);
+  const int64_t *slotOf = at<int64_t>(a.workspace, l.slot);
+  char *xp = at<char>(a.workspace, l.xp), *h = at<char>(a.workspace, l.h);
+  float *yp = at<float>(a.workspace, l.yp);
+
+  // 3. Gather the routed rows, grouped by expert.
+#pragma omp parallel for schedule(static)
+  for (int64_t r = 0; r < routes; ++r)
+    std::memcpy(xp + slotOf[r] * H * el, static_cast<const char *>(a.x) + (r / K) * H * el, size_t(H * el));
+
+  // 4. The experts that received tokens.
+  for (int64_t e = 0; e < E; ++e) {
+    const int64_t row0 = offsets[e], rows = offsets[e + 1] - row0;
+    if (rows == 0) continue;
+    const bool small = rows <= kernels.small_rows;
+    const void *wg = offsetBy(a.w_gate_up, e * 2 * I * H, a.dtype), *wu = offsetBy(wg, I * H, a.dtype);
+    argus_cpu_arg up[ARGUS_MOE_GATE_UP_KERNEL_ARGS] = {};
+    up[0].tensor = matrixView(xp + row0 * H * el, rows, H, H);
+    up[1].tensor = matrixView(wg, I, H, H);
+    up[2].tensor = matrixView(wu, I, H, H);
+    up[3].tensor = matrixView(h + row0 * I * el, rows, I, I);
+    (small ? kernels.gate_up_small : kernels.gate_up_large)(up, numThreads);
+    argus_cpu_arg down[ARGUS_GEMM_KERNEL_ARGS] = {};
+    down[0].tensor = matrixView(h + row0 * I * el, rows, I, I);
+    down[1].tensor = matrixView(offsetBy(a.w_down, e * H * I, a.dtype), H, I, I);
+    down[2].tensor = matrixView(yp + row0 * H, rows, H, H);
+    down[3].tensor = tensorView(nullptr, {H}, {1});
+    down[4].f = 1.0;
+    (small ? kernels.down_small : kernels.down_large)(down, numThreads);
+  }
+
+  // 5. Weighted sum of each token's expert rows, rounded once to the dtype.
+#pragma omp parallel for schedule(static)
+  for (int64_t t = 0; t < a.num_tokens; ++t) {
+    for (int64_t c = 0; c < H; ++c) {
+      float sum = 0;
+      for (int64_t j = 0; j < K; ++j) sum += weightOf[t * K + j] * yp[slotOf[t * K + j] * H + c];
+      const int64_t o = t * H + c;
+      if (a.dtype == ARGUS_DTYPE_F32) static_cast<float *>(a.out)[o] = sum;
+      else if (a.dtype == ARGUS_DTYPE_BF16) static_cast<uint16_t *>(a.out)[o] = argus_num::f32_to_bf16(sum);
+      else static_cast<uint16_t *>(a.out)[o] = argus_num::f32_to_f16(sum);
+    }
+  }
+}
+
+} // namespace argus_rt

@@ -1,0 +1,36 @@
+//===- argus_moe_dispatch.h - routed SwiGLU experts on the CPU ------------===//
+//
+// argus_moe in five steps over the caller's workspace:
+//   1. route: softmax of each token's router logits, its top-k experts
+//      (largest logit first, equal logits prefer the lower index), weights
+//      renormalised on request;
+//   2. group: a counting sort of the (token, choice) routes by expert;
+//   3. gather the routed tokens' rows expert by expert;
+//   4. per expert with rows: gate/up kernel (SiLU·mul fused), down kernel
+//      (f32 rows); experts without rows cost nothing;
+//   5. combine: out[t] = sum of the token's weighted expert rows, rounded once.
+//
+//===----------------------------------------------------------------------===//
+#ifndef ARGUS_RUNTIME_MOE_DISPATCH_H
+#define ARGUS_RUNTIME_MOE_DISPATCH_H
+
+#include "argus_config.h"
+#include "argus_kernels.h"
+#include "argus_registry.h"
+
+#include <cstddef>
+
+namespace argus_rt {
+
+/// Workspace bytes for args whose sizes are valid: 0 for no tokens,
+/// SIZE_MAX when the size overflows.
+size_t moeWorkspaceBytes(const argus_moe_args &args);
+
+argus_status planMoe(const argus_moe_args &args, const Config &config, const argus_moe_kernel **kernels);
+
+/// @pre args are valid, num_tokens > 0, the workspace is large enough.
+void runMoe(const argus_moe_args &args, const argus_moe_kernel &kernels, int numThreads);
+
+} // namespace argus_rt
+
+#endif // ARGUS_RUNTIME_MOE_DISPATCH_H

@@ -1,0 +1,45 @@
+//===- MoePlan.h - which MoE kernels a library holds ------------*- C++ -*-===//
+//
+// Per catalog MoE configuration (dtype, hidden, intermediate), and generically
+// per dtype: a fused gate/up kernel (templates/moe/moe_gate_up.argus) and a
+// down-projection GEMM (templates/gemm/gemm_tn.argus, f32 rows for the
+// combine), each in a small-tile form for experts with few rows (decode)
+// and a large-tile one (prefill). Routing, grouping and the combine are the
+// runtime's (dist/runtime/argus_moe_dispatch.cpp).
+//
+//===----------------------------------------------------------------------===//
+#ifndef ARGUS_EMIT_MOEPLAN_H
+#define ARGUS_EMIT_MOEPLAN_H
+
+#include "argus/Catalog/OpConfig.h"
+#include "argus/Lowering/LowerToArgus.h"
+
+#include <string>
+#include <vector>
+
+namespace argus::emit {
+
+/// Experts with at most this many rows use the small-tile kernels.
+constexpr int64_t kMoeSmallRows = 8;
+
+/// One compiled kernel of an MoE entry.
+struct MoeKernel {
+  std::string symbol, templatePath;
+  lowering::Specialization spec;
+};
+
+struct MoeEntry {
+  std::string dtype;                  // MLIR spelling
+  int64_t hidden = 0, intermediate = 0; // 0: generic
+  int64_t numExperts = 0, topK = 0;     // of the catalog configuration (0: generic)
+  bool inCatalog = false;
+  std::vector<std::string> ops;
+  std::string name;                   // for messages and the manifest
+  MoeKernel gateUpSmall, gateUpLarge, downSmall, downLarge;
+};
+
+std::vector<MoeEntry> planMoe(const std::vector<catalog::OpConfig> &configs);
+
+} // namespace argus::emit
+
+#endif // ARGUS_EMIT_MOEPLAN_H

@@ -1,0 +1,82 @@
+//===- MoePlan.cpp - MoE kernel instances for a catalog -------------------===//
+#include "argus/Emit/MoePlan.h"
+
+#include <algorithm>
+
+namespace argus::emit {
+
+namespace {
+
+constexpr int64_t kSmallBlockM = 4, kLargeBlockM = 32, kBlockN = 64;
+
+int64_t blockK(const std::string &dtype) { return dtype == "f32" ? 128 : 256; }
+
+MoeKernel gateUp(const MoeEntry &e, int64_t bm) {
+  MoeKernel k;
+  k.templatePath = "templates/moe/moe_gate_up.argus";
+  k.symbol = "argusk_moe_gate_up_" + e.name + "_m" + std::to_string(bm);
+  k.spec.constants["T"] = e.dtype;
+  k.spec.constants["BM"] = bm;
+  k.spec.constants["BN"] = kBlockN;
+  k.spec.constants["BK"] = blockK(e.dtype);
+  if (e.hidden > 0) {
+    k.spec.dims["N"] = e.intermediate;
+    k.spec.dims["K"] = e.hidden;
+  }
+  return k;
+}
+
+MoeKernel down(const MoeEntry &e, int64_t bm) {
+  MoeKernel k;
+  k.templatePath = "templates/gemm/gemm_tn.argus";
+  k.symbol = "argusk_moe_down_" + e.name + "_m" + std::to_string(bm);
+  k.spec.constants["TA"] = e.dtype;
+  k.spec.constants["TC"] = std::string("f32");
+  k.spec.constants["BM"] = bm;
+  k.spec.constants["BN"] = kBlockN;
+  k.spec.constants["BK"] = blockK(e.dtype);
+  if (e.hidden > 0) {
+    k.spec.dims["N"] = e.hidden;
+    k.spec.dims["K"] = e.intermediate;
+  }
+  return k;
+}
+
+MoeEntry makeEntry(const std::string &dtype, int64_t hidden, int64_t intermediate, bool inCatalog) {
+  MoeEntry e;
+  e.dtype = dtype;
+  e.hidden = hidden;
+  e.intermediate = intermediate;
+  e.inCatalog = inCatalog;
+  e.name = dtype + (hidden > 0 ? "_h" + std::to_string(hidden) + "_i" + std::to_string(intermediate) : "_generic");
+  e.gateUpSmall = gateUp(e, kSmallBlockM);
+  e.gateUpLarge = gateUp(e, kLargeBlockM);
+  e.downSmall = down(e, kSmallBlockM);
+  e.downLarge = down(e, kLargeBlockM);
+  return e;
+}
+
+} // namespace
+
+std::vector<MoeEntry> planMoe(const std::vector<catalog::OpConfig> &configs) {
+  std::vector<MoeEntry> entries;
+  for (const catalog::OpConfig &c : configs) {
+    if (c.kind != catalog::OpKind::Moe)
+      continue;
+    MoeEntry e = makeEntry(std::string(catalog::dtypeName(c.dtype)), c.moe().hidden, c.moe().intermediate, true);
+    e.numExperts = c.moe().num_experts;
+    e.topK = c.moe().top_k;
+    auto same = std::find_if(entries.begin(), entries.end(), [&](const MoeEntry &x) { return x.name == e.name; });
+    if (same == entries.end()) {
+      e.ops = {c.name};
+      entries.push_back(e);
+    } else if (std::find(same->ops.begin(), same->ops.end(), c.name) == same->ops.end()) {
+      same->ops.push_back(c.name);
+    }
+  }
+  for (const char *dtype : {"bf16", "f32"})
+    entries.push_back(makeEntry(dtype, 0, 0, false));
+  return entries;
+}
+
+} // namespace argus::emit
