@@ -82,6 +82,16 @@ protected:
         << "the kernel wrote past the workspace";
   }
 
+  /// argus_moe on 2 tokens, 2 experts of 32 x 32 (zeros): for errors.
+  argus_status runTinyProblem(argus_dtype dtype) {
+    argus_moe_args a = argsFor({dtype, 2, 32, 32, 2, 1, false, -1, -1});
+    std::vector<float> buf(2 * 2 * 32 * 32), logits(4, 0.f);
+    std::vector<uint8_t> workspace(workspaceSize(&a));
+    a.x = a.w_gate_up = a.w_down = buf.data(), a.out = buf.data(), a.router_logits = logits.data();
+    a.workspace = workspace.data(), a.workspace_size = workspace.size();
+    return moe(&a, nullptr);
+  }
+
   const GeneratedLibrary &lib = GeneratedLibrary::get();
   decltype(argus_moe) *moe = nullptr;
   decltype(argus_moe_workspace_size) *workspaceSize = nullptr;
@@ -107,14 +117,7 @@ TEST_F(Moe, F32AndTopKOfAll) {
 }
 
 TEST_F(Moe, DtypeWithoutKernelsIsUnsupported) {
-  MoeCase c{ARGUS_DTYPE_F16, 2, 32, 32, 2, 1, false, -1, -1};
-  argus_moe_args a = argsFor(c);
-  std::vector<uint16_t> buf(2 * 2 * 32 * 32);
-  std::vector<float> logits(4, 0.f);
-  std::vector<uint8_t> workspace(workspaceSize(&a));
-  a.x = a.w_gate_up = a.w_down = buf.data(), a.out = buf.data(), a.router_logits = logits.data();
-  a.workspace = workspace.data(), a.workspace_size = workspace.size();
-  EXPECT_EQ(moe(&a, nullptr), ARGUS_ERROR_UNSUPPORTED);
+  EXPECT_EQ(runTinyProblem(ARGUS_DTYPE_F16), ARGUS_ERROR_UNSUPPORTED);
   EXPECT_STREQ(lastError(), "argus_moe: no kernel for f16 experts in this library");
 }
 
@@ -145,14 +148,7 @@ TEST_F(Moe, CatalogConfigurationStrict) {
 TEST_F(Moe, StrictRefusesNonCatalog) {
   const char *strict = std::getenv("ARGUS_STRICT");
   if (!strict || std::string(strict) != "1") GTEST_SKIP() << "needs ARGUS_STRICT=1 (its own ctest entry)";
-  MoeCase c{ARGUS_DTYPE_BF16, 2, 32, 32, 2, 1, false, -1, -1};
-  argus_moe_args a = argsFor(c);
-  std::vector<uint16_t> buf(2 * 2 * 32 * 32);
-  std::vector<float> logits(4, 0.f);
-  std::vector<uint8_t> workspace(workspaceSize(&a));
-  a.x = a.w_gate_up = a.w_down = buf.data(), a.out = buf.data(), a.router_logits = logits.data();
-  a.workspace = workspace.data(), a.workspace_size = workspace.size();
-  EXPECT_EQ(moe(&a, nullptr), ARGUS_ERROR_UNSUPPORTED);
+  EXPECT_EQ(runTinyProblem(ARGUS_DTYPE_BF16), ARGUS_ERROR_UNSUPPORTED);
   EXPECT_NE(std::string(lastError()).find("ARGUS_STRICT is set"), std::string::npos) << lastError();
 }
 
