@@ -39,12 +39,17 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <cstdlib>
 #include <cstring>
 #include <limits>
 #include <type_traits>
 
 #if defined(__AVX512F__) || defined(__AVX2__)
 #include <immintrin.h>
+#if defined(__linux__)
+#include <sys/syscall.h>
+#include <unistd.h>
+#endif
 #endif
 #ifdef _OPENMP
 #include <omp.h>
@@ -820,6 +825,98 @@ inline void mma_bf16_avx512(float *acc, const uint16_t *a, const uint16_t *b) {
 }
 #endif // __AVX512BF16__
 
+#if defined(__AVX512F__) && defined(__x86_64__) && defined(__linux__) && defined(__GNUC__) && !defined(__clang__) && \
+    __GNUC__ >= 11
+#define ARGUS_CPU_HAVE_AMX 1
+/*  bf16 mma on AMX tiles (Sapphire Rapids and later): C tiles of 16 x 16
+ *  f32 accumulate A tiles of 16 rows x 32 k and B tiles of 16 k-pairs x 16
+ *  columns, which is the VNNI panel layout pack_panel32 already makes. The
+ *  library is still one cpu-avx512 binary: AMX is used only where the CPU
+ *  has it, the kernel allows the process to use it (arch_prctl), and
+ *  ARGUS_CPU_AMX is not 0. */
+struct amx_tile_config {
+  uint8_t palette = 1, start_row = 0, reserved[14] = {};
+  uint16_t colsb[16] = {};
+  uint8_t rows[16] = {};
+};
+
+/// CPUID says AMX-TILE and AMX-BF16, the OS enabled tile state (XCR0 bits
+/// 17, 18), and Linux granted this process the tile data.
+inline bool amx_request() {
+  const char *env = std::getenv("ARGUS_CPU_AMX");
+  if (env && std::strcmp(env, "0") == 0) return false;
+  unsigned eax, ebx, ecx, edx;
+  __asm__ volatile("cpuid" : "=a"(eax), "=b"(ebx), "=c"(ecx), "=d"(edx) : "a"(7), "c"(0));
+  if (!(edx & (1u << 24)) || !(edx & (1u << 22))) return false;
+  __asm__ volatile("cpuid" : "=a"(eax), "=b"(ebx), "=c"(ecx), "=d"(edx) : "a"(1), "c"(0));
+  if (!(ecx & (1u << 27))) return false; /* OSXSAVE */
+  unsigned lo, hi;
+  __asm__ volatile("xgetbv" : "=a"(lo), "=d"(hi) : "c"(0));
+  if ((lo & (3u << 17)) != (3u << 17)) return false;
+  const long ARCH_REQ_XCOMP_PERM = 0x1023, XFEATURE_XTILEDATA = 18;
+  return syscall(SYS_arch_prctl, ARCH_REQ_XCOMP_PERM, XFEATURE_XTILEDATA) == 0;
+}
+
+inline bool amx_usable() {
+  static const bool usable = amx_request();
+  return usable;
+}
+
+/// acc (M x N) += a (M x K) * b (N x K)^T for M % 16 == 0, N % 32 == 0,
+/// K % 32 == 0: per 32-column panel, 2 x 2 (or 1 x 2) C tiles stay in tile
+/// registers over the whole K loop.
+template <int64_t M, int64_t N, int64_t K>
+__attribute__((target("amx-tile,amx-bf16"))) void mma_bf16_amx(float *acc, const uint16_t *a, const uint16_t *b) {
+  static_assert(M % 16 == 0 && N % 32 == 0 && K % 32 == 0, "AMX tiles need 16-row, 32-column, 32-k multiples");
+  constexpr int64_t KP = K / 2, PW = 32;
+  alignas(64) uint32_t bp[KP * PW];
+  alignas(64) amx_tile_config cfg;
+  for (int t = 0; t < 8; ++t) cfg.rows[t] = 16, cfg.colsb[t] = 64;
+  _tile_loadconfig(&cfg);
+  constexpr int64_t cStride = N * 4, aStride = K * 2, bStride = PW * 4;
+  for (int64_t n0 = 0; n0 < N; n0 += PW) {
+    pack_panel32<PW>(bp, reinterpret_cast<const uint32_t *>(b), KP, KP, n0, PW);
+    for (int64_t m0 = 0; m0 < M; m0 += 32) {
+      float *c = acc + m0 * N + n0;
+      const uint16_t *am = a + m0 * K;
+      if (m0 + 32 <= M) {
+        _tile_loadd(0, c, cStride);
+        _tile_loadd(1, c + 16, cStride);
+        _tile_loadd(2, c + 16 * N, cStride);
+        _tile_loadd(3, c + 16 * N + 16, cStride);
+        for (int64_t k0 = 0; k0 < K; k0 += 32) {
+          _tile_loadd(4, am + k0, aStride);
+          _tile_loadd(5, am + 16 * K + k0, aStride);
+          _tile_loadd(6, bp + (k0 / 2) * PW, bStride);
+          _tile_loadd(7, bp + (k0 / 2) * PW + 16, bStride);
+          _tile_dpbf16ps(0, 4, 6);
+          _tile_dpbf16ps(1, 4, 7);
+          _tile_dpbf16ps(2, 5, 6);
+          _tile_dpbf16ps(3, 5, 7);
+        }
+        _tile_stored(0, c, cStride);
+        _tile_stored(1, c + 16, cStride);
+        _tile_stored(2, c + 16 * N, cStride);
+        _tile_stored(3, c + 16 * N + 16, cStride);
+      } else { /* the last 16 rows */
+        _tile_loadd(0, c, cStride);
+        _tile_loadd(1, c + 16, cStride);
+        for (int64_t k0 = 0; k0 < K; k0 += 32) {
+          _tile_loadd(4, am + k0, aStride);
+          _tile_loadd(6, bp + (k0 / 2) * PW, bStride);
+          _tile_loadd(7, bp + (k0 / 2) * PW + 16, bStride);
+          _tile_dpbf16ps(0, 4, 6);
+          _tile_dpbf16ps(1, 4, 7);
+        }
+        _tile_stored(0, c, cStride);
+        _tile_stored(1, c + 16, cStride);
+      }
+    }
+  }
+  _tile_release();
+}
+#endif // ARGUS_CPU_HAVE_AMX
+
 } // namespace detail
 
 /// acc (M x N, f32) += a (M x K) * b (N x K)^T, in place.
@@ -830,6 +927,14 @@ inline void mma(float *acc, const typename DT::storage *a, const typename DT::st
     detail::mma_f32_avx512<M, N, K>(acc, a, b);
     return;
   }
+#if defined(ARGUS_CPU_HAVE_AMX)
+  if constexpr (std::is_same<DT, bf16>::value && M % 16 == 0 && N % 32 == 0 && K % 32 == 0) {
+    if (detail::amx_usable()) {
+      detail::mma_bf16_amx<M, N, K>(acc, a, b);
+      return;
+    }
+  }
+#endif
 #if defined(__AVX512BF16__)
   if constexpr (std::is_same<DT, bf16>::value) {
     detail::mma_bf16_avx512<M, N, K>(acc, a, b);

@@ -1,11 +1,13 @@
 //===- Compiler.cpp - parallel, cached invocation of the C++ compiler -----===//
 #include "argus/Emit/Compiler.h"
 
+#include <algorithm>
 #include <atomic>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <mutex>
 #include <sstream>
 #include <sys/wait.h>
@@ -93,6 +95,25 @@ const std::string &compilerIdentity() {
   return id;
 }
 
+/// The headers of an -I directory (names and contents, sorted by name): a
+/// source's objects depend on them, so they are part of its cache key.
+/// Only the Argus include directories are passed with -I; system headers
+/// change with the compiler, whose identity is in the key too.
+std::string headersOf(const std::string &dir) {
+  std::vector<fs::path> headers;
+  std::error_code ec;
+  for (const fs::directory_entry &e : fs::directory_iterator(dir, ec)) {
+    const std::string ext = e.path().extension().string();
+    if (e.is_regular_file(ec) && (ext == ".h" || ext == ".hpp" || ext == ".inc"))
+      headers.push_back(e.path());
+  }
+  std::sort(headers.begin(), headers.end());
+  std::string all;
+  for (const fs::path &h : headers)
+    all += h.filename().string() + "\n" + readFile(h.string()) + "\n";
+  return all;
+}
+
 } // namespace
 
 std::string compileAll(const std::vector<CompileJob> &jobs, int parallel, const std::string &cacheDir,
@@ -100,6 +121,12 @@ std::string compileAll(const std::vector<CompileJob> &jobs, int parallel, const 
   std::atomic<size_t> next{0};
   std::mutex mutex;
   std::string firstError;
+  // Digest of the headers of every -I directory, read once per build.
+  std::map<std::string, std::string> headerDigest;
+  for (const CompileJob &job : jobs)
+    for (const std::string &f : job.flags)
+      if (f.rfind("-I", 0) == 0 && !headerDigest.count(f))
+        headerDigest[f] = contentHash(headersOf(f.substr(2)));
   auto worker = [&] {
     for (size_t i = next++; i < jobs.size(); i = next++) {
       {
@@ -112,8 +139,11 @@ std::string compileAll(const std::vector<CompileJob> &jobs, int parallel, const 
       fs::path cached;
       if (!cacheDir.empty()) {
         std::string identity = readFile(job.sourcePath) + "\n" + compilerIdentity();
-        for (const std::string &f : job.flags)
+        for (const std::string &f : job.flags) {
           identity += "\n" + f;
+          if (auto it = headerDigest.find(f); it != headerDigest.end())
+            identity += " " + it->second;
+        }
         key = contentHash(identity);
         cached = fs::path(cacheDir) / (key + ".o");
         std::error_code ec;

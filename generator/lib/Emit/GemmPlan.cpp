@@ -22,9 +22,11 @@ lowering::Specialization GemmKernel::specialization() const {
 
 GemmTiles chooseCpuGemmTiles(int64_t m, int64_t /*n*/, int64_t /*k*/, const GemmTypes &types) {
   // Decode buckets (few tokens) are bandwidth-bound: a tile as tall as the
-  // bucket avoids computing padding rows. Prefill buckets use 32-row tiles.
+  // bucket avoids computing padding rows. Prefill buckets use tiles of up to
+  // 128 rows: instances walk N fastest, so every M tile streams the whole
+  // weight matrix once, and taller tiles stream it fewer times.
   int64_t bm = 1;
-  while (bm < m && bm < 32)
+  while (bm < m && bm < 128)
     bm *= 2;
   GemmTiles t;
   t.bm = bm;
