@@ -59,10 +59,18 @@ struct TileConfig {
 __attribute__((target("amx-tile,amx-bf16"))) void amxLoop() {
   alignas(64) TileConfig cfg;
   for (int t = 0; t < 8; ++t) cfg.rows[t] = 16, cfg.colsb[t] = 64;
-  alignas(64) static thread_local uint16_t data[16 * 32];
+  alignas(64) uint16_t data[16 * 32] = {};
+  // GCC does not see ldtilecfg read the struct and may drop the stores above.
+  __asm__ volatile("" : : "r"(&cfg) : "memory");
   _tile_loadconfig(&cfg);
-  _tile_zero(0), _tile_zero(1), _tile_zero(2), _tile_zero(3);
-  _tile_loadd(4, data, 64), _tile_loadd(5, data, 64), _tile_loadd(6, data, 64), _tile_loadd(7, data, 64);
+  _tile_zero(0);
+  _tile_zero(1);
+  _tile_zero(2);
+  _tile_zero(3);
+  _tile_loadd(4, data, 64);
+  _tile_loadd(5, data, 64);
+  _tile_loadd(6, data, 64);
+  _tile_loadd(7, data, 64);
   for (long s = 0; s < kSteps / 16; ++s) {
     _tile_dpbf16ps(0, 4, 6);
     _tile_dpbf16ps(1, 4, 7);

@@ -4,16 +4,32 @@
 Why this file exists: the results file in bench/results/ must be regenerated
 from the raw JSON the same way every time, not hand-copied.
 
-Usage: bench/summarize_gemm.py bench/results/cpu-gemm-llama3-8b.json
+Usage: bench/summarize_gemm.py GEMM.json [PEAK.json]
+  PEAK.json (argus_peak_bench output) adds Argus's fraction of the measured peak.
 """
 import json
+import math
 import re
 import sys
 
 NAME = re.compile(r"^(?P<lib>[a-z_]+)/(?P<dt>f32|bf16)/(?P<layer>[a-z_]+)_n(?P<n>\d+)_k(?P<k>\d+)/M:(?P<m>\d+)/")
 
 
-def main(path):
+def peaks(path):
+    """Median GFLOP/s of each argus_peak_bench loop, by its name (f32_fma_avx512, ...)."""
+    if not path:
+        return {}
+    with open(path) as f:
+        data = json.load(f)
+    return {b["name"].split("/")[1]: b["GFLOP/s"] for b in data["benchmarks"]
+            if b.get("aggregate_name") == "median"}
+
+
+def geomean(values):
+    return math.exp(sum(math.log(v) for v in values) / len(values)) if values else float("nan")
+
+
+def main(path, peak_path=None):
     with open(path) as f:
         data = json.load(f)
     rows = {}    # (dt, layer, n, k, m) -> {lib: gflops}
@@ -28,6 +44,7 @@ def main(path):
         elif b.get("aggregate_name") == "median":
             rows.setdefault(key, {})[g["lib"]] = b["GFLOP/s"]
     libs = ["argus", "onednn_plain", "onednn_packed", "openblas"]
+    peak = peaks(peak_path)
     order = {"qkv": 0, "o": 1, "gate_up": 2, "down": 3}
     for dt in ("bf16", "f32"):
         print(f"\n### {dt}\n")
@@ -48,10 +65,20 @@ def main(path):
             ratio = f"{r['argus'] / r['onednn_plain']:.2f}" if "argus" in r and r.get("onednn_plain") else "—"
             _, layer, n, k, m = key
             print(f"| {layer} | {n}×{k} | {m} | " + " | ".join(cells) + f" | {ratio} |")
+        for peer in ("onednn_plain", "onednn_packed"):
+            ratios = [rows[k]["argus"] / rows[k][peer] for k in keys
+                      if "argus" in rows.get(k, {}) and rows[k].get(peer)]
+            print(f"\nGeometric mean of argus / {peer} over {len(ratios)} shapes: {geomean(ratios):.2f}")
+        if peak:
+            relevant = ("bf16_amx_tdpbf16ps", "bf16_vdpbf16ps") if dt == "bf16" else ("f32_fma_avx512",)
+            for name, value in sorted((n, v) for n, v in peak.items() if n in relevant):
+                best = max((rows[k]["argus"] for k in keys if "argus" in rows.get(k, {})), default=0)
+                print(f"Best argus {dt} GFLOP/s {best:.1f} = {100 * best / value:.0f}% of the measured {name} peak "
+                      f"({value:.0f} GFLOP/s)")
     for key, e in sorted(errors.items()):
         for lib, msg in e.items():
             print(f"\nerror {lib} {key}: {msg}")
 
 
 if __name__ == "__main__":
-    main(sys.argv[1])
+    main(sys.argv[1], sys.argv[2] if len(sys.argv) > 2 else None)

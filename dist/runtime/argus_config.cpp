@@ -117,6 +117,29 @@ argus_status ready(const char *function) {
   return fail(c.status, "%s: %s", function, c.message.c_str());
 }
 
+namespace {
+
+/// Bucket bounds valid, a kernel and a name for every bucket.
+std::string checkBuckets(const std::string &where, int32_t numBuckets, const int64_t *bounds,
+                         const argus_cpu_kernel_fn *kernels, const char *const *names) {
+  if (!argus_bucket_bounds_valid(bounds, numBuckets)) {
+    std::string got = "num_buckets=" + std::to_string(numBuckets);
+    if (bounds && numBuckets > 0) {
+      got += ", bounds {";
+      for (int32_t b = 0; b < numBuckets && b < 16; ++b)
+        got += (b ? ", " : "") + std::to_string(bounds[b]);
+      got += numBuckets > 16 ? ", ...}" : "}";
+    }
+    return where + ": expected at least one bucket bound, all >= 1 and strictly ascending; got " + got;
+  }
+  if (!kernels || !names) return where + ": NULL kernel or name array";
+  for (int32_t b = 0; b < numBuckets; ++b)
+    if (!kernels[b] || !names[b]) return where + ": NULL kernel or name for bucket " + std::to_string(b);
+  return "";
+}
+
+} // namespace
+
 std::string checkGemmTables(const argus_gemm_group *groups, int32_t groupCount,
                             const argus_gemm_fallback *fallbacks, int32_t fallbackCount) {
   if (groupCount < 0) return "argus_gemm_group_count is " + std::to_string(groupCount);
@@ -129,27 +152,17 @@ std::string checkGemmTables(const argus_gemm_group *groups, int32_t groupCount,
                         ", k=" + std::to_string(group.k) +
                         ", " + dtypeList(group.a_type, group.b_type, group.c_type) + ")";
     if (group.n < 1 || group.k < 1) return where + ": n and k must be >= 1";
-    if (!argus_bucket_bounds_valid(group.bucket_bounds, group.num_buckets)) {
-      std::string got = "num_buckets=" + std::to_string(group.num_buckets);
-      if (group.bucket_bounds && group.num_buckets > 0) {
-        got += ", bounds {";
-        for (int32_t b = 0; b < group.num_buckets && b < 16; ++b)
-          got += (b ? ", " : "") + std::to_string(group.bucket_bounds[b]);
-        got += group.num_buckets > 16 ? ", ...}" : "}";
-      }
-      return where + ": expected at least one bucket bound, all >= 1 and strictly ascending; " +
-             "got " + got;
-    }
-    if (!group.kernels || !group.kernel_names) return where + ": NULL kernel or name array";
-    for (int32_t b = 0; b < group.num_buckets; ++b)
-      if (!group.kernels[b] || !group.kernel_names[b])
-        return where + ": NULL kernel or name for bucket " + std::to_string(b);
+    if (std::string e = checkBuckets(where, group.num_buckets, group.bucket_bounds, group.kernels,
+                                     group.kernel_names);
+        !e.empty())
+      return e;
   }
   for (int32_t f = 0; f < fallbackCount; ++f) {
     const argus_gemm_fallback &fb = fallbacks[f];
-    if (!fb.kernel || !fb.name)
-      return "GEMM fallback " + std::to_string(f) + " (" +
-             dtypeList(fb.a_type, fb.b_type, fb.c_type) + "): NULL kernel or name";
+    std::string where = "GEMM fallback " + std::to_string(f) + " (" + dtypeList(fb.a_type, fb.b_type, fb.c_type) + ")";
+    if (std::string e = checkBuckets(where, fb.num_buckets, fb.bucket_bounds, fb.kernels, fb.kernel_names);
+        !e.empty())
+      return e;
   }
   return "";
 }

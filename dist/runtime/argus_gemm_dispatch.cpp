@@ -110,11 +110,14 @@ argus_status planGemm(const argus_gemm_args &g, const Config &config, const char
                 "is not in this library's catalog; it would run the generic kernel '%s'",
                 function, static_cast<long long>(g.m), static_cast<long long>(g.n),
                 static_cast<long long>(g.k), dtypeName(g.a_type), dtypeName(g.b_type),
-                dtypeName(g.c_type), fallback->name);
+                dtypeName(g.c_type),
+                fallback->kernel_names[argus_bucket_index(fallback->bucket_bounds, fallback->num_buckets, g.m)]);
+  const int32_t bucket = argus_bucket_index(fallback->bucket_bounds, fallback->num_buckets, g.m);
   plan->kind = GemmPlanKind::Kernel;
-  plan->kernel = fallback->kernel;
-  plan->name = fallback->name;
+  plan->kernel = fallback->kernels[bucket];
+  plan->name = fallback->kernel_names[bucket];
   plan->fallback = true;
+  plan->bucket = bucket;
   return ARGUS_OK;
 }
 

@@ -8,7 +8,8 @@
  * GEMM dispatch (dist/runtime/argus_gemm_dispatch.cpp):
  *   1. the group whose (n, k, a_type, b_type, c_type) equals the call's;
  *      inside it, bucket on m with argus_bucket_index (argus_bucketing.h);
- *   2. else the fallback for (a_type, b_type, c_type), unless ARGUS_STRICT=1;
+ *   2. else the fallback for (a_type, b_type, c_type), bucketed on m the
+ *      same way, unless ARGUS_STRICT=1;
  *   3. else ARGUS_ERROR_UNSUPPORTED.
  *
  * A kernel is called with 7 argus_cpu_arg (argus_cpu_abi.h), in this order:
@@ -84,12 +85,15 @@ typedef struct {
   const char *const *kernel_names;    /* one per bucket */
 } argus_gemm_group;
 
-/** The generic kernel for one dtype combination, correct for every valid
- *  shape (m, n, k >= 1, any leading dimensions). */
+/** The generic kernels for one dtype combination, correct for every valid
+ *  shape (m, n, k >= 1, any leading dimensions), one per bucket of m (tiles
+ *  as tall as the bucket; the same bucketing as the groups). */
 typedef struct {
   argus_dtype a_type, b_type, c_type;
-  argus_cpu_kernel_fn kernel;
-  const char *name;
+  int32_t num_buckets;
+  const int64_t *bucket_bounds;
+  const argus_cpu_kernel_fn *kernels;
+  const char *const *kernel_names;
 } argus_gemm_fallback;
 
 #define ARGUS_PREFILL_KERNEL_ARGS 6

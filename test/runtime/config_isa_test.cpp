@@ -117,10 +117,15 @@ TEST(Tables, InconsistentTablesAreDiagnosed) {
   message = argus_rt::checkGemmTables(&group, 1, nullptr, 0);
   EXPECT_TRUE(contains(message, "n and k must be >= 1")) << message;
 
-  argus_gemm_fallback fallback = {ARGUS_DTYPE_F16, ARGUS_DTYPE_F16, ARGUS_DTYPE_F16, dummyKernel,
-                                  nullptr};
+  const argus_cpu_kernel_fn oneKernel[] = {dummyKernel};
+  const char *const noName[] = {nullptr};
+  const int64_t oneBound[] = {8};
+  argus_gemm_fallback fallback = {ARGUS_DTYPE_F16, ARGUS_DTYPE_F16, ARGUS_DTYPE_F16, 1, oneBound, oneKernel, noName};
   message = argus_rt::checkGemmTables(nullptr, 0, &fallback, 1);
-  EXPECT_TRUE(contains(message, "GEMM fallback 0 (f16 x f16 -> f16)")) << message;
+  EXPECT_TRUE(contains(message, "GEMM fallback 0 (f16 x f16 -> f16): NULL kernel or name for bucket 0")) << message;
+  fallback.num_buckets = 0;
+  message = argus_rt::checkGemmTables(nullptr, 0, &fallback, 1);
+  EXPECT_TRUE(contains(message, "GEMM fallback 0 (f16 x f16 -> f16): expected at least one bucket bound")) << message;
 
   EXPECT_TRUE(contains(argus_rt::checkGemmTables(nullptr, -1, nullptr, 0), "is -1"));
   EXPECT_TRUE(contains(argus_rt::checkGemmTables(nullptr, 2, nullptr, 0), "NULL"));

@@ -113,13 +113,25 @@ const argus_gemm_group argus_gemm_groups[] = {
 };
 const int32_t argus_gemm_group_count = 4;
 
+// One bucket each: every m reaches the one generic kernel of its dtypes.
+#define FAKE_FALLBACK(A, C, fn)                                                                  \
+  {ARGUS_DTYPE_##A, ARGUS_DTYPE_##A, ARGUS_DTYPE_##C, 1, oneBucket, fn##_kernel, fn##_name}
+const int64_t oneBucket[] = {1};
+const argus_cpu_kernel_fn fallback_f32_f32_kernel[] = {fallback_f32_f32};
+const char *const fallback_f32_f32_name[] = {"fallback_f32_f32"};
+const argus_cpu_kernel_fn fallback_bf16_bf16_kernel[] = {fallback_bf16_bf16};
+const char *const fallback_bf16_bf16_name[] = {"fallback_bf16_bf16"};
+const argus_cpu_kernel_fn fallback_bf16_f32_kernel[] = {fallback_bf16_f32};
+const char *const fallback_bf16_f32_name[] = {"fallback_bf16_f32"};
+const argus_cpu_kernel_fn fallback_f16_f16_kernel[] = {fallback_f16_f16};
+const char *const fallback_f16_f16_name[] = {"fallback_f16_f16"};
+const argus_cpu_kernel_fn fallback_f16_f32_kernel[] = {fallback_f16_f32};
+const char *const fallback_f16_f32_name[] = {"fallback_f16_f32"};
+
 const argus_gemm_fallback argus_gemm_fallbacks[] = {
-    {ARGUS_DTYPE_F32, ARGUS_DTYPE_F32, ARGUS_DTYPE_F32, fallback_f32_f32, "fallback_f32_f32"},
-    {ARGUS_DTYPE_BF16, ARGUS_DTYPE_BF16, ARGUS_DTYPE_BF16, fallback_bf16_bf16,
-     "fallback_bf16_bf16"},
-    {ARGUS_DTYPE_BF16, ARGUS_DTYPE_BF16, ARGUS_DTYPE_F32, fallback_bf16_f32, "fallback_bf16_f32"},
-    {ARGUS_DTYPE_F16, ARGUS_DTYPE_F16, ARGUS_DTYPE_F16, fallback_f16_f16, "fallback_f16_f16"},
-    {ARGUS_DTYPE_F16, ARGUS_DTYPE_F16, ARGUS_DTYPE_F32, fallback_f16_f32, "fallback_f16_f32"},
+    FAKE_FALLBACK(F32, F32, fallback_f32_f32),   FAKE_FALLBACK(BF16, BF16, fallback_bf16_bf16),
+    FAKE_FALLBACK(BF16, F32, fallback_bf16_f32), FAKE_FALLBACK(F16, F16, fallback_f16_f16),
+    FAKE_FALLBACK(F16, F32, fallback_f16_f32),
 };
 const int32_t argus_gemm_fallback_count = 5;
 

@@ -872,6 +872,8 @@ __attribute__((target("amx-tile,amx-bf16"))) void mma_bf16_amx(float *acc, const
   alignas(64) uint32_t bp[KP * PW];
   alignas(64) amx_tile_config cfg;
   for (int t = 0; t < 8; ++t) cfg.rows[t] = 16, cfg.colsb[t] = 64;
+  // GCC does not see ldtilecfg read the struct and may drop the stores above.
+  __asm__ volatile("" : : "r"(&cfg) : "memory");
   _tile_loadconfig(&cfg);
   constexpr int64_t cStride = N * 4, aStride = K * 2, bStride = PW * 4;
   for (int64_t n0 = 0; n0 < N; n0 += PW) {

@@ -100,11 +100,20 @@ GemmPlan planGemms(const std::vector<catalog::OpConfig> &configs) {
     plan.groups.push_back(std::move(g));
   }
 
+  // Generic kernels: 4-row tiles for decode-sized m, 32 and 128 rows above,
+  // so a shape outside the catalog computes at most 4x its rows at m = 1.
   for (const GemmTypes &t : fallbackGemmTypes()) {
-    GemmKernel k;
-    k.types = t;
-    k.tiles = chooseCpuGemmTiles(/*m=*/32, 0, 0, t);
-    plan.fallbacks.push_back(addKernel(k, "fallback"));
+    GemmGroup fb;
+    fb.types = t;
+    fb.ops = {"fallback"};
+    fb.bucketBounds = {4, 32, 128};
+    for (int64_t m : fb.bucketBounds) {
+      GemmKernel k;
+      k.types = t;
+      k.tiles = chooseCpuGemmTiles(m, 0, 0, t);
+      fb.kernelPerBucket.push_back(addKernel(k, "fallback"));
+    }
+    plan.fallbacks.push_back(std::move(fb));
   }
   return plan;
 }

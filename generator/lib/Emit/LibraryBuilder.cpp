@@ -152,8 +152,7 @@ json manifestFor(const catalog::Catalog &cat, const BuildOptions &opt, const Gem
     }
     kernels.push_back(entry);
   }
-  json groups = json::array();
-  for (const GemmGroup &g : plan.groups) {
+  auto groupJson = [&](const GemmGroup &g) {
     json buckets = json::array();
     int64_t lo = 1;
     for (size_t i = 0; i < g.bucketBounds.size(); ++i) {
@@ -163,9 +162,19 @@ json manifestFor(const catalog::Catalog &cat, const BuildOptions &opt, const Gem
                          {"kernel", plan.kernels[g.kernelPerBucket[i]].symbol}});
       lo = g.bucketBounds[i] + 1;
     }
-    groups.push_back({{"ops", g.ops}, {"n", g.n}, {"k", g.k}, {"a_type", g.types.a}, {"c_type", g.types.c},
-                      {"buckets", buckets}});
-  }
+    json entry = {{"a_type", g.types.a}, {"c_type", g.types.c}, {"buckets", buckets}};
+    if (g.n > 0) {
+      entry["ops"] = g.ops;
+      entry["n"] = g.n;
+      entry["k"] = g.k;
+    }
+    return entry;
+  };
+  json groups = json::array(), fallbacks = json::array();
+  for (const GemmGroup &g : plan.groups)
+    groups.push_back(groupJson(g));
+  for (const GemmGroup &g : plan.fallbacks)
+    fallbacks.push_back(groupJson(g));
   return {{"library", "argus_kernels"},
           {"version", kLibraryVersion},
           {"abi_version", 1},
@@ -177,6 +186,7 @@ json manifestFor(const catalog::Catalog &cat, const BuildOptions &opt, const Gem
           {"catalog", {{"file", fs::path(cat.path).filename().string()}, {"hash", cat.content_hash}}},
           {"tuning", "heuristic tiles (no tuning database yet)"},
           {"gemm_groups", groups},
+          {"gemm_fallbacks", fallbacks},
           {"kernels", kernels},
           {"attention_kernels", attentionManifest(attention)},
           {"moe", moeManifest(moe)},
@@ -225,24 +235,32 @@ std::string tablesSource(const GemmPlan &plan, const std::vector<AttentionKernel
     for (const MoeKernel *k : {&e.gateUpSmall, &e.gateUpLarge, &e.downSmall, &e.downLarge})
       os << "extern \"C\" void " << k->symbol << "(const argus_cpu_arg *, int);\n";
   os << "\n";
-  for (size_t g = 0; g < plan.groups.size(); ++g) {
-    const GemmGroup &grp = plan.groups[g];
-    os << "static const int64_t group" << g << "_bounds[] = {";
+  // Bucket bounds, kernels and names of each group and fallback.
+  auto bucketArrays = [&](const std::string &prefix, const GemmGroup &grp) {
+    os << "static const int64_t " << prefix << "_bounds[] = {";
     for (size_t i = 0; i < grp.bucketBounds.size(); ++i) os << (i ? ", " : "") << grp.bucketBounds[i];
-    os << "};\nstatic const argus_cpu_kernel_fn group" << g << "_kernels[] = {";
+    os << "};\nstatic const argus_cpu_kernel_fn " << prefix << "_kernels[] = {";
     for (size_t i = 0; i < grp.kernelPerBucket.size(); ++i)
       os << (i ? ", " : "") << plan.kernels[grp.kernelPerBucket[i]].symbol;
-    os << "};\nstatic const char *const group" << g << "_names[] = {";
+    os << "};\nstatic const char *const " << prefix << "_names[] = {";
     for (size_t i = 0; i < grp.kernelPerBucket.size(); ++i)
       os << (i ? ", " : "") << cString(plan.kernels[grp.kernelPerBucket[i]].symbol);
     os << "};\n";
-  }
+  };
+  auto bucketFields = [&](const std::string &prefix, const GemmGroup &grp) {
+    os << grp.bucketBounds.size() << ", " << prefix << "_bounds, " << prefix << "_kernels, " << prefix << "_names}";
+  };
+  for (size_t g = 0; g < plan.groups.size(); ++g)
+    bucketArrays("group" + std::to_string(g), plan.groups[g]);
+  for (size_t f = 0; f < plan.fallbacks.size(); ++f)
+    bucketArrays("fallback" + std::to_string(f), plan.fallbacks[f]);
   os << "\nextern \"C\" {\nconst argus_gemm_group argus_gemm_groups[] = {\n";
   for (size_t g = 0; g < plan.groups.size(); ++g) {
     const GemmGroup &grp = plan.groups[g];
     os << "  {" << grp.n << ", " << grp.k << ", " << dtypeEnum(grp.types.a) << ", " << dtypeEnum(grp.types.a) << ", "
-       << dtypeEnum(grp.types.c) << ", " << grp.bucketBounds.size() << ", group" << g << "_bounds, group" << g
-       << "_kernels, group" << g << "_names},  // ";
+       << dtypeEnum(grp.types.c) << ", ";
+    bucketFields("group" + std::to_string(g), grp);
+    os << ",  // ";
     for (const std::string &op : grp.ops) os << op << " ";
     os << "\n";
   }
@@ -250,10 +268,11 @@ std::string tablesSource(const GemmPlan &plan, const std::vector<AttentionKernel
     os << "  {0, 0, ARGUS_DTYPE_F32, ARGUS_DTYPE_F32, ARGUS_DTYPE_F32, 0, 0, 0, 0},  // placeholder, count is 0\n";
   os << "};\nconst int32_t argus_gemm_group_count = " << plan.groups.size() << ";\n\n";
   os << "const argus_gemm_fallback argus_gemm_fallbacks[] = {\n";
-  for (size_t f : plan.fallbacks) {
-    const GemmKernel &k = plan.kernels[f];
-    os << "  {" << dtypeEnum(k.types.a) << ", " << dtypeEnum(k.types.a) << ", " << dtypeEnum(k.types.c) << ", "
-       << k.symbol << ", " << cString(k.symbol) << "},\n";
+  for (size_t f = 0; f < plan.fallbacks.size(); ++f) {
+    const GemmGroup &fb = plan.fallbacks[f];
+    os << "  {" << dtypeEnum(fb.types.a) << ", " << dtypeEnum(fb.types.a) << ", " << dtypeEnum(fb.types.c) << ", ";
+    bucketFields("fallback" + std::to_string(f), fb);
+    os << ",\n";
   }
   os << "};\nconst int32_t argus_gemm_fallback_count = " << plan.fallbacks.size() << ";\n\n";
   attentionTable(os, attention, AttentionKind::Prefill, "argus_prefill_kernels", "argus_prefill_kernel_count");
@@ -453,7 +472,8 @@ std::variant<BuildReport, std::string> buildLibrary(const BuildOptions &opt) {
   BuildReport report;
   report.libraryPath = library.string();
   report.kernels = static_cast<int>(instances.size());
-  report.fallbacks = static_cast<int>(plan.fallbacks.size()) +
+  report.fallbacks = static_cast<int>(std::count_if(plan.kernels.begin(), plan.kernels.end(),
+                                                    [](const GemmKernel &k) { return k.n == 0; })) +
                      static_cast<int>(std::count_if(attention.begin(), attention.end(),
                                                     [](const AttentionKernel &k) { return !k.inCatalog; })) +
                      4 * static_cast<int>(std::count_if(moe.begin(), moe.end(),

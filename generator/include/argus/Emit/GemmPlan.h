@@ -2,8 +2,8 @@
 //
 // Turns a catalog's GEMM configurations into kernel instances: one per
 // (shape, token bucket) with tile parameters chosen for that bucket, deduped
-// when buckets share parameters, plus one generic fallback per supported
-// dtype combination. The bucket bounds come from the catalog and are looked
+// when buckets share parameters, plus generic fallbacks per supported dtype
+// combination (small, medium and large m). The bucket bounds come from the catalog and are looked
 // up at run time with argus_bucket_index (dist/runtime/argus_bucketing.h),
 // the same function the plan uses here.
 //
@@ -40,7 +40,8 @@ struct GemmKernel {
   lowering::Specialization specialization() const;
 };
 
-/// One dispatch group: a static (n, k, types) and a kernel per bucket.
+/// One dispatch group: a static (n, k, types) and a kernel per bucket; a
+/// fallback is a group with n = k = 0 (any shape of its types).
 struct GemmGroup {
   int64_t n = 0, k = 0;
   GemmTypes types;
@@ -52,7 +53,7 @@ struct GemmGroup {
 struct GemmPlan {
   std::vector<GemmKernel> kernels;   // tuned kernels, then fallbacks
   std::vector<GemmGroup> groups;
-  std::vector<size_t> fallbacks;     // indexes into kernels
+  std::vector<GemmGroup> fallbacks;  // n = k = 0, bucketed on m like the groups
 };
 
 /// Tile parameters for a bucket of `m` tokens on the CPU target.
