@@ -10,6 +10,9 @@
 #include <cstdint>
 #include <cstring>
 #include <limits>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
 #include <vector>
 
 namespace argus_rt {
@@ -50,13 +53,13 @@ template <class T> T *at(void *workspace, size_t offset) {
 }
 
 /// Steps 1 and 2: route -> expert and weight, and the grouped row of each route.
-void routeAndGroup(const argus_moe_args &a, const MoeLayout &l) {
+void routeAndGroup(const argus_moe_args &a, const MoeLayout &l, int threads) {
   const int64_t E = a.num_experts, K = a.top_k;
   int64_t *offsets = at<int64_t>(a.workspace, l.counts);
   int32_t *expertOf = at<int32_t>(a.workspace, l.route);
   float *weightOf = at<float>(a.workspace, l.weight);
   int64_t *slotOf = at<int64_t>(a.workspace, l.slot);
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) num_threads(threads)
   for (int64_t t = 0; t < a.num_tokens; ++t) {
     const float *logits = a.router_logits + t * E;
     float top = logits[0];
@@ -124,7 +127,14 @@ argus_status planMoe(const argus_moe_args &a, const Config &config, const argus_
 void runMoe(const argus_moe_args &a, const argus_moe_kernel &kernels, int numThreads) {
   MoeLayout l;
   layoutFor(a, l);
-  routeAndGroup(a, l);
+  // The runtime's own loops honour ARGUS_NUM_THREADS like the kernels.
+#ifdef _OPENMP
+  const int threads = numThreads > 0 ? numThreads : omp_get_max_threads();
+#else
+  const int threads = 1;
+  (void)numThreads;
+#endif
+  routeAndGroup(a, l, threads);
   const int64_t E = a.num_experts, K = a.top_k, H = a.hidden, I = a.intermediate, routes = a.num_tokens * K;
   const int64_t el = elementBytes(a.dtype);
   const int64_t *offsets = at<int64_t>(a.workspace, l.counts);
@@ -134,7 +144,7 @@ void runMoe(const argus_moe_args &a, const argus_moe_kernel &kernels, int numThr
   float *yp = at<float>(a.workspace, l.yp);
 
   // 3. Gather the routed rows, grouped by expert.
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) num_threads(threads)
   for (int64_t r = 0; r < routes; ++r)
     std::memcpy(xp + slotOf[r] * H * el, static_cast<const char *>(a.x) + (r / K) * H * el, size_t(H * el));
 
@@ -160,7 +170,7 @@ void runMoe(const argus_moe_args &a, const argus_moe_kernel &kernels, int numThr
   }
 
   // 5. Weighted sum of each token's expert rows, rounded once to the dtype.
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) num_threads(threads)
   for (int64_t t = 0; t < a.num_tokens; ++t) {
     for (int64_t c = 0; c < H; ++c) {
       float sum = 0;
