@@ -11,7 +11,14 @@
 
 #include <gtest/gtest.h>
 
+#include <filesystem>
+#include <fstream>
+#include <regex>
+#include <sstream>
+#include <unistd.h>
+
 using namespace argus;
+namespace fs = std::filesystem;
 
 namespace {
 
@@ -95,5 +102,63 @@ TEST_P(DecodeTemplate, MatchesFloat64Reference) {
 
 INSTANTIATE_TEST_SUITE_P(Shapes, DecodeTemplate, ::testing::ValuesIn(kDecode),
                          [](const auto &info) { return std::string(info.param.name); });
+
+/// The C++ the CPU backend wrote for the one kernel built in `dir`.
+std::string generatedSource(const fs::path &dir) {
+  for (const fs::directory_entry &e : fs::directory_iterator(dir))
+    if (e.path().extension() == ".cpp") {
+      std::ifstream in(e.path());
+      std::stringstream text;
+      text << in.rdbuf();
+      return text.str();
+    }
+  return "";
+}
+
+size_t occurrences(const std::string &text, const std::string &what) {
+  size_t n = 0;
+  for (size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
+  return n;
+}
+
+// Keys and values are mma operands only: the CPU backend reads them where
+// they lie in the cache (ak::load_ref) and folds transpose(v) into
+// ak::mma_kn instead of copying and transposing each block. The numbers are
+// checked as in the tests above.
+TEST(AttentionCodegen, KeysAndValuesAreReadInPlace) {
+  struct Template {
+    const char *file;
+    std::map<std::string, int64_t> sizes;
+    std::map<std::string, double> scalars;
+    const char *kn, *kv; // the p.v mma and the key/value loads as they must appear
+  };
+  const Template templates[] = {
+      {"attention_prefill.argus", {{"SQ", 70}, {"SKV", 70}, {"H", 4}, {"KVH", 2}}, {{"scale", 0.3}, {"causal", 1}},
+       "ak::mma_kn<ak::bf16, 32, 128, 64>(", "ak::load_ref<ak::bf16, 64, 1, 128>("},
+      {"attention_decode.argus", {{"B", 3}, {"H", 4}, {"KVH", 2}, {"P", 9}, {"MP", 3}}, {{"scale", 0.3}},
+       "ak::mma_kn<ak::bf16, 2, 128, 16>(", "ak::load_ref<ak::bf16, 1, 16, 1, 128>("},
+  };
+  for (const Template &t : templates) {
+    fs::path dir = fs::temp_directory_path() / ("argus-attention-codegen-" + std::to_string(::getpid()));
+    fs::create_directories(dir);
+    check::CheckOptions opt;
+    opt.path = std::string(ARGUS_SOURCE_DIR) + "/templates/attention/" + t.file;
+    opt.engine = check::Engine::Cpu;
+    opt.workDir = dir.string();
+    opt.specialization.constants["T"] = std::string("bf16");
+    opt.specialization.constants["D"] = int64_t(128);
+    opt.specialization.constants["GROUP"] = int64_t(2);
+    opt.sizes = t.sizes;
+    opt.scalars = t.scalars;
+    check::CheckReport report = check::runAndCheck(opt);
+    std::string cpp = generatedSource(dir);
+    fs::remove_all(dir);
+    ASSERT_TRUE(report.error.empty()) << t.file << ": " << report.error;
+    EXPECT_TRUE(report.passed) << t.file << ": " << report.summary();
+    EXPECT_EQ(occurrences(cpp, t.kn), 1u) << t.file << "\n" << cpp;
+    EXPECT_EQ(occurrences(cpp, t.kv), 2u) << t.file << " (keys and values)\n" << cpp;
+    EXPECT_EQ(occurrences(cpp, "ak::transpose<"), 0u) << t.file << "\n" << cpp;
+  }
+}
 
 } // namespace

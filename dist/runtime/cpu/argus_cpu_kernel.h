@@ -13,11 +13,13 @@
  *   2. scalar helpers  (the arith ops C++ has no operator for; poison values
  *                       get the interpreter's documented results)
  *   3. element math    (exp, sigmoid, NaN-propagating max, ...)
- *   4. tile memory     (masked global load/store, fill, copy, iota, transpose)
+ *   4. tile memory     (masked global load/store, fill, copy, iota, transpose,
+ *                       load_ref: an mma operand read in place)
  *   5. reductions      (sum / max / min along one axis, keeping it as size 1)
- *   6. mma micro-kernels: AVX-512 FMA (f32), AVX512_BF16 vdpbf16ps (bf16),
- *                       portable C++ otherwise; the same header compiles with
- *                       -mavx512*, -mavx2 or no ISA flags at all.
+ *   6. mma micro-kernels (argus_cpu_mma.h): AMX tiles and AVX512_BF16
+ *                       vdpbf16ps (bf16), AVX-512 FMA (f32), portable C++
+ *                       otherwise; the same header compiles with -mavx512*,
+ *                       -mavx2 or no ISA flags at all.
  *
  * Every bf16/f16 conversion goes through argus_numerics.h: it is THE rounding
  * rule shared with the interpreter and the runtime.
@@ -472,6 +474,48 @@ inline void load(typename DT::storage *dst, const argus_cpu_tensor &t,
   });
 }
 
+/// A read-only window onto a 2-D tile whose rows are `ld` elements apart.
+/// The mma micro-kernels take their operands through it, so a tile that lies
+/// inside a row-major tensor is read where it is instead of copied first.
+template <class S> struct tile_ref {
+  const S *data;
+  int64_t ld;
+};
+
+/// ak::load for a tile that only mma reads (possibly through a reshape that
+/// drops unit dimensions or a transpose folded into ak::mma_kn). The tile has
+/// at most one dimension besides the innermost that is not 1: its rows. It is
+/// read in the tensor's own memory when it lies inside with unit inner stride
+/// (16-bit elements also need an even row stride: the micro-kernels may read
+/// them in pairs), else copied, masked, into `scratch` (all its elements).
+template <class DT, int64_t... D>
+inline tile_ref<typename DT::storage> load_ref(typename DT::storage *scratch, const argus_cpu_tensor &t,
+                                               const int64_t (&off)[sizeof...(D)], double padding) {
+  using S = typename DT::storage;
+  constexpr int R = int(sizeof...(D));
+  constexpr int64_t dims[R] = {D...};
+  constexpr int rowDim = [] {
+    int row = -1;
+    for (int d = 0; d + 1 < R; ++d)
+      if (dims[d] != 1) row = d;
+    return row;
+  }();
+  static_assert([] {
+    int rows = 0;
+    for (int d = 0; d + 1 < R; ++d) rows += dims[d] != 1;
+    return rows <= 1;
+  }(), "load_ref: a tile of rows and columns (all other dimensions 1)");
+  const int64_t ld = rowDim < 0 ? dims[R - 1] : t.stride[rowDim];
+  const bool pairsAligned = sizeof(S) != 2 || ld % 2 == 0;
+  if (t.stride[R - 1] == 1 && pairsAligned && detail::box_inside<R>(t, off, dims)) {
+    int64_t at = 0;
+    for (int d = 0; d < R; ++d) at += off[d] * t.stride[d];
+    return {static_cast<const S *>(t.data) + at, ld};
+  }
+  load<DT, D...>(scratch, t, off, padding);
+  return {scratch, dims[R - 1]};
+}
+
 /// Masked store of a tile at `off`: out-of-bounds elements are not written.
 template <class DT, int64_t... D>
 inline void store(const typename DT::storage *src, const argus_cpu_tensor &t,
@@ -594,368 +638,9 @@ inline void reduce_min(typename DT::storage *dst, const typename DT::storage *sr
   detail::reduce_extremum<DT, PRE, AX, POST, false>(dst, src);
 }
 
-/*===----------------------------------------------------------------------===*
- * 6. mma: acc (M x N, f32, row-major) += a (M x K) * b (N x K)^T
- *
- *  Packed formulation (BLIS-like): b is packed one panel of PW = 32 columns
- *  (16 when N <= 16) at a time into k-major order (bp[k][j] = b[n0 + j][k],
- *  16 x 16 register transposes); a register block of kMR = 8 rows x 32
- *  columns of acc (16 zmm accumulators) stays in registers for the whole K
- *  loop; each step broadcasts a[m][k] and issues one FMA per accumulator.
- *
- *      bp panel (K x 32)        acc block (8 x 32) += a[m][k] (bcast) * bp[k][:]
- *      k0: |b0k0 ... b31k0|
- *      k1: |b0k1 ... b31k1|
- *
- *  bf16 with AVX512_BF16 packs pairs of k instead (VNNI order,
- *  bp[k/2][j] = {b[j][k], b[j][k+1]}) and broadcasts the pair {a[m][k],
- *  a[m][k+1]}: vdpbf16ps does 32 multiply-adds per instruction. Products of
- *  bf16 values are exact in f32; vdpbf16ps flushes bf16 denormals to zero.
- *===----------------------------------------------------------------------===*/
-
-namespace detail {
-
-/// Portable fallback (compiles anywhere; the inner loop auto-vectorises).
-template <class DT, int64_t M, int64_t N, int64_t K>
-inline void mma_portable(float *acc, const typename DT::storage *a, const typename DT::storage *b) {
-  constexpr int64_t NB = N < 64 ? N : 64;
-  alignas(64) float bt[K * NB];
-  for (int64_t n0 = 0; n0 < N; n0 += NB) {
-    const int64_t nb = std::min<int64_t>(NB, N - n0);
-    for (int64_t j = 0; j < nb; ++j)
-      for (int64_t k = 0; k < K; ++k) bt[k * NB + j] = float(DT::load(b[(n0 + j) * K + k]));
-    for (int64_t m = 0; m < M; ++m) {
-      float *c = acc + m * N + n0;
-      for (int64_t k = 0; k < K; ++k) {
-        const float av = float(DT::load(a[m * K + k]));
-        const float *bk = bt + k * NB;
-        for (int64_t j = 0; j < nb; ++j) c[j] += av * bk[j];
-      }
-    }
-  }
-}
-
-#if defined(__AVX512F__)
-constexpr int64_t kMR = 8; /* rows of acc per register block */
-
-inline __mmask16 lane_mask(int64_t n) {
-  return n >= 16 ? __mmask16(0xffff) : n <= 0 ? __mmask16(0) : __mmask16((1u << n) - 1u);
-}
-
-#if defined(__GNUC__) && !defined(__clang__)
-#pragma GCC diagnostic push /* GCC 12 flags _mm512_undefined_*() in its own headers */
-#pragma GCC diagnostic ignored "-Wuninitialized"
-#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
-#endif
-/// dst[c][r] = src[r][c] for a 16 x 16 block of 32-bit elements (strides in
-/// elements). Four shuffle stages: 32-bit pairs, 64-bit pairs, then 128-bit
-/// lanes twice; u[4i+j] lane L holds column 4L+j of rows 4i..4i+3.
-inline void transpose16x16(const void *src, int64_t lds, void *dst, int64_t ldd) {
-  const uint32_t *s = static_cast<const uint32_t *>(src);
-  uint32_t *d = static_cast<uint32_t *>(dst);
-  __m512i r[16], t[16];
-  for (int i = 0; i < 16; ++i) r[i] = _mm512_loadu_si512(s + i * lds);
-  for (int i = 0; i < 8; ++i) {
-    t[2 * i] = _mm512_unpacklo_epi32(r[2 * i], r[2 * i + 1]);
-    t[2 * i + 1] = _mm512_unpackhi_epi32(r[2 * i], r[2 * i + 1]);
-  }
-  for (int i = 0; i < 4; ++i) {
-    r[4 * i + 0] = _mm512_unpacklo_epi64(t[4 * i], t[4 * i + 2]);
-    r[4 * i + 1] = _mm512_unpackhi_epi64(t[4 * i], t[4 * i + 2]);
-    r[4 * i + 2] = _mm512_unpacklo_epi64(t[4 * i + 1], t[4 * i + 3]);
-    r[4 * i + 3] = _mm512_unpackhi_epi64(t[4 * i + 1], t[4 * i + 3]);
-  }
-  for (int j = 0; j < 4; ++j) {
-    const __m512i v0 = _mm512_shuffle_i32x4(r[j], r[4 + j], 0x88);
-    const __m512i v1 = _mm512_shuffle_i32x4(r[j], r[4 + j], 0xdd);
-    const __m512i w0 = _mm512_shuffle_i32x4(r[8 + j], r[12 + j], 0x88);
-    const __m512i w1 = _mm512_shuffle_i32x4(r[8 + j], r[12 + j], 0xdd);
-    _mm512_storeu_si512(d + (0 + j) * ldd, _mm512_shuffle_i32x4(v0, w0, 0x88));
-    _mm512_storeu_si512(d + (8 + j) * ldd, _mm512_shuffle_i32x4(v0, w0, 0xdd));
-    _mm512_storeu_si512(d + (4 + j) * ldd, _mm512_shuffle_i32x4(v1, w1, 0x88));
-    _mm512_storeu_si512(d + (12 + j) * ldd, _mm512_shuffle_i32x4(v1, w1, 0xdd));
-  }
-}
-#if defined(__GNUC__) && !defined(__clang__)
-#pragma GCC diagnostic pop
-#endif
-
-/// Packs rows n0 .. n0+nb of a row-major matrix of 32-bit elements (rows of
-/// `cols` elements, `ld` apart) k-major into a panel of width PW:
-/// panel[c][j] = m[n0 + j][c], zero for j >= nb. Full 16 x 16 blocks are
-/// transposed in registers, the edges element by element.
-template <int64_t PW>
-inline void pack_panel32(uint32_t *panel, const uint32_t *m, int64_t ld, int64_t cols, int64_t n0,
-                         int64_t nb) {
-  for (int64_t j0 = 0; j0 < PW; j0 += 16) {
-    int64_t c0 = 0;
-    if (j0 + 16 <= nb)
-      for (; c0 + 16 <= cols; c0 += 16) transpose16x16(m + (n0 + j0) * ld + c0, ld, panel + c0 * PW + j0, PW);
-    for (int64_t c = c0; c < cols; ++c)
-      for (int64_t j = j0; j < j0 + 16; ++j) panel[c * PW + j] = j < nb ? m[(n0 + j) * ld + c] : 0u;
-  }
-}
-
-/// Loads the MR x (16*NV) accumulator block of c (row stride ldc); columns
-/// past `nb` read as zero.
-template <int MR, int NV> inline void load_acc(__m512 (&acc)[MR][NV], const float *c, int64_t ldc, int64_t nb) {
-  const __mmask16 m0 = lane_mask(nb), m1 = lane_mask(nb - 16);
-#pragma GCC unroll 8
-  for (int r = 0; r < MR; ++r) {
-    acc[r][0] = _mm512_maskz_loadu_ps(m0, c + r * ldc);
-    if constexpr (NV == 2) acc[r][1] = _mm512_maskz_loadu_ps(m1, c + r * ldc + 16);
-  }
-}
-
-/// Stores the block back; columns past `nb` are left untouched.
-template <int MR, int NV> inline void store_acc(__m512 (&acc)[MR][NV], float *c, int64_t ldc, int64_t nb) {
-  const __mmask16 m0 = lane_mask(nb), m1 = lane_mask(nb - 16);
-#pragma GCC unroll 8
-  for (int r = 0; r < MR; ++r) {
-    _mm512_mask_storeu_ps(c + r * ldc, m0, acc[r][0]);
-    if constexpr (NV == 2) _mm512_mask_storeu_ps(c + r * ldc + 16, m1, acc[r][1]);
-  }
-}
-
-/// acc[MR x (16*NV)] += a[MR x K] * panel (PW wide); columns past `nb` masked off.
-template <int MR, int NV, int64_t PW>
-inline void f32_block(float *c, int64_t ldc, const float *a, int64_t lda, const float *bp, int64_t K,
-                      int64_t nb) {
-  __m512 acc[MR][NV];
-  load_acc<MR, NV>(acc, c, ldc, nb);
-  for (int64_t k = 0; k < K; ++k) {
-    const __m512 b0 = _mm512_load_ps(bp + k * PW);
-#pragma GCC unroll 8
-    for (int r = 0; r < MR; ++r) {
-      const __m512 av = _mm512_set1_ps(a[r * lda + k]);
-      acc[r][0] = _mm512_fmadd_ps(av, b0, acc[r][0]);
-      if constexpr (NV == 2) acc[r][1] = _mm512_fmadd_ps(av, _mm512_load_ps(bp + k * PW + 16), acc[r][1]);
-    }
-  }
-  store_acc<MR, NV>(acc, c, ldc, nb);
-}
-
-/// Runs `block<MR>` over all M rows: full kMR-row blocks, then the remainder.
-template <class Block> inline void for_row_blocks(int64_t M, Block block) {
-  int64_t m = 0;
-  for (; m + kMR <= M; m += kMR) block(std::integral_constant<int, int(kMR)>(), m);
-  switch (M - m) {
-  case 7: block(std::integral_constant<int, 7>(), m); break;
-  case 6: block(std::integral_constant<int, 6>(), m); break;
-  case 5: block(std::integral_constant<int, 5>(), m); break;
-  case 4: block(std::integral_constant<int, 4>(), m); break;
-  case 3: block(std::integral_constant<int, 3>(), m); break;
-  case 2: block(std::integral_constant<int, 2>(), m); break;
-  case 1: block(std::integral_constant<int, 1>(), m); break;
-  default: break;
-  }
-}
-
-template <int64_t M, int64_t N, int64_t K>
-inline void mma_f32_avx512(float *acc, const float *a, const float *b) {
-  constexpr int64_t PW = N <= 16 ? 16 : 32; /* panel width: 1 or 2 zmm of columns */
-  alignas(64) float bp[K * PW];
-  for (int64_t n0 = 0; n0 < N; n0 += PW) {
-    const int64_t nb = std::min<int64_t>(PW, N - n0);
-    pack_panel32<PW>(reinterpret_cast<uint32_t *>(bp), reinterpret_cast<const uint32_t *>(b), K, K, n0, nb);
-    for_row_blocks(M, [&](auto mr, int64_t m) {
-      if (PW == 32 && nb > 16)
-        f32_block<decltype(mr)::value, 2, PW>(acc + m * N + n0, N, a + m * K, K, bp, K, nb);
-      else
-        f32_block<decltype(mr)::value, 1, PW>(acc + m * N + n0, N, a + m * K, K, bp, K, nb);
-    });
-  }
-}
-#endif // __AVX512F__
-
-#if defined(__AVX512F__) && defined(__AVX512BF16__)
-/// acc[MR x (16*NV)] += a[MR x K] (bf16) * VNNI panel (pairs of k, PW wide).
-template <int MR, int NV, int64_t PW>
-inline void bf16_block(float *c, int64_t ldc, const uint16_t *a, int64_t lda, const uint32_t *bp, int64_t K,
-                       int64_t nb) {
-  __m512 acc[MR][NV];
-  load_acc<MR, NV>(acc, c, ldc, nb);
-  auto step = [&](const uint32_t *bk, auto pairOf) {
-    const __m512bh b0 = (__m512bh)_mm512_load_si512(bk);
-#pragma GCC unroll 8
-    for (int r = 0; r < MR; ++r) {
-      const __m512bh av = (__m512bh)_mm512_set1_epi32(int(pairOf(r)));
-      acc[r][0] = _mm512_dpbf16_ps(acc[r][0], av, b0);
-      if constexpr (NV == 2) acc[r][1] = _mm512_dpbf16_ps(acc[r][1], av, (__m512bh)_mm512_load_si512(bk + 16));
-    }
-  };
-  const int64_t KP = K / 2;
-  for (int64_t kp = 0; kp < KP; ++kp)
-    step(bp + kp * PW, [&](int r) {
-      uint32_t pair;
-      std::memcpy(&pair, a + r * lda + 2 * kp, sizeof pair);
-      return pair;
-    });
-  if (K & 1) /* odd K: the last k pairs with a zero */
-    step(bp + KP * PW, [&](int r) { return uint32_t(a[r * lda + K - 1]); });
-  store_acc<MR, NV>(acc, c, ldc, nb);
-}
-
-template <int64_t M, int64_t N, int64_t K>
-inline void mma_bf16_avx512(float *acc, const uint16_t *a, const uint16_t *b) {
-  constexpr int64_t PW = N <= 16 ? 16 : 32;
-  constexpr int64_t KP = (K + 1) / 2;
-  alignas(64) uint32_t bp[KP * PW];
-  for (int64_t n0 = 0; n0 < N; n0 += PW) {
-    const int64_t nb = std::min<int64_t>(PW, N - n0);
-    if constexpr (K % 2 == 0) {
-      /* rows of b are rows of K/2 bf16 pairs: pack them as 32-bit elements */
-      pack_panel32<PW>(bp, reinterpret_cast<const uint32_t *>(b), KP, KP, n0, nb);
-    } else {
-      for (int64_t j = 0; j < PW; ++j) {
-        const uint16_t *brow = b + (n0 + j) * K;
-        for (int64_t kp = 0; kp < KP; ++kp) {
-          const bool hasHigh = 2 * kp + 1 < K;
-          bp[kp * PW + j] = j >= nb ? 0u : uint32_t(brow[2 * kp]) | (hasHigh ? uint32_t(brow[2 * kp + 1]) << 16 : 0u);
-        }
-      }
-    }
-    for_row_blocks(M, [&](auto mr, int64_t m) {
-      if (PW == 32 && nb > 16)
-        bf16_block<decltype(mr)::value, 2, PW>(acc + m * N + n0, N, a + m * K, K, bp, K, nb);
-      else
-        bf16_block<decltype(mr)::value, 1, PW>(acc + m * N + n0, N, a + m * K, K, bp, K, nb);
-    });
-  }
-}
-#endif // __AVX512BF16__
-
-#if defined(__AVX512F__) && defined(__x86_64__) && defined(__linux__) && defined(__GNUC__) && !defined(__clang__) && \
-    __GNUC__ >= 11
-#define ARGUS_CPU_HAVE_AMX 1
-/*  bf16 mma on AMX tiles (Sapphire Rapids and later): C tiles of 16 x 16
- *  f32 accumulate A tiles of 16 rows x 32 k and B tiles of 16 k-pairs x 16
- *  columns, which is the VNNI panel layout pack_panel32 already makes. The
- *  library is still one cpu-avx512 binary: AMX is used only where the CPU
- *  has it, the kernel allows the process to use it (arch_prctl), and
- *  ARGUS_CPU_AMX is not 0. */
-struct amx_tile_config {
-  uint8_t palette = 1, start_row = 0, reserved[14] = {};
-  uint16_t colsb[16] = {};
-  uint8_t rows[16] = {};
-};
-
-/// CPUID says AMX-TILE and AMX-BF16, the OS enabled tile state (XCR0 bits
-/// 17, 18), and Linux granted this process the tile data.
-inline bool amx_request() {
-  const char *env = std::getenv("ARGUS_CPU_AMX");
-  if (env && std::strcmp(env, "0") == 0) return false;
-  unsigned eax, ebx, ecx, edx;
-  __asm__ volatile("cpuid" : "=a"(eax), "=b"(ebx), "=c"(ecx), "=d"(edx) : "a"(7), "c"(0));
-  if (!(edx & (1u << 24)) || !(edx & (1u << 22))) return false;
-  __asm__ volatile("cpuid" : "=a"(eax), "=b"(ebx), "=c"(ecx), "=d"(edx) : "a"(1), "c"(0));
-  if (!(ecx & (1u << 27))) return false; /* OSXSAVE */
-  unsigned lo, hi;
-  __asm__ volatile("xgetbv" : "=a"(lo), "=d"(hi) : "c"(0));
-  if ((lo & (3u << 17)) != (3u << 17)) return false;
-  const long ARCH_REQ_XCOMP_PERM = 0x1023, XFEATURE_XTILEDATA = 18;
-  return syscall(SYS_arch_prctl, ARCH_REQ_XCOMP_PERM, XFEATURE_XTILEDATA) == 0;
-}
-
-inline bool amx_usable() {
-  static const bool usable = amx_request();
-  return usable;
-}
-
-/// acc (M x N) += a (M x K) * b (N x K)^T for M % 16 == 0, N % 32 == 0,
-/// K % 32 == 0: per 32-column panel, 2 x 2 (or 1 x 2) C tiles stay in tile
-/// registers over the whole K loop.
-template <int64_t M, int64_t N, int64_t K>
-__attribute__((target("amx-tile,amx-bf16"))) void mma_bf16_amx(float *acc, const uint16_t *a, const uint16_t *b) {
-  static_assert(M % 16 == 0 && N % 32 == 0 && K % 32 == 0, "AMX tiles need 16-row, 32-column, 32-k multiples");
-  constexpr int64_t KP = K / 2, PW = 32;
-  alignas(64) uint32_t bp[KP * PW];
-  alignas(64) amx_tile_config cfg;
-  for (int t = 0; t < 8; ++t) cfg.rows[t] = 16, cfg.colsb[t] = 64;
-  // GCC does not see ldtilecfg read the struct and may drop the stores above.
-  __asm__ volatile("" : : "r"(&cfg) : "memory");
-  _tile_loadconfig(&cfg);
-  constexpr int64_t cStride = N * 4, aStride = K * 2, bStride = PW * 4;
-  for (int64_t n0 = 0; n0 < N; n0 += PW) {
-    pack_panel32<PW>(bp, reinterpret_cast<const uint32_t *>(b), KP, KP, n0, PW);
-    for (int64_t m0 = 0; m0 < M; m0 += 32) {
-      float *c = acc + m0 * N + n0;
-      const uint16_t *am = a + m0 * K;
-      if (m0 + 32 <= M) {
-        _tile_loadd(0, c, cStride);
-        _tile_loadd(1, c + 16, cStride);
-        _tile_loadd(2, c + 16 * N, cStride);
-        _tile_loadd(3, c + 16 * N + 16, cStride);
-        for (int64_t k0 = 0; k0 < K; k0 += 32) {
-          _tile_loadd(4, am + k0, aStride);
-          _tile_loadd(5, am + 16 * K + k0, aStride);
-          _tile_loadd(6, bp + (k0 / 2) * PW, bStride);
-          _tile_loadd(7, bp + (k0 / 2) * PW + 16, bStride);
-          _tile_dpbf16ps(0, 4, 6);
-          _tile_dpbf16ps(1, 4, 7);
-          _tile_dpbf16ps(2, 5, 6);
-          _tile_dpbf16ps(3, 5, 7);
-        }
-        _tile_stored(0, c, cStride);
-        _tile_stored(1, c + 16, cStride);
-        _tile_stored(2, c + 16 * N, cStride);
-        _tile_stored(3, c + 16 * N + 16, cStride);
-      } else { /* the last 16 rows */
-        _tile_loadd(0, c, cStride);
-        _tile_loadd(1, c + 16, cStride);
-        for (int64_t k0 = 0; k0 < K; k0 += 32) {
-          _tile_loadd(4, am + k0, aStride);
-          _tile_loadd(6, bp + (k0 / 2) * PW, bStride);
-          _tile_loadd(7, bp + (k0 / 2) * PW + 16, bStride);
-          _tile_dpbf16ps(0, 4, 6);
-          _tile_dpbf16ps(1, 4, 7);
-        }
-        _tile_stored(0, c, cStride);
-        _tile_stored(1, c + 16, cStride);
-      }
-    }
-  }
-  _tile_release();
-}
-#endif // ARGUS_CPU_HAVE_AMX
-
-} // namespace detail
-
-/// acc (M x N, f32) += a (M x K) * b (N x K)^T, in place.
-template <class DT, int64_t M, int64_t N, int64_t K>
-inline void mma(float *acc, const typename DT::storage *a, const typename DT::storage *b) {
-#if defined(__AVX512F__)
-  if constexpr (std::is_same<DT, f32>::value) {
-    detail::mma_f32_avx512<M, N, K>(acc, a, b);
-    return;
-  }
-#if defined(ARGUS_CPU_HAVE_AMX)
-  if constexpr (std::is_same<DT, bf16>::value && M % 16 == 0 && N % 32 == 0 && K % 32 == 0) {
-    if (detail::amx_usable()) {
-      detail::mma_bf16_amx<M, N, K>(acc, a, b);
-      return;
-    }
-  }
-#endif
-#if defined(__AVX512BF16__)
-  if constexpr (std::is_same<DT, bf16>::value) {
-    detail::mma_bf16_avx512<M, N, K>(acc, a, b);
-    return;
-  }
-#endif
-  if constexpr (std::is_same<DT, bf16>::value || std::is_same<DT, f16>::value) {
-    /* no native 16-bit dot product: widen both operands (exactly) to f32 */
-    alignas(64) float af[M * K];
-    alignas(64) float bf[N * K];
-    for (int64_t i = 0; i < M * K; ++i) af[i] = DT::load(a[i]);
-    for (int64_t i = 0; i < N * K; ++i) bf[i] = DT::load(b[i]);
-    detail::mma_f32_avx512<M, N, K>(acc, af, bf);
-    return;
-  }
-#endif
-  detail::mma_portable<DT, M, N, K>(acc, a, b);
-}
-
 } // namespace argus_cpu
+
+#include "argus_cpu_mma.h" /* section 6 */
+
 
 #endif // ARGUS_CPU_KERNEL_H

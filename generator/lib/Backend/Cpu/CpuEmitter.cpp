@@ -193,6 +193,7 @@ void CpuEmitter::resetScope() {
   slots = SlotTable();
   scalars.clear();
   buffers.clear();
+  foldedTransposes.clear();
 }
 
 LogicalResult CpuEmitter::emitArguments(func::FuncOp f, ArrayRef<std::string> argNames) {
@@ -342,9 +343,15 @@ LogicalResult CpuEmitter::checkStackBudget(func::FuncOp kernel) {
   int64_t mmaScratch = 0;
   kernel.walk([&](MmaOp mma) {
     ArrayRef<int64_t> a = mma.getA().getType().getShape(), b = mma.getB().getType().getShape();
-    int64_t scratch = a[1] * 32 * 4; // a K x 32 panel of B
-    if (!mma.getA().getType().getElementType().isF32())
-      scratch += (a[0] + b[0]) * a[1] * 4; // operands widened to f32 on non-native paths
+    // Packed panels of B: all of them for f32 (ceil(N / 32) K x 32 panels), one otherwise.
+    Type elem = mma.getA().getType().getElementType();
+    int64_t panels = elem.isF32() ? (b[0] + 31) / 32 : 1;
+    int64_t scratch = panels * a[1] * 32 * 4;
+    // 16-bit operands are widened to f32 where the target has no native
+    // dot product: f16 always, bf16 without AVX512_BF16.
+    bool widened = elem.isF16() || (elem.isBF16() && target.name != "cpu-avx512");
+    if (widened)
+      scratch += (a[0] + b[0]) * a[1] * 4;
     mmaScratch = std::max(mmaScratch, scratch);
   });
   bytes += mmaScratch;

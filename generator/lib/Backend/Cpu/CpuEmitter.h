@@ -24,6 +24,7 @@
 #include "argus/Dialect/Argus.h"
 
 #include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/DenseSet.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <optional>
@@ -99,6 +100,9 @@ public:
   SlotTable slots;
   llvm::DenseMap<mlir::Value, std::string> scalars;
   llvm::DenseMap<mlir::Value, BufferInfo> buffers;
+  /// Transposes read only as mma b operands: they alias their operand's slot
+  /// and those mma ops become ak::mma_kn.
+  llvm::DenseSet<mlir::Value> foldedTransposes;
 
 private:
   mlir::LogicalResult checkKernel(mlir::func::FuncOp kernel, mlir::func::FuncOp &grid);

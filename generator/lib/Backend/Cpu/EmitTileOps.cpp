@@ -131,6 +131,76 @@ std::string slotViewIndex(BufferType buffer, int64_t slotElems, Attribute view, 
   return layoutExpr(own, layoutExpr(view, "ix"));
 }
 
+/// True when a reshape only drops or adds dimensions of size 1.
+bool dropsUnitDimsOnly(ReshapeOp r) {
+  auto nonUnit = [](ArrayRef<int64_t> shape) {
+    SmallVector<int64_t> dims;
+    for (int64_t d : shape)
+      if (d != 1)
+        dims.push_back(d);
+    return dims;
+  };
+  return nonUnit(r.getOperand().getType().getShape()) == nonUnit(r.getType().getShape());
+}
+
+/// True when transpose `t` need not be materialised: it is 2-D and only read
+/// as the b operand of mma ops of its block, which read its operand in place
+/// instead (ak::mma_kn).
+bool isFoldedIntoMma(TransposeOp t) {
+  if (t.getType().getRank() != 2 || t->use_empty())
+    return false;
+  for (OpOperand &use : t->getUses()) {
+    auto mma = dyn_cast<MmaOp>(use.getOwner());
+    if (!mma || mma->getBlock() != t->getBlock() || use.getOperandNumber() != 1)
+      return false;
+  }
+  return true;
+}
+
+/// True when every read of tile `v` is by an mma of `block` as its a or b
+/// operand: directly, through unit-dimension reshapes, or through a folded
+/// transpose. `last` is moved to the latest of those mma ops.
+bool readOnlyAsMmaOperand(Value v, Block *block, Operation *&last) {
+  for (OpOperand &use : v.getUses()) {
+    Operation *user = use.getOwner();
+    if (user->getBlock() != block)
+      return false;
+    if (auto mma = dyn_cast<MmaOp>(user)) {
+      if (use.getOperandNumber() == 2) // the accumulator is written
+        return false;
+      if (last->isBeforeInBlock(mma))
+        last = mma;
+    } else if (auto reshape = dyn_cast<ReshapeOp>(user)) {
+      if (!dropsUnitDimsOnly(reshape) || !readOnlyAsMmaOperand(reshape, block, last))
+        return false;
+    } else if (auto transpose = dyn_cast<TransposeOp>(user)) {
+      if (!isFoldedIntoMma(transpose) || !readOnlyAsMmaOperand(transpose, block, last))
+        return false;
+    } else {
+      return false;
+    }
+  }
+  return true;
+}
+
+/// True when a global load may be read where it lies (ak::load_ref) instead
+/// of copied: its tile is rows x columns (every other dimension 1), only mma
+/// reads it (see readOnlyAsMmaOperand), and nothing stores to the tensor
+/// before the last of those mma ops.
+bool isReadInPlaceByMma(LoadOp load) {
+  ArrayRef<int64_t> shape = load.getType().getShape();
+  if (shape.empty() || load->use_empty() ||
+      llvm::count_if(shape.drop_back(), [](int64_t d) { return d != 1; }) > 1)
+    return false;
+  Operation *last = load;
+  if (!readOnlyAsMmaOperand(load, load->getBlock(), last))
+    return false;
+  bool stored = false;
+  for (Operation *it = load->getNextNode(); it != last; it = it->getNextNode())
+    it->walk([&](StoreOp s) { stored = stored || s.getTensor() == load.getTensor(); });
+  return !stored;
+}
+
 } // namespace
 
 //===----------------------------------------------------------------------===//
@@ -331,12 +401,22 @@ LogicalResult CpuEmitter::emitArgusOp(Operation *op) {
       })
       .Case([&](LoadOp l) {
         TileType t = l.getType();
-        declareTile(l, op, l.getUnmasked() ? "unmasked: in bounds by promise, masked anyway" : "");
         std::string pad = floatLiteral(l.getPadding().convertToDouble(), Float64Type::get(op->getContext()));
-        line("ak::load<" + tagOf(t.getElementType()) + ", " + joinDims(t.getShape(), ", ") + ">(" +
-                 slots.nameOf(l) + ", " + scalar(l.getTensor()) + ", " + offsets(l.getOffsets()) +
-                 ", /*padding=*/" + pad + ");",
-             op);
+        std::string call = "<" + tagOf(t.getElementType()) + ", " + joinDims(t.getShape(), ", ") + ">(";
+        std::string from = ", " + scalar(l.getTensor()) + ", " + offsets(l.getOffsets()) + ", /*padding=*/" + pad + ");";
+        if (isReadInPlaceByMma(l)) {
+          std::string storage = *storageCType(t.getElementType());
+          std::string name = nameFor(l), scratch = names.unique(name + "_copy");
+          line("alignas(64) " + storage + " " + scratch + "[" + elemsOf(t) + "];", op,
+               "used only when the tile is not a plain window of the tensor");
+          slots.create(scratch, storage, t.getNumElements()); // counts towards the stack budget
+          line("const ak::tile_ref<" + storage + "> " + name + " = ak::load_ref" + call + scratch + from, op,
+               "an mma operand: read in place when in bounds");
+          slots.place(l, slots.create(name, storage, t.getNumElements(), /*readOnly=*/true));
+          return;
+        }
+        declareTile(l, op, l.getUnmasked() ? "unmasked: in bounds by promise, masked anyway" : "");
+        line("ak::load" + call + slots.nameOf(l) + from, op);
       })
       .Case([&](StoreOp s) {
         TileType t = s.getValue().getType();
@@ -481,9 +561,12 @@ LogicalResult CpuEmitter::emitArgusOp(Operation *op) {
                    ");",
                op);
         }
-        line("ak::mma<" + tagOf(a.getElementType()) + ", " + std::to_string(a.getShape()[0]) + ", " +
-                 std::to_string(b.getShape()[0]) + ", " + std::to_string(a.getShape()[1]) + ">(" +
-                 slots.get(id).name + ", " + slots.nameOf(m.getA()) + ", " + slots.nameOf(m.getB()) + ");",
+        // b = transpose(v) folded: mma_kn reads v (K x N) as it lies.
+        bool kn = foldedTransposes.contains(m.getB());
+        line(std::string(kn ? "ak::mma_kn<" : "ak::mma<") + tagOf(a.getElementType()) + ", " +
+                 std::to_string(a.getShape()[0]) + ", " + std::to_string(b.getShape()[0]) + ", " +
+                 std::to_string(a.getShape()[1]) + ">(" + slots.get(id).name + ", " + slots.nameOf(m.getA()) +
+                 ", " + slots.nameOf(m.getB()) + ");",
              op);
       })
       .Case([&](BinaryOp b) {
@@ -554,6 +637,12 @@ LogicalResult CpuEmitter::emitArgusOp(Operation *op) {
       })
       .Case([&](TransposeOp t) {
         TileType in = t.getOperand().getType();
+        if (isFoldedIntoMma(t)) {
+          slots.alias(t, slots.of(t.getOperand()));
+          foldedTransposes.insert(t);
+          line("// transpose of " + slots.nameOf(t) + " folded into ak::mma_kn: no copy", op);
+          return;
+        }
         declareTile(t, op, "");
         line("ak::transpose<" + joinDims(in.getShape(), ", ") + ">(" + slots.nameOf(t) + ", " +
                  slots.nameOf(t.getOperand()) + ");",

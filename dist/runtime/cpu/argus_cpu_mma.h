@@ -1,0 +1,537 @@
+/*===- argus_cpu_mma.h - mma micro-kernels of the CPU backend -------------===*
+ *
+ * Section 6 of argus_cpu_kernel.h, which includes it (it is not a standalone
+ * header: it uses that header's element types and tile_ref). Kept apart
+ * because the micro-kernels are the part that grows per ISA.
+ *
+ *===----------------------------------------------------------------------===*/
+#ifndef ARGUS_CPU_MMA_H
+#define ARGUS_CPU_MMA_H
+
+namespace argus_cpu {
+
+/*===----------------------------------------------------------------------===*
+ * 6. mma: acc (M x N, f32, row-major) += a (M x K) * b (N x K)^T
+ *
+ *  Packed formulation (BLIS-like): b is packed one panel of PW = 32 columns
+ *  (16 when N <= 16) at a time into k-major order (bp[k][j] = b[n0 + j][k],
+ *  16 x 16 register transposes); a register block of kMR = 8 rows x 32
+ *  columns of acc (16 zmm accumulators) stays in registers for the whole K
+ *  loop; each step broadcasts a[m][k] and issues one FMA per accumulator.
+ *
+ *      bp panel (K x 32)        acc block (8 x 32) += a[m][k] (bcast) * bp[k][:]
+ *      k0: |b0k0 ... b31k0|
+ *      k1: |b0k1 ... b31k1|
+ *
+ *  bf16 with AVX512_BF16 packs pairs of k instead (VNNI order,
+ *  bp[k/2][j] = {b[j][k], b[j][k+1]}) and broadcasts the pair {a[m][k],
+ *  a[m][k+1]}: vdpbf16ps does 32 multiply-adds per instruction. Products of
+ *  bf16 values are exact in f32; vdpbf16ps flushes bf16 denormals to zero.
+ *===----------------------------------------------------------------------===*/
+
+namespace detail {
+
+/// How mma's b operand lies in memory. NK: N rows of K (b^T is used: the
+/// weights of y = x W^T, the keys of q k^T). KN: K rows of N, for
+/// mma(a, transpose(v)) (the values of p v), read without the transpose.
+enum class BLayout { NK, KN };
+
+/// Tiles of at most this many rows take the inner-product form (below).
+constexpr int64_t kDotMaxRows = 4;
+
+/// b[n][k] in either layout.
+template <BLayout L, class S> inline S b_at(tile_ref<S> b, int64_t n, int64_t k) {
+  return L == BLayout::NK ? b.data[n * b.ld + k] : b.data[k * b.ld + n];
+}
+
+/// Portable fallback (compiles anywhere; the inner loop auto-vectorises).
+template <class DT, int64_t M, int64_t N, int64_t K, BLayout L>
+inline void mma_portable(float *acc, tile_ref<typename DT::storage> a, tile_ref<typename DT::storage> b) {
+  constexpr int64_t NB = N < 64 ? N : 64;
+  alignas(64) float bt[K * NB];
+  for (int64_t n0 = 0; n0 < N; n0 += NB) {
+    const int64_t nb = std::min<int64_t>(NB, N - n0);
+    for (int64_t j = 0; j < nb; ++j)
+      for (int64_t k = 0; k < K; ++k) bt[k * NB + j] = float(DT::load(b_at<L>(b, n0 + j, k)));
+    for (int64_t m = 0; m < M; ++m) {
+      float *c = acc + m * N + n0;
+      for (int64_t k = 0; k < K; ++k) {
+        const float av = float(DT::load(a.data[m * a.ld + k]));
+        const float *bk = bt + k * NB;
+        for (int64_t j = 0; j < nb; ++j) c[j] += av * bk[j];
+      }
+    }
+  }
+}
+
+#if defined(__AVX512F__)
+constexpr int64_t kMR = 8; /* rows of acc per register block */
+
+inline __mmask16 lane_mask(int64_t n) {
+  return n >= 16 ? __mmask16(0xffff) : n <= 0 ? __mmask16(0) : __mmask16((1u << n) - 1u);
+}
+
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic push /* GCC 12 flags _mm512_undefined_*() in its own headers */
+#pragma GCC diagnostic ignored "-Wuninitialized"
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#endif
+/// dst[c][r] = src[r][c] for a 16 x 16 block of 32-bit elements (strides in
+/// elements). Four shuffle stages: 32-bit pairs, 64-bit pairs, then 128-bit
+/// lanes twice; u[4i+j] lane L holds column 4L+j of rows 4i..4i+3.
+inline void transpose16x16(const void *src, int64_t lds, void *dst, int64_t ldd) {
+  const uint32_t *s = static_cast<const uint32_t *>(src);
+  uint32_t *d = static_cast<uint32_t *>(dst);
+  __m512i r[16], t[16];
+  for (int i = 0; i < 16; ++i) r[i] = _mm512_loadu_si512(s + i * lds);
+  for (int i = 0; i < 8; ++i) {
+    t[2 * i] = _mm512_unpacklo_epi32(r[2 * i], r[2 * i + 1]);
+    t[2 * i + 1] = _mm512_unpackhi_epi32(r[2 * i], r[2 * i + 1]);
+  }
+  for (int i = 0; i < 4; ++i) {
+    r[4 * i + 0] = _mm512_unpacklo_epi64(t[4 * i], t[4 * i + 2]);
+    r[4 * i + 1] = _mm512_unpackhi_epi64(t[4 * i], t[4 * i + 2]);
+    r[4 * i + 2] = _mm512_unpacklo_epi64(t[4 * i + 1], t[4 * i + 3]);
+    r[4 * i + 3] = _mm512_unpackhi_epi64(t[4 * i + 1], t[4 * i + 3]);
+  }
+  for (int j = 0; j < 4; ++j) {
+    const __m512i v0 = _mm512_shuffle_i32x4(r[j], r[4 + j], 0x88);
+    const __m512i v1 = _mm512_shuffle_i32x4(r[j], r[4 + j], 0xdd);
+    const __m512i w0 = _mm512_shuffle_i32x4(r[8 + j], r[12 + j], 0x88);
+    const __m512i w1 = _mm512_shuffle_i32x4(r[8 + j], r[12 + j], 0xdd);
+    _mm512_storeu_si512(d + (0 + j) * ldd, _mm512_shuffle_i32x4(v0, w0, 0x88));
+    _mm512_storeu_si512(d + (8 + j) * ldd, _mm512_shuffle_i32x4(v0, w0, 0xdd));
+    _mm512_storeu_si512(d + (4 + j) * ldd, _mm512_shuffle_i32x4(v1, w1, 0x88));
+    _mm512_storeu_si512(d + (12 + j) * ldd, _mm512_shuffle_i32x4(v1, w1, 0xdd));
+  }
+}
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic pop
+#endif
+
+/// Packs rows n0 .. n0+nb of a row-major matrix of 32-bit elements (rows of
+/// `cols` elements, `ld` apart) k-major into a panel of width PW:
+/// panel[c][j] = m[n0 + j][c], zero for j >= nb. Full 16 x 16 blocks are
+/// transposed in registers, the edges element by element.
+template <int64_t PW>
+inline void pack_panel32(uint32_t *panel, const uint32_t *m, int64_t ld, int64_t cols, int64_t n0,
+                         int64_t nb) {
+  for (int64_t j0 = 0; j0 < PW; j0 += 16) {
+    const int64_t blocked = j0 + 16 <= nb ? cols / 16 * 16 : 0; /* columns done by 16 x 16 blocks */
+    for (int64_t c0 = 0; c0 < blocked; c0 += 16)
+      transpose16x16(m + (n0 + j0) * ld + c0, ld, panel + c0 * PW + j0, PW);
+    for (int64_t c = blocked; c < cols; ++c)
+      for (int64_t j = j0; j < j0 + 16; ++j) panel[c * PW + j] = j < nb ? m[(n0 + j) * ld + c] : 0u;
+  }
+}
+
+/// The f32 panel of columns n0 .. n0+nb of b (zero past nb): bp[k][j] =
+/// b[n0 + j][k]. NK rows are transposed 16 x 16 at a time; KN rows already
+/// are panel rows.
+template <BLayout L, int64_t PW, int64_t K>
+inline void pack_f32_panel(float *bp, tile_ref<float> b, int64_t n0, int64_t nb) {
+  if constexpr (L == BLayout::NK) {
+    pack_panel32<PW>(reinterpret_cast<uint32_t *>(bp), reinterpret_cast<const uint32_t *>(b.data), b.ld, K, n0, nb);
+  } else {
+    for (int64_t k = 0; k < K; ++k)
+      for (int64_t j0 = 0; j0 < PW; j0 += 16)
+        _mm512_store_ps(bp + k * PW + j0, _mm512_maskz_loadu_ps(lane_mask(nb - j0), b.data + k * b.ld + n0 + j0));
+  }
+}
+
+/// The VNNI panel of columns n0 .. n0+nb of bf16 b (zero past nb and for
+/// the missing partner of an odd K): bp[kp][j] = {b[n0+j][2kp], b[n0+j][2kp+1]}.
+/// NK rows with even K are rows of 32-bit pairs: transposed 16 x 16; KN
+/// rows 2kp and 2kp+1 are interleaved 16 columns at a time.
+template <BLayout L, int64_t PW, int64_t K>
+inline void pack_vnni_panel(uint32_t *bp, tile_ref<uint16_t> b, int64_t n0, int64_t nb) {
+  constexpr int64_t KP = (K + 1) / 2;
+  if constexpr (L == BLayout::NK && K % 2 == 0) {
+    /* load_ref keeps the row stride of 16-bit operands even */
+    pack_panel32<PW>(bp, reinterpret_cast<const uint32_t *>(b.data), b.ld / 2, KP, n0, nb);
+#if defined(__AVX512BW__) && defined(__AVX512VL__)
+  } else if constexpr (L == BLayout::KN) {
+    for (int64_t kp = 0; kp < KP; ++kp)
+      for (int64_t j0 = 0; j0 < PW; j0 += 16) {
+        const __mmask16 m = lane_mask(nb - j0);
+        const uint16_t *lo = b.data + 2 * kp * b.ld + n0 + j0;
+        const __m512i even = _mm512_cvtepu16_epi32(_mm256_maskz_loadu_epi16(m, lo));
+        const __m512i odd = 2 * kp + 1 < K ? _mm512_cvtepu16_epi32(_mm256_maskz_loadu_epi16(m, lo + b.ld))
+                                           : _mm512_setzero_si512();
+        _mm512_store_si512(bp + kp * PW + j0, _mm512_or_si512(even, _mm512_slli_epi32(odd, 16)));
+      }
+#endif
+  } else {
+    for (int64_t j = 0; j < PW; ++j)
+      for (int64_t kp = 0; kp < KP; ++kp) {
+        const bool hasHigh = 2 * kp + 1 < K;
+        bp[kp * PW + j] = j >= nb ? 0u
+                                  : uint32_t(b_at<L>(b, n0 + j, 2 * kp)) |
+                                        (hasHigh ? uint32_t(b_at<L>(b, n0 + j, 2 * kp + 1)) << 16 : 0u);
+      }
+  }
+}
+
+/// Loads the MR x (16*NV) accumulator block of c (row stride ldc); columns
+/// past `nb` read as zero.
+template <int MR, int NV> inline void load_acc(__m512 (&acc)[MR][NV], const float *c, int64_t ldc, int64_t nb) {
+  const __mmask16 m0 = lane_mask(nb), m1 = lane_mask(nb - 16);
+#pragma GCC unroll 8
+  for (int r = 0; r < MR; ++r) {
+    acc[r][0] = _mm512_maskz_loadu_ps(m0, c + r * ldc);
+    if constexpr (NV == 2) acc[r][1] = _mm512_maskz_loadu_ps(m1, c + r * ldc + 16);
+  }
+}
+
+/// Stores the block back; columns past `nb` are left untouched.
+template <int MR, int NV> inline void store_acc(__m512 (&acc)[MR][NV], float *c, int64_t ldc, int64_t nb) {
+  const __mmask16 m0 = lane_mask(nb), m1 = lane_mask(nb - 16);
+#pragma GCC unroll 8
+  for (int r = 0; r < MR; ++r) {
+    _mm512_mask_storeu_ps(c + r * ldc, m0, acc[r][0]);
+    if constexpr (NV == 2) _mm512_mask_storeu_ps(c + r * ldc + 16, m1, acc[r][1]);
+  }
+}
+
+/// acc[MR x (16*NV)] += a[MR x K] * panel (PW wide); columns past `nb` masked off.
+template <int MR, int NV, int64_t PW>
+inline void f32_block(float *c, int64_t ldc, const float *a, int64_t lda, const float *bp, int64_t K,
+                      int64_t nb) {
+  __m512 acc[MR][NV];
+  load_acc<MR, NV>(acc, c, ldc, nb);
+  for (int64_t k = 0; k < K; ++k) {
+    const __m512 b0 = _mm512_load_ps(bp + k * PW);
+#pragma GCC unroll 8
+    for (int r = 0; r < MR; ++r) {
+      const __m512 av = _mm512_set1_ps(a[r * lda + k]);
+      acc[r][0] = _mm512_fmadd_ps(av, b0, acc[r][0]);
+      if constexpr (NV == 2) acc[r][1] = _mm512_fmadd_ps(av, _mm512_load_ps(bp + k * PW + 16), acc[r][1]);
+    }
+  }
+  store_acc<MR, NV>(acc, c, ldc, nb);
+}
+
+/// Runs `block<MR>` over all M rows: full kMR-row blocks, then the remainder.
+template <class Block> inline void for_row_blocks(int64_t M, Block block) {
+  int64_t m = 0;
+  for (; m + kMR <= M; m += kMR) block(std::integral_constant<int, int(kMR)>(), m);
+  switch (M - m) {
+  case 7: block(std::integral_constant<int, 7>(), m); break;
+  case 6: block(std::integral_constant<int, 6>(), m); break;
+  case 5: block(std::integral_constant<int, 5>(), m); break;
+  case 4: block(std::integral_constant<int, 4>(), m); break;
+  case 3: block(std::integral_constant<int, 3>(), m); break;
+  case 2: block(std::integral_constant<int, 2>(), m); break;
+  case 1: block(std::integral_constant<int, 1>(), m); break;
+  default: break;
+  }
+}
+
+/// All of b is packed first (NP panels), then each block of rows of a runs
+/// across every panel while its rows are still in L1.
+template <int64_t M, int64_t N, int64_t K, BLayout L>
+inline void mma_f32_avx512(float *acc, tile_ref<float> a, tile_ref<float> b) {
+  constexpr int64_t PW = N <= 16 ? 16 : 32; /* panel width: 1 or 2 zmm of columns */
+  constexpr int64_t NP = (N + PW - 1) / PW;
+  alignas(64) float bp[NP * K * PW];
+  for (int64_t p = 0; p < NP; ++p)
+    pack_f32_panel<L, PW, K>(bp + p * K * PW, b, p * PW, std::min<int64_t>(PW, N - p * PW));
+  for_row_blocks(M, [&](auto mr, int64_t m) {
+    for (int64_t p = 0; p < NP; ++p) {
+      const int64_t n0 = p * PW, nb = std::min<int64_t>(PW, N - n0);
+      if (PW == 32 && nb > 16)
+        f32_block<decltype(mr)::value, 2, PW>(acc + m * N + n0, N, a.data + m * a.ld, a.ld, bp + p * K * PW, K, nb);
+      else
+        f32_block<decltype(mr)::value, 1, PW>(acc + m * N + n0, N, a.data + m * a.ld, a.ld, bp + p * K * PW, K, nb);
+    }
+  });
+}
+
+/*  Decode-sized tiles (M <= kDotMaxRows) take the inner-product form
+ *  instead: vectors run along k in both operands, so the weights are read
+ *  where they lie and never packed. A decode GEMM reads each weight once;
+ *  packing it would cost as much again. MR x NR accumulators, each reduced
+ *  horizontally once per call:
+ *
+ *      acc[r][j] (16 lanes) += a[r][k:k+16] * b[j][k:k+16]     (f32 FMA)
+ *      acc[r][j] (16 lanes) += a[r][k:k+32] . b[j][k:k+32]     (bf16 pairs, vdpbf16ps)
+ */
+
+/// The f32 step of the inner-product form: 16 k per vector.
+struct f32_dot {
+  using storage = float;
+  using vec = __m512;
+  static constexpr int64_t KV = 16;
+  static vec load(const float *x, int64_t n) { return _mm512_maskz_loadu_ps(lane_mask(n), x); }
+  static __m512 fma(__m512 c, vec x, vec y) { return _mm512_fmadd_ps(x, y, c); }
+};
+
+/// acc (MR x NR block of c) += a[MR x K] . b[NR x K]^T, vectors along k;
+/// the tail step loads only the k that remain (the rest read as zero).
+template <int MR, int NR, class Dot>
+inline void dot_block(float *c, int64_t ldc, const typename Dot::storage *a, int64_t lda,
+                      const typename Dot::storage *b, int64_t ldb, int64_t K) {
+  constexpr int64_t KV = Dot::KV;
+  __m512 acc[MR][NR];
+  for (int r = 0; r < MR; ++r)
+    for (int j = 0; j < NR; ++j) acc[r][j] = _mm512_setzero_ps();
+  auto step = [&](int64_t k, int64_t n) {
+    typename Dot::vec av[MR];
+#pragma GCC unroll 4
+    for (int r = 0; r < MR; ++r) av[r] = Dot::load(a + r * lda + k, n);
+#pragma GCC unroll 8
+    for (int j = 0; j < NR; ++j) {
+      const typename Dot::vec bv = Dot::load(b + j * ldb + k, n);
+#pragma GCC unroll 4
+      for (int r = 0; r < MR; ++r) acc[r][j] = Dot::fma(acc[r][j], av[r], bv);
+    }
+  };
+  int64_t k = 0;
+  for (; k + KV <= K; k += KV) step(k, KV);
+  if (k < K) step(k, K - k);
+  for (int r = 0; r < MR; ++r)
+    for (int j = 0; j < NR; ++j) c[r * ldc + j] += _mm512_reduce_add_ps(acc[r][j]);
+}
+
+/// acc (M x N) += a * b^T for M <= kDotMaxRows, NR columns of b at a time.
+template <int64_t M, int64_t N, int64_t K, class Dot>
+inline void mma_dot(float *acc, tile_ref<typename Dot::storage> a, tile_ref<typename Dot::storage> b) {
+  static_assert(M <= kDotMaxRows, "the inner-product form is for decode-sized tiles");
+  constexpr int NR = M <= 2 ? 8 : 4; /* at least 8 independent accumulators */
+  int64_t n = 0;
+  for (; n + NR <= N; n += NR)
+    dot_block<int(M), NR, Dot>(acc + n, N, a.data, a.ld, b.data + n * b.ld, b.ld, K);
+  for (; n < N; ++n)
+    dot_block<int(M), 1, Dot>(acc + n, N, a.data, a.ld, b.data + n * b.ld, b.ld, K);
+}
+#endif // __AVX512F__
+
+#if defined(__AVX512F__) && defined(__AVX512BF16__)
+/// acc[MR x (16*NV)] += a[MR x K] (bf16) * VNNI panel (pairs of k, PW wide).
+template <int MR, int NV, int64_t PW>
+inline void bf16_block(float *c, int64_t ldc, const uint16_t *a, int64_t lda, const uint32_t *bp, int64_t K,
+                       int64_t nb) {
+  __m512 acc[MR][NV];
+  load_acc<MR, NV>(acc, c, ldc, nb);
+  auto step = [&](const uint32_t *bk, auto pairOf) {
+    const __m512bh b0 = (__m512bh)_mm512_load_si512(bk);
+#pragma GCC unroll 8
+    for (int r = 0; r < MR; ++r) {
+      const __m512bh av = (__m512bh)_mm512_set1_epi32(int(pairOf(r)));
+      acc[r][0] = _mm512_dpbf16_ps(acc[r][0], av, b0);
+      if constexpr (NV == 2) acc[r][1] = _mm512_dpbf16_ps(acc[r][1], av, (__m512bh)_mm512_load_si512(bk + 16));
+    }
+  };
+  const int64_t KP = K / 2;
+  for (int64_t kp = 0; kp < KP; ++kp)
+    step(bp + kp * PW, [&](int r) {
+      uint32_t pair;
+      std::memcpy(&pair, a + r * lda + 2 * kp, sizeof pair);
+      return pair;
+    });
+  if (K & 1) /* odd K: the last k pairs with a zero */
+    step(bp + KP * PW, [&](int r) { return uint32_t(a[r * lda + K - 1]); });
+  store_acc<MR, NV>(acc, c, ldc, nb);
+}
+
+template <int64_t M, int64_t N, int64_t K, BLayout L>
+inline void mma_bf16_avx512(float *acc, tile_ref<uint16_t> a, tile_ref<uint16_t> b) {
+  constexpr int64_t PW = N <= 16 ? 16 : 32;
+  constexpr int64_t KP = (K + 1) / 2;
+  alignas(64) uint32_t bp[KP * PW];
+  for (int64_t n0 = 0; n0 < N; n0 += PW) {
+    const int64_t nb = std::min<int64_t>(PW, N - n0);
+    pack_vnni_panel<L, PW, K>(bp, b, n0, nb);
+    for_row_blocks(M, [&](auto mr, int64_t m) {
+      if (PW == 32 && nb > 16)
+        bf16_block<decltype(mr)::value, 2, PW>(acc + m * N + n0, N, a.data + m * a.ld, a.ld, bp, K, nb);
+      else
+        bf16_block<decltype(mr)::value, 1, PW>(acc + m * N + n0, N, a.data + m * a.ld, a.ld, bp, K, nb);
+    });
+  }
+}
+
+#if defined(__AVX512BW__)
+/// The bf16 step of the inner-product form: 32 k (16 pairs) per vdpbf16ps.
+struct bf16_dot {
+  using storage = uint16_t;
+  using vec = __m512bh;
+  static constexpr int64_t KV = 32;
+  static vec load(const uint16_t *x, int64_t n) {
+    const __mmask32 m = n >= 32 ? ~__mmask32(0) : __mmask32((1u << n) - 1u);
+    return (__m512bh)_mm512_maskz_loadu_epi16(m, x);
+  }
+  static __m512 fma(__m512 c, vec x, vec y) { return _mm512_dpbf16_ps(c, x, y); }
+};
+#endif
+#endif // __AVX512BF16__
+
+#if defined(__AVX512F__) && defined(__x86_64__) && defined(__linux__) && defined(__GNUC__) && !defined(__clang__) && \
+    __GNUC__ >= 11
+#define ARGUS_CPU_HAVE_AMX 1
+/*  bf16 mma on AMX tiles (Sapphire Rapids and later): C tiles of 16 x 16
+ *  f32 accumulate A tiles of 16 rows x 32 k and B tiles of 16 k-pairs x 16
+ *  columns, which is the VNNI panel layout pack_panel32 already makes. The
+ *  library is still one cpu-avx512 binary: AMX is used only where the CPU
+ *  has it, the kernel allows the process to use it (arch_prctl), and
+ *  ARGUS_CPU_AMX is not 0. */
+struct amx_tile_config {
+  uint8_t palette = 1, start_row = 0, reserved[14] = {};
+  uint16_t colsb[16] = {};
+  uint8_t rows[16] = {};
+};
+
+/// CPUID says AMX-TILE and AMX-BF16, the OS enabled tile state (XCR0 bits
+/// 17, 18), and Linux granted this process the tile data.
+inline bool amx_request() {
+  const char *env = std::getenv("ARGUS_CPU_AMX");
+  if (env && std::strcmp(env, "0") == 0) return false;
+  unsigned eax, ebx, ecx, edx;
+  __asm__ volatile("cpuid" : "=a"(eax), "=b"(ebx), "=c"(ecx), "=d"(edx) : "a"(7), "c"(0));
+  if (!(edx & (1u << 24)) || !(edx & (1u << 22))) return false;
+  __asm__ volatile("cpuid" : "=a"(eax), "=b"(ebx), "=c"(ecx), "=d"(edx) : "a"(1), "c"(0));
+  if (!(ecx & (1u << 27))) return false; /* OSXSAVE */
+  unsigned lo, hi;
+  __asm__ volatile("xgetbv" : "=a"(lo), "=d"(hi) : "c"(0));
+  if ((lo & (3u << 17)) != (3u << 17)) return false;
+  const long ARCH_REQ_XCOMP_PERM = 0x1023, XFEATURE_XTILEDATA = 18;
+  return syscall(SYS_arch_prctl, ARCH_REQ_XCOMP_PERM, XFEATURE_XTILEDATA) == 0;
+}
+
+inline bool amx_usable() {
+  static const bool usable = amx_request();
+  return usable;
+}
+
+/// acc (M x N) += a (M x K) * b (N x K)^T for M % 16 == 0, N % 32 == 0,
+/// K % 32 == 0: per 32-column panel, 2 x 2 (or 1 x 2) C tiles stay in tile
+/// registers over the whole K loop.
+template <int64_t M, int64_t N, int64_t K, BLayout L>
+__attribute__((target("amx-tile,amx-bf16"))) void mma_bf16_amx(float *acc, tile_ref<uint16_t> a, tile_ref<uint16_t> b) {
+  static_assert(M % 16 == 0 && N % 32 == 0 && K % 32 == 0, "AMX tiles need 16-row, 32-column, 32-k multiples");
+  constexpr int64_t KP = K / 2, PW = 32;
+  alignas(64) uint32_t bp[KP * PW];
+  alignas(64) amx_tile_config cfg;
+  for (int t = 0; t < 8; ++t) cfg.rows[t] = 16, cfg.colsb[t] = 64;
+  // GCC does not see ldtilecfg read the struct and may drop the stores above.
+  __asm__ volatile("" : : "r"(&cfg) : "memory");
+  _tile_loadconfig(&cfg);
+  constexpr int64_t cStride = N * 4, bStride = PW * 4;
+  const int64_t aStride = a.ld * 2;
+  for (int64_t n0 = 0; n0 < N; n0 += PW) {
+    pack_vnni_panel<L, PW, K>(bp, b, n0, PW);
+    for (int64_t m0 = 0; m0 < M; m0 += 32) {
+      float *c = acc + m0 * N + n0;
+      const uint16_t *am = a.data + m0 * a.ld;
+      if (m0 + 32 <= M) {
+        _tile_loadd(0, c, cStride);
+        _tile_loadd(1, c + 16, cStride);
+        _tile_loadd(2, c + 16 * N, cStride);
+        _tile_loadd(3, c + 16 * N + 16, cStride);
+        for (int64_t k0 = 0; k0 < K; k0 += 32) {
+          _tile_loadd(4, am + k0, aStride);
+          _tile_loadd(5, am + 16 * a.ld + k0, aStride);
+          _tile_loadd(6, bp + (k0 / 2) * PW, bStride);
+          _tile_loadd(7, bp + (k0 / 2) * PW + 16, bStride);
+          _tile_dpbf16ps(0, 4, 6);
+          _tile_dpbf16ps(1, 4, 7);
+          _tile_dpbf16ps(2, 5, 6);
+          _tile_dpbf16ps(3, 5, 7);
+        }
+        _tile_stored(0, c, cStride);
+        _tile_stored(1, c + 16, cStride);
+        _tile_stored(2, c + 16 * N, cStride);
+        _tile_stored(3, c + 16 * N + 16, cStride);
+      } else { /* the last 16 rows */
+        _tile_loadd(0, c, cStride);
+        _tile_loadd(1, c + 16, cStride);
+        for (int64_t k0 = 0; k0 < K; k0 += 32) {
+          _tile_loadd(4, am + k0, aStride);
+          _tile_loadd(6, bp + (k0 / 2) * PW, bStride);
+          _tile_loadd(7, bp + (k0 / 2) * PW + 16, bStride);
+          _tile_dpbf16ps(0, 4, 6);
+          _tile_dpbf16ps(1, 4, 7);
+        }
+        _tile_stored(0, c, cStride);
+        _tile_stored(1, c + 16, cStride);
+      }
+    }
+  }
+  _tile_release();
+}
+#endif // ARGUS_CPU_HAVE_AMX
+
+/// An mma operand as a window: a dense tile array (rows `dense` elements
+/// apart) or a tile_ref from load_ref (rows `ld` apart, maybe in the tensor).
+template <class S> inline tile_ref<S> operand_ref(const S *tile, int64_t dense) { return {tile, dense}; }
+template <class S> inline tile_ref<S> operand_ref(tile_ref<S> window, int64_t) { return window; }
+
+/// acc (M x N) += a (M x K) * b^T, b laid out as L says; picks the
+/// micro-kernel for the element type, the tile shape and the CPU.
+template <class DT, int64_t M, int64_t N, int64_t K, BLayout L, class OperandA, class OperandB>
+inline void mma_any(float *acc, OperandA aOperand, OperandB bOperand) {
+  const tile_ref<typename DT::storage> a = operand_ref(aOperand, K);
+  const tile_ref<typename DT::storage> b = operand_ref(bOperand, L == BLayout::NK ? K : N);
+  constexpr bool innerProduct = L == BLayout::NK && M <= kDotMaxRows;
+#if defined(__AVX512F__)
+  if constexpr (std::is_same<DT, f32>::value) {
+    if constexpr (innerProduct)
+      mma_dot<M, N, K, f32_dot>(acc, a, b);
+    else
+      mma_f32_avx512<M, N, K, L>(acc, a, b);
+    return;
+  }
+#if defined(ARGUS_CPU_HAVE_AMX)
+  if constexpr (std::is_same<DT, bf16>::value && M % 16 == 0 && N % 32 == 0 && K % 32 == 0) {
+    if (amx_usable()) {
+      mma_bf16_amx<M, N, K, L>(acc, a, b);
+      return;
+    }
+  }
+#endif
+#if defined(__AVX512BF16__)
+  if constexpr (std::is_same<DT, bf16>::value) {
+#if defined(__AVX512BW__)
+    if constexpr (innerProduct) {
+      mma_dot<M, N, K, bf16_dot>(acc, a, b);
+      return;
+    }
+#endif
+    mma_bf16_avx512<M, N, K, L>(acc, a, b);
+    return;
+  }
+#endif
+  if constexpr (std::is_same<DT, bf16>::value || std::is_same<DT, f16>::value) {
+    /* no native 16-bit dot product: widen both operands (exactly) to f32 */
+    alignas(64) float af[M * K];
+    alignas(64) float bf[N * K];
+    for (int64_t m = 0; m < M; ++m)
+      for (int64_t k = 0; k < K; ++k) af[m * K + k] = DT::load(a.data[m * a.ld + k]);
+    for (int64_t n = 0; n < N; ++n)
+      for (int64_t k = 0; k < K; ++k) bf[n * K + k] = DT::load(b_at<L>(b, n, k));
+    mma_f32_avx512<M, N, K, BLayout::NK>(acc, {af, K}, {bf, K});
+    return;
+  }
+#endif
+  mma_portable<DT, M, N, K, L>(acc, a, b);
+}
+
+} // namespace detail
+
+/// acc (M x N, f32) += a (M x K) * b (N x K)^T, in place. Operands are tile
+/// arrays or tile_refs.
+template <class DT, int64_t M, int64_t N, int64_t K, class OperandA, class OperandB>
+inline void mma(float *acc, OperandA a, OperandB b) {
+  detail::mma_any<DT, M, N, K, detail::BLayout::NK>(acc, a, b);
+}
+
+/// acc (M x N, f32) += a (M x K) * v (K x N): mma(a, transpose(v)) without
+/// materialising the transpose.
+template <class DT, int64_t M, int64_t N, int64_t K, class OperandA, class OperandV>
+inline void mma_kn(float *acc, OperandA a, OperandV v) {
+  detail::mma_any<DT, M, N, K, detail::BLayout::KN>(acc, a, v);
+}
+
+} // namespace argus_cpu
+
+#endif // ARGUS_CPU_MMA_H

@@ -1,0 +1,158 @@
+//===- CpuMmaTest.cpp - the mma micro-kernels of argus_cpu_mma.h ----------===//
+//
+// Every path of ak::mma against a float64 reference, called directly so that
+// each is covered whatever the CPU would pick: the inner-product form
+// (decode-sized tiles), the packed broadcast form (f32 FMA, bf16 vdpbf16ps)
+// and AMX tiles, with b as N x K rows (ak::mma) and as K x N rows (ak::mma_kn). Operands come both as dense tiles and as tile_refs with a
+// row stride larger than K (a tile read in place inside a wider tensor);
+// shapes are ragged (N not a multiple of the panel or block width, odd K).
+// The accumulator starts from random values: mma adds to it. This file is
+// compiled for AVX-512 with BF16; paths the CPU lacks are skipped.
+//
+//===----------------------------------------------------------------------===//
+#include "argus_cpu_kernel.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <random>
+#include <vector>
+
+namespace ak = argus_cpu;
+
+namespace {
+
+using ak::detail::BLayout;
+
+/// Operands of one mma: a (M x K) with row stride lda >= K, b as N x K rows
+/// (BLayout::NK) or K x N rows (BLayout::KN) with row stride ldb, acc (M x N)
+/// with random start values, and the float64 expectation.
+template <class DT> struct MmaCase {
+  using S = typename DT::storage;
+  int64_t M, N, K, lda, ldb;
+  BLayout layout;
+  std::vector<S> a, b;
+  std::vector<float> acc;
+  std::vector<double> want;
+
+  MmaCase(int64_t m, int64_t n, int64_t k, int64_t pad, BLayout l, unsigned seed)
+      : M(m), N(n), K(k), lda(k + pad), ldb((l == BLayout::NK ? k : n) + pad), layout(l),
+        a(m * lda), b((l == BLayout::NK ? n : k) * ldb), acc(m * n), want(m * n) {
+    std::mt19937 rng(seed);
+    std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
+    // Padding elements of each row are NaN: a kernel that reads past the
+    // tile (or ignores its stride) poisons its result.
+    for (S &x : a) x = DT::store(std::nanf(""));
+    for (S &x : b) x = DT::store(std::nanf(""));
+    for (int64_t r = 0; r < M; ++r)
+      for (int64_t c = 0; c < K; ++c) a[r * lda + c] = DT::store(dist(rng));
+    for (int64_t n = 0; n < N; ++n)
+      for (int64_t c = 0; c < K; ++c) bAt(n, c) = DT::store(dist(rng));
+    for (int64_t i = 0; i < M * N; ++i) {
+      acc[i] = dist(rng);
+      want[i] = acc[i];
+    }
+    for (int64_t m = 0; m < M; ++m)
+      for (int64_t n = 0; n < N; ++n)
+        for (int64_t c = 0; c < K; ++c)
+          want[m * N + n] += double(DT::load(a[m * lda + c])) * double(DT::load(bAt(n, c)));
+  }
+  S &bAt(int64_t n, int64_t k) { return layout == BLayout::NK ? b[n * ldb + k] : b[k * ldb + n]; }
+  ak::tile_ref<S> aRef() const { return {a.data(), lda}; }
+  ak::tile_ref<S> bRef() const { return {b.data(), ldb}; }
+
+  /// Sums of K products of values in [-1, 1], accumulated in f32.
+  void expectClose(const char *path) const {
+    const double tol = 1e-5 * double(K + 1);
+    for (int64_t i = 0; i < M * N; ++i)
+      ASSERT_NEAR(acc[i], want[i], tol) << path << (layout == BLayout::NK ? " NK" : " KN") << " M=" << M
+                                        << " N=" << N << " K=" << K << " lda=" << lda << " ldb=" << ldb
+                                        << " at row " << i / N << " column " << i % N;
+  }
+};
+
+bool haveAvx512Bf16() { return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bf16"); }
+
+/// Runs `kernel` with dense operands (stride = row length) and strided ones
+/// (6 more), b in layout L.
+template <class DT, int64_t M, int64_t N, int64_t K, BLayout L = BLayout::NK, class Kernel>
+void checkPath(const char *path, Kernel kernel) {
+  for (int64_t pad : {0, 6}) {
+    MmaCase<DT> c(M, N, K, pad, L, unsigned(M * 1000 + N * 10 + pad));
+    kernel(c);
+    c.expectClose(path);
+  }
+}
+
+TEST(CpuMma, InnerProductFormForDecodeTiles) {
+  if (!haveAvx512Bf16()) GTEST_SKIP() << "this CPU has no AVX512_BF16";
+  checkPath<ak::f32, 1, 64, 256>("f32 dot", [](MmaCase<ak::f32> &c) {
+    ak::detail::mma_dot<1, 64, 256, ak::detail::f32_dot>(c.acc.data(), c.aRef(), c.bRef());
+  });
+  checkPath<ak::f32, 3, 13, 37>("f32 dot", [](MmaCase<ak::f32> &c) {
+    ak::detail::mma_dot<3, 13, 37, ak::detail::f32_dot>(c.acc.data(), c.aRef(), c.bRef());
+  });
+  checkPath<ak::bf16, 1, 19, 1000>("bf16 dot", [](MmaCase<ak::bf16> &c) {
+    ak::detail::mma_dot<1, 19, 1000, ak::detail::bf16_dot>(c.acc.data(), c.aRef(), c.bRef());
+  });
+  checkPath<ak::bf16, 4, 64, 77>("bf16 dot", [](MmaCase<ak::bf16> &c) {
+    ak::detail::mma_dot<4, 64, 77, ak::detail::bf16_dot>(c.acc.data(), c.aRef(), c.bRef());
+  });
+}
+
+/// The packed forms in both layouts of b.
+template <BLayout L> void checkPackedForms() {
+  checkPath<ak::f32, 19, 40, 130, L>("f32 packed", [](MmaCase<ak::f32> &c) {
+    ak::detail::mma_f32_avx512<19, 40, 130, L>(c.acc.data(), c.aRef(), c.bRef());
+  });
+  checkPath<ak::f32, 8, 16, 16, L>("f32 packed", [](MmaCase<ak::f32> &c) {
+    ak::detail::mma_f32_avx512<8, 16, 16, L>(c.acc.data(), c.aRef(), c.bRef());
+  });
+  checkPath<ak::bf16, 21, 45, 96, L>("bf16 packed", [](MmaCase<ak::bf16> &c) {
+    ak::detail::mma_bf16_avx512<21, 45, 96, L>(c.acc.data(), c.aRef(), c.bRef());
+  });
+  checkPath<ak::bf16, 9, 33, 31, L>("bf16 packed, odd K", [](MmaCase<ak::bf16> &c) {
+    ak::detail::mma_bf16_avx512<9, 33, 31, L>(c.acc.data(), c.aRef(), c.bRef());
+  });
+  checkPath<ak::bf16, 4, 128, 16, L>("bf16 packed, decode p.v", [](MmaCase<ak::bf16> &c) {
+    ak::detail::mma_bf16_avx512<4, 128, 16, L>(c.acc.data(), c.aRef(), c.bRef());
+  });
+}
+
+TEST(CpuMma, PackedBroadcastForm) {
+  if (!haveAvx512Bf16()) GTEST_SKIP() << "this CPU has no AVX512_BF16";
+  checkPackedForms<BLayout::NK>();
+  checkPackedForms<BLayout::KN>();
+}
+
+#if defined(ARGUS_CPU_HAVE_AMX)
+TEST(CpuMma, AmxTiles) {
+  if (!ak::detail::amx_usable()) GTEST_SKIP() << "AMX is not usable here (CPU, kernel or ARGUS_CPU_AMX=0)";
+  checkPath<ak::bf16, 48, 64, 96>("bf16 amx", [](MmaCase<ak::bf16> &c) {
+    ak::detail::mma_bf16_amx<48, 64, 96, BLayout::NK>(c.acc.data(), c.aRef(), c.bRef());
+  });
+  checkPath<ak::bf16, 32, 128, 64, BLayout::KN>("bf16 amx", [](MmaCase<ak::bf16> &c) {
+    ak::detail::mma_bf16_amx<32, 128, 64, BLayout::KN>(c.acc.data(), c.aRef(), c.bRef());
+  });
+}
+#endif
+
+TEST(CpuMma, EntryPointsTakeDenseTilesAndRefs) {
+  if (!haveAvx512Bf16()) GTEST_SKIP() << "this CPU has no AVX512_BF16";
+  // Dense arrays: ak::mma reads b with row stride K, ak::mma_kn with N.
+  MmaCase<ak::bf16> dense(32, 64, 64, 0, BLayout::NK, 7);
+  ak::mma<ak::bf16, 32, 64, 64>(dense.acc.data(), dense.a.data(), dense.b.data());
+  dense.expectClose("ak::mma dense");
+  MmaCase<ak::f32> denseKn(5, 24, 16, 0, BLayout::KN, 9);
+  ak::mma_kn<ak::f32, 5, 24, 16>(denseKn.acc.data(), denseKn.a.data(), denseKn.b.data());
+  denseKn.expectClose("ak::mma_kn dense");
+  // a in place inside a wider tensor, b dense.
+  MmaCase<ak::f32> mixed(2, 24, 40, 8, BLayout::NK, 8);
+  std::vector<float> bDense(24 * 40);
+  for (int64_t n = 0; n < 24; ++n)
+    for (int64_t k = 0; k < 40; ++k) bDense[n * 40 + k] = mixed.bAt(n, k);
+  ak::mma<ak::f32, 2, 24, 40>(mixed.acc.data(), mixed.aRef(), bDense.data());
+  mixed.expectClose("ak::mma ref + dense");
+}
+
+} // namespace
