@@ -6,6 +6,7 @@
 #include "argus_numerics.h"
 #include "argus_tensor_view.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -13,14 +14,13 @@
 #ifdef _OPENMP
 #include <omp.h>
 #endif
-#include <vector>
 
 namespace argus_rt {
 namespace {
 
 /// Where each array lives in the workspace (byte offsets, 64-byte aligned).
 struct MoeLayout {
-  size_t counts = 0, route = 0, weight = 0, slot = 0, xp = 0, h = 0, yp = 0, total = 0;
+  size_t counts = 0, next = 0, route = 0, weight = 0, slot = 0, xp = 0, h = 0, yp = 0, total = 0;
 };
 
 bool addRegion(size_t &cursor, size_t &at, int64_t elements, size_t elementBytes) {
@@ -39,6 +39,7 @@ bool layoutFor(const argus_moe_args &a, MoeLayout &l) {
   const size_t el = size_t(elementBytes(a.dtype));
   size_t cursor = 0;
   bool ok = addRegion(cursor, l.counts, a.num_experts + 1, sizeof(int64_t)) && // expert offsets
+            addRegion(cursor, l.next, a.num_experts, sizeof(int64_t)) &&       // sort cursor, then active experts
             addRegion(cursor, l.route, routes, sizeof(int32_t)) &&             // route -> expert
             addRegion(cursor, l.weight, routes, sizeof(float)) &&              // route -> weight
             addRegion(cursor, l.slot, routes, sizeof(int64_t)) &&              // route -> grouped row
@@ -59,6 +60,7 @@ void routeAndGroup(const argus_moe_args &a, const MoeLayout &l, int threads) {
   int32_t *expertOf = at<int32_t>(a.workspace, l.route);
   float *weightOf = at<float>(a.workspace, l.weight);
   int64_t *slotOf = at<int64_t>(a.workspace, l.slot);
+  int64_t *next = at<int64_t>(a.workspace, l.next);
 #pragma omp parallel for schedule(static) num_threads(threads)
   for (int64_t t = 0; t < a.num_tokens; ++t) {
     const float *logits = a.router_logits + t * E;
@@ -88,7 +90,7 @@ void routeAndGroup(const argus_moe_args &a, const MoeLayout &l, int threads) {
   const int64_t routes = a.num_tokens * K;
   for (int64_t r = 0; r < routes; ++r) ++offsets[expertOf[r] + 1];
   for (int64_t e = 0; e < E; ++e) offsets[e + 1] += offsets[e];
-  std::vector<int64_t> next(offsets, offsets + E);
+  std::memcpy(next, offsets, sizeof(int64_t) * size_t(E));
   for (int64_t r = 0; r < routes; ++r) slotOf[r] = next[expertOf[r]]++;
 }
 
@@ -148,10 +150,15 @@ void runMoe(const argus_moe_args &a, const argus_moe_kernel &kernels, int numThr
   for (int64_t r = 0; r < routes; ++r)
     std::memcpy(xp + slotOf[r] * H * el, static_cast<const char *>(a.x) + (r / K) * H * el, size_t(H * el));
 
-  // 4. The experts that received tokens.
-  for (int64_t e = 0; e < E; ++e) {
+  // 4. The experts that received tokens (listed where the sort cursor was).
+  int64_t *active = at<int64_t>(a.workspace, l.next), activeCount = 0, mostRows = 0;
+  for (int64_t e = 0; e < E; ++e)
+    if (offsets[e + 1] > offsets[e]) {
+      active[activeCount++] = e;
+      mostRows = std::max(mostRows, offsets[e + 1] - offsets[e]);
+    }
+  auto runExpert = [&](int64_t e, int kernelThreads) {
     const int64_t row0 = offsets[e], rows = offsets[e + 1] - row0;
-    if (rows == 0) continue;
     const bool small = rows <= kernels.small_rows;
     const void *wg = offsetBy(a.w_gate_up, e * 2 * I * H, a.dtype), *wu = offsetBy(wg, I * H, a.dtype);
     argus_cpu_arg up[ARGUS_MOE_GATE_UP_KERNEL_ARGS] = {};
@@ -159,14 +166,23 @@ void runMoe(const argus_moe_args &a, const argus_moe_kernel &kernels, int numThr
     up[1].tensor = matrixView(wg, I, H, H);
     up[2].tensor = matrixView(wu, I, H, H);
     up[3].tensor = matrixView(h + row0 * I * el, rows, I, I);
-    (small ? kernels.gate_up_small : kernels.gate_up_large)(up, numThreads);
+    (small ? kernels.gate_up_small : kernels.gate_up_large)(up, kernelThreads);
     argus_cpu_arg down[ARGUS_GEMM_KERNEL_ARGS] = {};
     down[0].tensor = matrixView(h + row0 * I * el, rows, I, I);
     down[1].tensor = matrixView(offsetBy(a.w_down, e * H * I, a.dtype), H, I, I);
     down[2].tensor = matrixView(yp + row0 * H, rows, H, H);
     down[3].tensor = tensorView(nullptr, {H}, {1});
     down[4].f = 1.0;
-    (small ? kernels.down_small : kernels.down_large)(down, numThreads);
+    (small ? kernels.down_small : kernels.down_large)(down, kernelThreads);
+  };
+  // Decode-sized groups are many small GEMMs with a few tiles each: whole
+  // experts go to threads, their kernels single-threaded. Larger groups have
+  // tiles enough to use every thread inside each kernel.
+  if (threads > 1 && activeCount >= threads && mostRows <= kernels.small_rows) {
+#pragma omp parallel for schedule(dynamic, 1) num_threads(threads)
+    for (int64_t i = 0; i < activeCount; ++i) runExpert(active[i], 1);
+  } else {
+    for (int64_t i = 0; i < activeCount; ++i) runExpert(active[i], numThreads);
   }
 
   // 5. Weighted sum of each token's expert rows, rounded once to the dtype.

@@ -167,9 +167,10 @@ TEST(Moe, ValidArgsWithoutKernelsAreUnsupported) {
 
 TEST(Moe, WorkspaceSize) {
   argus_moe_args a = goodMoe();
-  // Offsets of 5 experts, then 6 routes x (expert, weight, row), 6 gathered
-  // rows of 16 bf16, 6 rows of 8 bf16 and 6 rows of 16 f32, each 64-aligned.
-  const size_t expected = 64 + 64 + 64 + 64 + 192 + 128 + 384;
+  // Offsets of 5 experts, a cursor per expert, then 6 routes x (expert,
+  // weight, row), 6 gathered rows of 16 bf16, 6 rows of 8 bf16 and 6 rows of
+  // 16 f32, each 64-aligned.
+  const size_t expected = 64 + 64 + 64 + 64 + 64 + 192 + 128 + 384;
   EXPECT_EQ(argus_moe_workspace_size(&a), expected);
   EXPECT_EQ(argus_moe_workspace_size(nullptr), 0u);
   a.num_tokens = 0;
@@ -183,7 +184,7 @@ TEST(Moe, WorkspaceSize) {
   a = goodMoe();
   a.workspace_size = expected - 1;
   EXPECT_EQ(argus_moe(&a, nullptr), ARGUS_ERROR_INVALID_ARGUMENT);
-  EXPECT_NE(std::string(argus_last_error()).find("workspace_size (959) must be >= argus_moe_workspace_size (960)"),
+  EXPECT_NE(std::string(argus_last_error()).find("workspace_size (1023) must be >= argus_moe_workspace_size (1024)"),
             std::string::npos)
       << argus_last_error();
 }

@@ -1,5 +1,6 @@
 //===- MoePlan.cpp - MoE kernel instances for a catalog -------------------===//
 #include "argus/Emit/MoePlan.h"
+#include "argus/Emit/GemmPlan.h"
 
 #include <algorithm>
 
@@ -7,9 +8,14 @@ namespace argus::emit {
 
 namespace {
 
-constexpr int64_t kSmallBlockM = 4, kLargeBlockM = 32, kBlockN = 64;
+// Small groups take tiles of exactly kMoeSmallRows rows: decode-sized
+// experts then read their weights once (mma's inner-product form).
+constexpr int64_t kSmallBlockM = kMoeSmallRows, kLargeBlockM = 32, kBlockN = 64;
 
-int64_t blockK(const std::string &dtype) { return dtype == "f32" ? 128 : 256; }
+/// The k-step a GEMM of this dtype and tile height takes (GemmPlan's rule).
+int64_t blockK(const std::string &dtype, int64_t bm) {
+  return chooseCpuGemmTiles(bm, 0, 0, GemmTypes{dtype, dtype}).bk;
+}
 
 MoeKernel gateUp(const MoeEntry &e, int64_t bm) {
   MoeKernel k;
@@ -18,7 +24,7 @@ MoeKernel gateUp(const MoeEntry &e, int64_t bm) {
   k.spec.constants["T"] = e.dtype;
   k.spec.constants["BM"] = bm;
   k.spec.constants["BN"] = kBlockN;
-  k.spec.constants["BK"] = blockK(e.dtype);
+  k.spec.constants["BK"] = blockK(e.dtype, bm);
   if (e.hidden > 0) {
     k.spec.dims["N"] = e.intermediate;
     k.spec.dims["K"] = e.hidden;
@@ -34,7 +40,7 @@ MoeKernel down(const MoeEntry &e, int64_t bm) {
   k.spec.constants["TC"] = std::string("f32");
   k.spec.constants["BM"] = bm;
   k.spec.constants["BN"] = kBlockN;
-  k.spec.constants["BK"] = blockK(e.dtype);
+  k.spec.constants["BK"] = blockK(e.dtype, bm);
   if (e.hidden > 0) {
     k.spec.dims["N"] = e.hidden;
     k.spec.dims["K"] = e.intermediate;

@@ -19,8 +19,9 @@
 
 namespace argus::emit {
 
-/// Experts with at most this many rows use the small-tile kernels.
-constexpr int64_t kMoeSmallRows = 8;
+/// Experts with at most this many rows use the small-tile kernels (tiles of
+/// this height).
+constexpr int64_t kMoeSmallRows = 4;
 
 /// One compiled kernel of an MoE entry.
 struct MoeKernel {
