@@ -18,6 +18,7 @@
 // The Argus library is loaded with dlopen from $ARGUS_LIBRARY.
 //
 //===----------------------------------------------------------------------===//
+#include "BenchSupport.h"
 #include "LibraryLoader.h"
 #include "argus_kernels.h"
 #include "argus_numerics.h"
@@ -356,17 +357,7 @@ void registerAll() {
 } // namespace
 
 int main(int argc, char **argv) {
-  int threads = 2;
-  for (const char *var : {"ARGUS_NUM_THREADS", "OMP_NUM_THREADS"})
-    if (const char *v = std::getenv(var); v && std::atoi(v) > 0) {
-      threads = std::atoi(v);
-      break;
-    }
-  setenv("ARGUS_NUM_THREADS", std::to_string(threads).c_str(), 1);
-#if ARGUS_BENCH_HAVE_OPENMP
-  omp_set_num_threads(threads);
-#endif
-  benchmark::AddCustomContext("threads", std::to_string(threads));
+  applyBenchThreads();
   benchmark::AddCustomContext("argus_library", argus().error.empty() ? std::getenv("ARGUS_LIBRARY")
                                                                      : "unavailable: " + argus().error);
   registerAll();

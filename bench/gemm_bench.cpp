@@ -20,6 +20,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "BenchSupport.h"
 #include "argus_kernels.h"
 #include "argus_numerics.h"
 
@@ -58,17 +59,6 @@ enum class DType { F32, BF16 };
 const char *dtypeName(DType t) { return t == DType::F32 ? "f32" : "bf16"; }
 
 //===--- Operands ---------------------------------------------------------===//
-
-// Deterministic non-zero values in +-[0.125, 1): never zero, exact in bf16
-// after rounding is irrelevant because every library sees the same bits.
-struct Rng {
-  uint64_t s;
-  float next() {
-    s ^= s << 13; s ^= s >> 7; s ^= s << 17;
-    float mag = 0.125f + 0.875f * float(s >> 40) / float(1ull << 24);
-    return (s & 1) ? -mag : mag;
-  }
-};
 
 // The weights of one layer in both types; rebuilt only when the layer changes
 // (benchmarks are registered layer by layer), so 28672x4096 is filled once.
@@ -295,27 +285,14 @@ void registerAll() {
       }
 }
 
-int threadCount() {
-  for (const char *var : {"ARGUS_NUM_THREADS", "OMP_NUM_THREADS"})
-    if (const char *v = std::getenv(var))
-      if (int n = std::atoi(v); n > 0) return n;
-  return 2;
-}
-
 } // namespace
 
 int main(int argc, char **argv) {
-  int threads = threadCount();
-  // Argus reads ARGUS_NUM_THREADS at its first call, after this point.
-  setenv("ARGUS_NUM_THREADS", std::to_string(threads).c_str(), 1);
-#if ARGUS_BENCH_HAVE_OPENMP
-  omp_set_num_threads(threads); // oneDNN (OpenMP build) follows this
-#endif
+  [[maybe_unused]] const int threads = applyBenchThreads();
 #if ARGUS_BENCH_HAVE_OPENBLAS
   openblas_set_num_threads(threads);
   benchmark::AddCustomContext("openblas_core", openblas_get_corename());
 #endif
-  benchmark::AddCustomContext("threads", std::to_string(threads));
 #if ARGUS_BENCH_HAVE_DNNL
   const dnnl_version_t *v = dnnl_version();
   benchmark::AddCustomContext("onednn", std::to_string(v->major) + "." + std::to_string(v->minor) +

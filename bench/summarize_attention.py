@@ -4,20 +4,32 @@
 Prefill: GFLOP/s of Argus and of the oneDNN composition, and their ratio.
 Decode: GB/s of K/V read, against the measured copy bandwidth of the same run.
 
-Usage: bench/summarize_attention.py ATTENTION.json
+Usage: bench/summarize_attention.py ATTENTION.json [--torch TORCH.json --threads T]
+  TORCH.json (bench/torch_peers.py output) adds PyTorch's composition run with T threads.
 """
+import argparse
 import json
 import re
-import sys
 
-PREFILL = re.compile(r"^prefill/(?P<lib>argus|onednn)/(?P<dt>f32|bf16)/(?P<mask>causal|full)/S=(?P<s>\d+)/")
-DECODE = re.compile(r"^decode/argus/bf16/B=(?P<b>\d+)/ctx=(?P<c>\d+)/")
+PREFILL = re.compile(r"^prefill/(?P<lib>argus|onednn|torch)/(?P<dt>f32|bf16)/(?P<mask>causal|full)/S=(?P<s>\d+)/")
+DECODE = re.compile(r"^decode/(?P<lib>argus|torch)/bf16/B=(?P<b>\d+)/ctx=(?P<c>\d+)/")
 
 
-def main(path):
+def torch_medians(path, threads):
+    """PyTorch entries of torch_peers.py run with `threads` threads."""
+    if not path:
+        return []
+    with open(path) as f:
+        data = json.load(f)
+    return [b for b in data["benchmarks"]
+            if b["name"].endswith(f"/threads:{threads}") and b.get("aggregate_name") == "median"]
+
+
+def main(path, torch_path=None, threads=2):
     with open(path) as f:
         data = json.load(f)
     medians = [b for b in data["benchmarks"] if b.get("aggregate_name") == "median"]
+    medians += torch_medians(torch_path, threads)
     errors = [b for b in data["benchmarks"] if b.get("error_occurred")]
     copy = next((b["GB/s"] for b in medians if b["name"].startswith("copy/")), None)
     prefill = {}
@@ -26,26 +38,36 @@ def main(path):
         if g:
             prefill.setdefault((g["dt"], g["mask"], int(g["s"])), {})[g["lib"]] = b["GFLOP/s"]
     print("### Prefill (GFLOP/s of useful work, Llama-3-8B: 32 heads, 8 KV heads, d = 128, one sequence)\n")
-    print("| dtype | mask | S | argus | oneDNN composition | argus / oneDNN |")
-    print("|---|---|---:|---:|---:|---:|")
+    print("| dtype | mask | S | argus | oneDNN composition | PyTorch | argus / oneDNN | argus / PyTorch |")
+    print("|---|---|---:|---:|---:|---:|---:|---:|")
+    fmt = lambda v: f"{v:.1f}" if v else "—"
+    ratio = lambda a, b: f"{a / b:.2f}" if a and b else "—"
     for (dt, mask, s), r in sorted(prefill.items(), key=lambda kv: (kv[0][0], kv[0][1], kv[0][2])):
-        a, o = r.get("argus"), r.get("onednn")
-        ratio = f"{a / o:.2f}" if a and o else "—"
-        fmt = lambda v: f"{v:.1f}" if v else "—"
-        print(f"| {dt} | {mask} | {s} | {fmt(a)} | {fmt(o)} | {ratio} |")
+        a, o, t = r.get("argus"), r.get("onednn"), r.get("torch")
+        print(f"| {dt} | {mask} | {s} | {fmt(a)} | {fmt(o)} | {fmt(t)} | {ratio(a, o)} | {ratio(a, t)} |")
     print(f"\n### Decode (bf16, paged, pages of 16; GB/s of K and V read)\n")
     print(f"Measured copy bandwidth (memcpy of 256 MiB, same threads, same run): "
           f"{copy:.1f} GB/s\n" if copy else "No copy bandwidth measured.\n")
-    print("| batch | context | argus GB/s | of copy bandwidth |")
-    print("|---:|---:|---:|---:|")
+    decode = {}
     for b in medians:
         g = DECODE.match(b["name"])
         if g:
-            frac = f"{100 * b['GB/s'] / copy:.0f}%" if copy else "—"
-            print(f"| {g['b']} | {g['c']} | {b['GB/s']:.2f} | {frac} |")
+            decode.setdefault((int(g["b"]), int(g["c"])), {})[g["lib"]] = b["GB/s"]
+    print("| batch | context | argus GB/s | of copy bandwidth | PyTorch GB/s |")
+    print("|---:|---:|---:|---:|---:|")
+    for (batch, context), r in sorted(decode.items()):
+        a, t = r.get("argus"), r.get("torch")
+        frac = f"{100 * a / copy:.0f}%" if copy and a else "—"
+        print(f"| {batch} | {context} | {a:.2f} | {frac} | {t:.2f} |" if a and t else
+              f"| {batch} | {context} | {fmt(a)} | {frac} | {fmt(t)} |")
     for b in errors:
         print(f"\nerror {b['name']}: {b.get('error_message', 'error')}")
 
 
 if __name__ == "__main__":
-    main(sys.argv[1])
+    cli = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    cli.add_argument("attention")
+    cli.add_argument("--torch", help="torch_peers.py JSON")
+    cli.add_argument("--threads", type=int, default=2, help="thread count of the torch entries to use")
+    a = cli.parse_args()
+    main(a.attention, a.torch, a.threads)

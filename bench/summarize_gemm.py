@@ -4,13 +4,14 @@
 Why this file exists: the results file in bench/results/ must be regenerated
 from the raw JSON the same way every time, not hand-copied.
 
-Usage: bench/summarize_gemm.py GEMM.json [PEAK.json]
-  PEAK.json (argus_peak_bench output) adds Argus's fraction of the measured peak.
+Usage: bench/summarize_gemm.py GEMM.json [PEAK.json] [--torch TORCH.json --threads T]
+  PEAK.json (argus_peak_bench output) adds Argus's fraction of the measured peak;
+  TORCH.json (bench/torch_peers.py output) adds PyTorch's F.linear run with T threads.
 """
+import argparse
 import json
 import math
 import re
-import sys
 
 NAME = re.compile(r"^(?P<lib>[a-z_]+)/(?P<dt>f32|bf16)/(?P<layer>[a-z_]+)_n(?P<n>\d+)_k(?P<k>\d+)/M:(?P<m>\d+)/")
 
@@ -29,12 +30,21 @@ def geomean(values):
     return math.exp(sum(math.log(v) for v in values) / len(values)) if values else float("nan")
 
 
-def main(path, peak_path=None):
+def torch_benchmarks(path, threads):
+    """PyTorch entries of torch_peers.py run with `threads` threads."""
+    if not path:
+        return []
+    with open(path) as f:
+        data = json.load(f)
+    return [b for b in data["benchmarks"] if b["name"].endswith(f"/threads:{threads}")]
+
+
+def main(path, peak_path=None, torch_path=None, threads=2):
     with open(path) as f:
         data = json.load(f)
     rows = {}    # (dt, layer, n, k, m) -> {lib: gflops}
     errors = {}  # (dt, layer, n, k, m) -> {lib: message}
-    for b in data["benchmarks"]:
+    for b in data["benchmarks"] + torch_benchmarks(torch_path, threads):
         g = NAME.match(b["name"])
         if not g:
             continue
@@ -43,13 +53,13 @@ def main(path, peak_path=None):
             errors.setdefault(key, {})[g["lib"]] = b.get("error_message", "error")
         elif b.get("aggregate_name") == "median":
             rows.setdefault(key, {})[g["lib"]] = b["GFLOP/s"]
-    libs = ["argus", "onednn_plain", "onednn_packed", "openblas"]
+    libs = ["argus", "onednn_plain", "onednn_packed", "openblas", "torch"]
     peak = peaks(peak_path)
     order = {"qkv": 0, "o": 1, "gate_up": 2, "down": 3}
     for dt in ("bf16", "f32"):
         print(f"\n### {dt}\n")
-        print("| layer | N×K | M | argus | oneDNN plain | oneDNN packed | OpenBLAS | argus / oneDNN plain |")
-        print("|---|---|---:|---:|---:|---:|---:|---:|")
+        print("| layer | N×K | M | argus | oneDNN plain | oneDNN packed | OpenBLAS | PyTorch | argus / oneDNN plain |")
+        print("|---|---|---:|---:|---:|---:|---:|---:|---:|")
         keys = sorted({k for k in list(rows) + list(errors) if k[0] == dt},
                       key=lambda k: (order.get(k[1], 9), k[4]))
         for key in keys:
@@ -65,10 +75,11 @@ def main(path, peak_path=None):
             ratio = f"{r['argus'] / r['onednn_plain']:.2f}" if "argus" in r and r.get("onednn_plain") else "—"
             _, layer, n, k, m = key
             print(f"| {layer} | {n}×{k} | {m} | " + " | ".join(cells) + f" | {ratio} |")
-        for peer in ("onednn_plain", "onednn_packed"):
+        for peer in ("onednn_plain", "onednn_packed", "openblas", "torch"):
             ratios = [rows[k]["argus"] / rows[k][peer] for k in keys
                       if "argus" in rows.get(k, {}) and rows[k].get(peer)]
-            print(f"\nGeometric mean of argus / {peer} over {len(ratios)} shapes: {geomean(ratios):.2f}")
+            if ratios:
+                print(f"\nGeometric mean of argus / {peer} over {len(ratios)} shapes: {geomean(ratios):.2f}")
         if peak:
             relevant = ("bf16_amx_tdpbf16ps", "bf16_vdpbf16ps") if dt == "bf16" else ("f32_fma_avx512",)
             for name, value in sorted((n, v) for n, v in peak.items() if n in relevant):
@@ -81,4 +92,10 @@ def main(path, peak_path=None):
 
 
 if __name__ == "__main__":
-    main(sys.argv[1], sys.argv[2] if len(sys.argv) > 2 else None)
+    cli = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    cli.add_argument("gemm")
+    cli.add_argument("peak", nargs="?")
+    cli.add_argument("--torch", help="torch_peers.py JSON")
+    cli.add_argument("--threads", type=int, default=2, help="thread count of the torch entries to use")
+    a = cli.parse_args()
+    main(a.gemm, a.peak, a.torch, a.threads)
