@@ -23,12 +23,13 @@ lowering::Specialization GemmKernel::specialization() const {
 GemmTiles chooseCpuGemmTiles(int64_t m, int64_t /*n*/, int64_t /*k*/, const GemmTypes &types) {
   // Decode buckets (few tokens) are bandwidth-bound: a tile as tall as the
   // bucket avoids computing padding rows. Prefill buckets use tiles of up to
-  // 128 rows: instances walk N fastest, so every M tile streams the whole
-  // weight matrix once, and taller tiles stream it fewer times.
-  // bf16 goes to 256 rows: each instance packs its B tile once per k-step
-  // for the AMX tiles, and taller tiles amortise that packing (1.35x at
-  // M = 512, K = N = 4096 over 128 rows, measured with one thread).
-  const int64_t tallest = types.a == "bf16" ? 256 : 128;
+  // 256 rows: instances walk N fastest, so every M tile streams the whole
+  // weight matrix once, and each instance packs its B tile once per k-step;
+  // taller tiles do both less often (bf16 on AMX: 1.35x at M = 512,
+  // K = N = 4096 over 128 rows, measured with one thread).
+  // f16 operands are widened to f32 inside mma, which the stack budget of
+  // a program instance holds to 128-row tiles.
+  const int64_t tallest = types.a == "f16" ? 128 : 256;
   int64_t bm = 1;
   while (bm < m && bm < tallest)
     bm *= 2;
@@ -110,13 +111,14 @@ GemmPlan planGemms(const std::vector<catalog::OpConfig> &configs) {
     plan.groups.push_back(std::move(g));
   }
 
-  // Generic kernels: 4-row tiles for decode-sized m, 32 and 128 rows above,
-  // so a shape outside the catalog computes at most 4x its rows at m = 1.
+  // Generic kernels: 4-row tiles for decode-sized m, 16, 32, 128 and 256
+  // rows above, so a shape outside the catalog computes at most 4x its rows
+  // at m = 1 and at most 2x from m = 5 up to 256.
   for (const GemmTypes &t : fallbackGemmTypes()) {
     GemmGroup fb;
     fb.types = t;
     fb.ops = {"fallback"};
-    fb.bucketBounds = {4, 32, 128};
+    fb.bucketBounds = {4, 16, 32, 128, 256};
     for (int64_t m : fb.bucketBounds) {
       GemmKernel k;
       k.types = t;
