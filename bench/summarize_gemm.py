@@ -16,13 +16,14 @@ import re
 NAME = re.compile(r"^(?P<lib>[a-z_]+)/(?P<dt>f32|bf16)/(?P<layer>[a-z_]+)_n(?P<n>\d+)_k(?P<k>\d+)/M:(?P<m>\d+)/")
 
 
-def peaks(path):
-    """Median GFLOP/s of each argus_peak_bench loop, by its name (f32_fma_avx512, ...)."""
+def peaks(path, threads):
+    """Median GFLOP/s of each argus_peak_bench loop, by its name (f32_fma_avx512, ...),
+    scaled to `threads` threads (a per-core peak times the threads the GEMMs ran with)."""
     if not path:
         return {}
     with open(path) as f:
         data = json.load(f)
-    return {b["name"].split("/")[1]: b["GFLOP/s"] for b in data["benchmarks"]
+    return {b["name"].split("/")[1]: b["GFLOP/s"] * threads / b.get("threads", threads) for b in data["benchmarks"]
             if b.get("aggregate_name") == "median"}
 
 
@@ -54,7 +55,8 @@ def main(path, peak_path=None, torch_path=None, threads=2):
         elif b.get("aggregate_name") == "median":
             rows.setdefault(key, {})[g["lib"]] = b["GFLOP/s"]
     libs = ["argus", "onednn_plain", "onednn_packed", "openblas", "torch"]
-    peak = peaks(peak_path)
+    gemm_threads = int(data["context"].get("threads", threads))
+    peak = peaks(peak_path, gemm_threads)
     order = {"qkv": 0, "o": 1, "gate_up": 2, "down": 3}
     for dt in ("bf16", "f32"):
         print(f"\n### {dt}\n")
@@ -85,7 +87,7 @@ def main(path, peak_path=None, torch_path=None, threads=2):
             for name, value in sorted((n, v) for n, v in peak.items() if n in relevant):
                 best = max((rows[k]["argus"] for k in keys if "argus" in rows.get(k, {})), default=0)
                 print(f"Best argus {dt} GFLOP/s {best:.1f} = {100 * best / value:.0f}% of the measured {name} peak "
-                      f"({value:.0f} GFLOP/s)")
+                      f"for {gemm_threads} thread(s) ({value:.0f} GFLOP/s)")
     for key, e in sorted(errors.items()):
         for lib, msg in e.items():
             print(f"\nerror {lib} {key}: {msg}")
