@@ -36,6 +36,30 @@ inline int applyBenchThreads() {
   return threads;
 }
 
+/// Per-benchmark MinTime/Repetitions would override --benchmark_min_time and
+/// --benchmark_repetitions, so a short smoke run would still take full time:
+/// the harness defaults apply only where the command line sets nothing.
+struct BenchDefaults {
+  bool minTimeGiven = false, repetitionsGiven = false;
+
+  static BenchDefaults &get() {
+    static BenchDefaults d;
+    return d;
+  }
+  /// Call before registering benchmarks.
+  static void readCommandLine(int argc, char **argv) {
+    for (int i = 1; i < argc; ++i) {
+      const std::string arg = argv[i];
+      get().minTimeGiven |= arg.rfind("--benchmark_min_time", 0) == 0;
+      get().repetitionsGiven |= arg.rfind("--benchmark_repetitions", 0) == 0;
+    }
+  }
+  static void apply(benchmark::internal::Benchmark *b, double minTime, int repetitions) {
+    if (!get().minTimeGiven) b->MinTime(minTime);
+    if (!get().repetitionsGiven) b->Repetitions(repetitions);
+  }
+};
+
 /// Deterministic non-zero values in +-[0.125, 1) (xorshift).
 struct Rng {
   uint64_t s;

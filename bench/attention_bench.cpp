@@ -330,7 +330,8 @@ void benchCopy(benchmark::State &st) {
 }
 
 void configure(benchmark::internal::Benchmark *b) {
-  b->Unit(benchmark::kMillisecond)->UseRealTime()->MinTime(0.5)->Repetitions(3)->ReportAggregatesOnly(true);
+  b->Unit(benchmark::kMillisecond)->UseRealTime()->ReportAggregatesOnly(true);
+  BenchDefaults::apply(b, 0.5, 3);
 }
 
 void registerAll() {
@@ -360,6 +361,7 @@ int main(int argc, char **argv) {
   applyBenchThreads();
   benchmark::AddCustomContext("argus_library", argus().error.empty() ? std::getenv("ARGUS_LIBRARY")
                                                                      : "unavailable: " + argus().error);
+  BenchDefaults::readCommandLine(argc, argv);
   registerAll();
   benchmark::Initialize(&argc, argv);
   benchmark::RunSpecifiedBenchmarks();

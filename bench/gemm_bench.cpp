@@ -253,8 +253,8 @@ void benchOpenBlas(benchmark::State &st, Layer l, int64_t m) {
 //===--- Registration -----------------------------------------------------===//
 
 void configure(benchmark::internal::Benchmark *b) {
-  b->Unit(benchmark::kMillisecond)->MinTime(0.2)->Repetitions(3)->ReportAggregatesOnly(true)
-      ->UseRealTime();
+  b->Unit(benchmark::kMillisecond)->ReportAggregatesOnly(true)->UseRealTime();
+  BenchDefaults::apply(b, 0.2, 3);
 }
 
 std::string nameOf(const char *lib, DType t, const Layer &l, int64_t m) {
@@ -303,6 +303,7 @@ int main(int argc, char **argv) {
                                                                  : "unavailable: " + lib.error);
   if (lib.error.empty()) benchmark::AddCustomContext("argus_version", lib.version());
 
+  BenchDefaults::readCommandLine(argc, argv);
   registerAll();
   benchmark::Initialize(&argc, argv);
   if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;

@@ -607,15 +607,9 @@ void benchDnnl(benchmark::State &st, const Model &m, int64_t n, DType t) {
 
 //===--- Registration -----------------------------------------------------===//
 
-/// Set by main: --benchmark_min_time / --benchmark_repetitions on the command
-/// line replace the defaults (Google Benchmark lets per-benchmark settings win
-/// over its flags, so a short smoke run would otherwise take full time).
-bool gMinTimeFlag = false, gRepetitionsFlag = false;
-
 void configure(benchmark::internal::Benchmark *b) {
   b->Unit(benchmark::kMillisecond)->ReportAggregatesOnly(true)->UseRealTime();
-  if (!gMinTimeFlag) b->MinTime(0.2);
-  if (!gRepetitionsFlag) b->Repetitions(3);
+  BenchDefaults::apply(b, 0.2, 3);
 }
 
 std::string nameOf(const char *lib, DType t, const Model &m, int64_t n) {
@@ -653,11 +647,7 @@ int main(int argc, char **argv) {
                               lib.error.empty() ? std::getenv("ARGUS_LIBRARY") : "unavailable: " + lib.error);
   if (lib.error.empty()) benchmark::AddCustomContext("argus_version", lib.version());
 
-  for (int i = 1; i < argc; ++i) {
-    const std::string arg = argv[i];
-    gMinTimeFlag |= arg.rfind("--benchmark_min_time", 0) == 0;
-    gRepetitionsFlag |= arg.rfind("--benchmark_repetitions", 0) == 0;
-  }
+  BenchDefaults::readCommandLine(argc, argv);
   registerAll();
   benchmark::Initialize(&argc, argv);
   if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
