@@ -4,7 +4,9 @@
 // loops of independent AVX-512 FMAs (f32), vdpbf16ps (bf16 pairs) and AMX
 // tdpbf16ps (bf16 tiles), run by every thread at once (OpenMP), so the
 // figure is the whole machine's at that thread count. Nothing touches
-// memory inside the timed loops. GFLOP/s counts 2 flops per multiply-add.
+// memory inside those loops. GFLOP/s counts 2 flops per multiply-add.
+// The memory roof of decode-sized work: stream/read_1GiB, every thread
+// summing its share of a buffer far larger than the caches (GB/s read).
 //
 //===----------------------------------------------------------------------===//
 #include <benchmark/benchmark.h>
@@ -14,6 +16,7 @@
 #include <unistd.h>
 
 #include <cstdint>
+#include <cstdlib>
 #include <cstdio>
 #include <string>
 
@@ -99,6 +102,39 @@ template <class Loop> void peak(benchmark::State &st, Loop loop, double flops) {
   st.counters["threads"] = threads;
 }
 
+/// Sums a slice of floats with 8 independent AVX-512 accumulators: a pure
+/// sequential read, the pattern of a GEMV streaming its weights.
+__attribute__((target("avx512f"))) float readSlice(const float *p, size_t n) {
+  __m512 acc[8];
+  for (int i = 0; i < 8; ++i) acc[i] = _mm512_setzero_ps();
+  for (size_t i = 0; i + 128 <= n; i += 128)
+#pragma GCC unroll 8
+    for (int j = 0; j < 8; ++j) acc[j] = _mm512_add_ps(acc[j], _mm512_loadu_ps(p + i + 16 * j));
+  for (int i = 1; i < 8; ++i) acc[0] = _mm512_add_ps(acc[0], acc[i]);
+  return _mm512_reduce_add_ps(acc[0]);
+}
+
+void streamRead(benchmark::State &st) {
+  const size_t n = (size_t(1) << 30) / sizeof(float);
+  float *buffer = static_cast<float *>(aligned_alloc(64, n * sizeof(float)));
+  if (!buffer) return st.SkipWithError("cannot allocate 1 GiB");
+#pragma omp parallel for schedule(static)
+  for (size_t i = 0; i < n; ++i) buffer[i] = 1.0f; // first touch by the thread that reads it
+  for (auto _ : st) {
+#pragma omp parallel
+    {
+      const size_t parts = size_t(omp_get_num_threads()), me = size_t(omp_get_thread_num());
+      const size_t chunk = n / parts / 128 * 128;
+      benchmark::DoNotOptimize(readSlice(buffer + me * chunk, chunk));
+    }
+  }
+  st.counters["GB/s"] = benchmark::Counter(double(n / omp_get_max_threads() / 128 * 128) * sizeof(float) *
+                                               omp_get_max_threads() * 1e-9,
+                                           benchmark::Counter::kIsIterationInvariantRate);
+  st.counters["threads"] = omp_get_max_threads();
+  free(buffer);
+}
+
 } // namespace
 
 int main(int argc, char **argv) {
@@ -113,6 +149,7 @@ int main(int argc, char **argv) {
     configure(benchmark::RegisterBenchmark("peak/bf16_vdpbf16ps", [](benchmark::State &st) {
       peak(st, dpbf16Loop, 16.0 * 32 * 2 * kSteps);
     }));
+  if (__builtin_cpu_supports("avx512f")) configure(benchmark::RegisterBenchmark("stream/read_1GiB", streamRead));
   if (amxAvailable())
     configure(benchmark::RegisterBenchmark("peak/bf16_amx_tdpbf16ps", [](benchmark::State &st) {
       // 4 tile products of 16 x 16 x 32 multiply-adds per step.

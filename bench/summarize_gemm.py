@@ -24,7 +24,7 @@ def peaks(path, threads):
     with open(path) as f:
         data = json.load(f)
     return {b["name"].split("/")[1]: b["GFLOP/s"] * threads / b.get("threads", threads) for b in data["benchmarks"]
-            if b.get("aggregate_name") == "median"}
+            if b.get("aggregate_name") == "median" and "GFLOP/s" in b}
 
 
 def geomean(values):

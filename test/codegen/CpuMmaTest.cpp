@@ -105,6 +105,9 @@ template <BLayout L> void checkPackedForms() {
   checkPath<ak::f32, 19, 40, 130, L>("f32 packed", [](MmaCase<ak::f32> &c) {
     ak::detail::mma_f32_avx512<19, 40, 130, L>(c.acc.data(), c.aRef(), c.bRef());
   });
+  checkPath<ak::f32, 13, 70, 33, L>("f32 packed, full panels and a 6-column one", [](MmaCase<ak::f32> &c) {
+    ak::detail::mma_f32_avx512<13, 70, 33, L>(c.acc.data(), c.aRef(), c.bRef());
+  });
   checkPath<ak::f32, 8, 16, 16, L>("f32 packed", [](MmaCase<ak::f32> &c) {
     ak::detail::mma_f32_avx512<8, 16, 16, L>(c.acc.data(), c.aRef(), c.bRef());
   });
