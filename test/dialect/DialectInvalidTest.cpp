@@ -28,6 +28,8 @@ const InvalidCase kCases[] = {
     {"ReadIndices", "%x = argus.read %A[%c0] : !argus.tensor<?x?xf32> -> f32", "expected 2 indices, got 1"},
     {"ReadType", "%x = argus.read %B[%c0, %c0] : !argus.tensor<?x?xbf16> -> f32", "expected result type 'bf16' (the tensor's element type), got 'f32'"},
     {"PrefetchRank", "argus.prefetch %A[%c0, %c0] [4] : !argus.tensor<?x?xf32>", "expected 2 offsets and a shape of rank 2, got 2 offsets and rank 1"},
+    {"PrefetchSize", "argus.prefetch %A[%c0, %c0] [4, 0] : !argus.tensor<?x?xf32>", "shape dimensions must be positive or ? (the whole dimension), got 0"},
+    {"PrefetchLevel", "argus.prefetch %A[%c0, %c0] [4, ?] {level = 4 : i64} : !argus.tensor<?x?xf32>", "level must be 1, 2 or 3 (a cache level), got 4"},
     {"LoadOffsets", "%x = argus.load %A[%c0] : !argus.tensor<?x?xf32> -> !argus.tile<4x8xf32>", "expected 2 offsets, got 1"},
     {"LoadRank", "%x = argus.load %C[%c0] : !argus.tensor<?xf32> -> !argus.tile<4x8xf32>", "expected a rank-1 tile, got rank 2"},
     {"LoadElement", "%x = argus.load %B[%c0, %c0] : !argus.tensor<?x?xbf16> -> !argus.tile<4x8xf32>", "expected element type 'bf16', got 'f32'"},

@@ -103,6 +103,9 @@ const ErrorCase kCases[] = {
     {"ViewSizeMismatch", K1 "    b = shared((2, 8), f32)\n    t = b[1].load(layout=layout((4,), (1,)))\n", 4, 9, "view layout size 4 does not match the slot's 8 elements"},
     {"CopyKeyword", K1 "    b = shared((2, 4), f32)\n    copy(X.tile((0,), (4,)), b[0], layout=swizzle(1, 0, 1))\n", 4, 36, "copy() got an unexpected keyword argument 'layout'"},
     {"ScalarMix", K1 "    q = s + n\n", 3, 9, "cannot mix"},
+    {"PrefetchLevel", K1 "    prefetch(X.tile((0,), (4,)), level=4)\n", 3, 40, "prefetch() level must be 1, 2 or 3 (a cache level), got 4"},
+    {"PrefetchCoords", K1 "    prefetch(X, (0, 1))\n", 3, 17, "prefetch(A, coords) takes 1 to 1 leading coordinates of 'X', got 2"},
+    {"PrefetchScalar", K1 "    prefetch(s)\n", 3, 14, "prefetch() takes a tensor tile (A.tile(...)) or a tensor and leading coordinates"},
 };
 
 class LoweringErrors : public ::testing::TestWithParam<ErrorCase> {};

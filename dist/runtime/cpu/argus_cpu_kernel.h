@@ -406,11 +406,30 @@ inline void for_each_row(const argus_cpu_tensor &t, const int64_t *off, const in
 
 } // namespace detail
 
-/// Software prefetch of the in-bounds rows of the tile at `off` of `dims`
-/// (argus.prefetch): every cache line of each row, into all cache levels.
-template <class DT, int RANK>
-inline void prefetch(const argus_cpu_tensor &t, const int64_t (&off)[RANK], const int64_t (&dims)[RANK]) {
+/// One cache line towards cache LEVEL (1 = L1). Inline assembly on x86:
+/// GCC 12 deletes __builtin_prefetch calls inside the row walk below as dead
+/// code, which silently left every argus.prefetch without effect.
+template <int LEVEL>
+inline void prefetch_line(const char *p) {
+  static_assert(LEVEL >= 1 && LEVEL <= 3, "cache levels 1 to 3");
+#if defined(__x86_64__) || defined(__i386__)
+  if constexpr (LEVEL == 1) asm volatile("prefetcht0 %0" ::"m"(*p));
+  else if constexpr (LEVEL == 2) asm volatile("prefetcht1 %0" ::"m"(*p));
+  else asm volatile("prefetcht2 %0" ::"m"(*p));
+#else
+  __builtin_prefetch(p, 0, 4 - LEVEL);
+#endif
+}
+
+/// Software prefetch of the in-bounds rows of the tile at `off` of `sizes`
+/// (argus.prefetch): every cache line of each row, in address order for a
+/// dense tensor, into cache LEVEL and the levels beyond it. A size of -1
+/// spans its whole dimension (the offset there is 0).
+template <class DT, int LEVEL, int RANK>
+inline void prefetch(const argus_cpu_tensor &t, const int64_t (&off)[RANK], const int64_t (&sizes)[RANK]) {
   constexpr int64_t elementBytes = sizeof(typename DT::storage);
+  int64_t dims[RANK];
+  for (int d = 0; d < RANK; ++d) dims[d] = sizes[d] < 0 ? t.shape[d] : sizes[d];
   const int64_t first = std::max<int64_t>(off[RANK - 1], 0);
   const int64_t last = std::min<int64_t>(off[RANK - 1] + dims[RANK - 1], t.shape[RANK - 1]);
   if (first >= last) return;
@@ -418,7 +437,7 @@ inline void prefetch(const argus_cpu_tensor &t, const int64_t (&off)[RANK], cons
     if (!inBounds) return;
     const char *row = static_cast<const char *>(t.data) + (base + (first - off[RANK - 1]) * t.stride[RANK - 1]) * elementBytes;
     const int64_t bytes = (last - first) * t.stride[RANK - 1] * elementBytes;
-    for (int64_t b = 0; b < bytes; b += 64) __builtin_prefetch(row + b, 0, 3);
+    for (int64_t b = 0; b < bytes; b += 64) prefetch_line<LEVEL>(row + b);
   });
 }
 

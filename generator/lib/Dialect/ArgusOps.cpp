@@ -15,6 +15,10 @@
 using namespace mlir;
 using namespace argus;
 
+// Custom assembly directives of the generated ops, defined below.
+static void printSizesOrWhole(OpAsmPrinter &p, Operation *op, DenseI64ArrayAttr sizes);
+static ParseResult parseSizesOrWhole(OpAsmParser &parser, DenseI64ArrayAttr &sizes);
+
 #define GET_OP_CLASSES
 #include "argus/Dialect/ArgusOps.cpp.inc"
 
@@ -199,14 +203,41 @@ LogicalResult ReadOp::verify() {
   return success();
 }
 
+/// `[1, ?, 128]`: tile sizes where `?` (ShapedType::kDynamic) spans a whole
+/// dimension (argus.prefetch).
+static void printSizesOrWhole(OpAsmPrinter &p, Operation *, DenseI64ArrayAttr sizes) {
+  p << '[';
+  llvm::interleaveComma(sizes.asArrayRef(), p, [&](int64_t d) {
+    if (ShapedType::isDynamic(d)) p << '?';
+    else p << d;
+  });
+  p << ']';
+}
+
+static ParseResult parseSizesOrWhole(OpAsmParser &parser, DenseI64ArrayAttr &sizes) {
+  SmallVector<int64_t> values;
+  auto one = [&]() -> ParseResult {
+    if (succeeded(parser.parseOptionalQuestion())) {
+      values.push_back(ShapedType::kDynamic);
+      return success();
+    }
+    return parser.parseInteger(values.emplace_back());
+  };
+  if (parser.parseCommaSeparatedList(OpAsmParser::Delimiter::Square, one)) return failure();
+  sizes = parser.getBuilder().getDenseI64ArrayAttr(values);
+  return success();
+}
+
 LogicalResult PrefetchOp::verify() {
   GlobalTensorType type = getTensor().getType();
   if (getOffsets().size() != static_cast<size_t>(type.getRank()) || getShape().size() != getOffsets().size())
     return emitOpError() << "expected " << type.getRank() << " offsets and a shape of rank " << type.getRank() << ", got "
                          << getOffsets().size() << " offsets and rank " << getShape().size();
   for (int64_t d : getShape())
-    if (d < 1)
-      return emitOpError() << "shape dimensions must be positive, got " << d;
+    if (d < 1 && !ShapedType::isDynamic(d))
+      return emitOpError() << "shape dimensions must be positive or ? (the whole dimension), got " << d;
+  if (getLevel() < 1 || getLevel() > 3)
+    return emitOpError() << "level must be 1, 2 or 3 (a cache level), got " << getLevel();
   return success();
 }
 

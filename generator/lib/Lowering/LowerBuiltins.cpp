@@ -421,12 +421,34 @@ Sem Lowerer::callBuiltin(const std::string &name, CallArgs &args) {
                                      describe(src));
   }
   if (name == "prefetch") {
-    r.expectCount(1, 1);
-    r.allowKeywords({});
+    r.expectCount(1, 2);
+    r.allowKeywords({"level"});
     Sem src = args.positional[0];
-    if (src.kind != Sem::TensorTile)
-      fail(args.positionalLocs[0], "prefetch() takes a tensor tile (A.tile(...)), got " + describe(src));
-    PrefetchOp::create(builder, at, src.value, src.indices, builder.getDenseI64ArrayAttr(src.shape));
+    if (src.kind == Sem::Tensor && args.positional.size() == 2) {
+      // prefetch(A, (i, j)): all of A[i, j, ...], whatever its run-time sizes.
+      auto type = cast<GlobalTensorType>(src.value.getType());
+      std::vector<Value> lead = toIndexList(args.positional[1], args.positionalLocs[1]);
+      if (lead.empty() || lead.size() > static_cast<size_t>(type.getRank()))
+        fail(args.positionalLocs[1], "prefetch(A, coords) takes 1 to " + std::to_string(type.getRank()) +
+                                         " leading coordinates of '" + src.s + "', got " +
+                                         std::to_string(lead.size()));
+      src.kind = Sem::TensorTile;
+      src.indices = lead;
+      src.shape.assign(lead.size(), 1);
+      for (int64_t d = int64_t(lead.size()); d < type.getRank(); ++d) {
+        src.indices.push_back(indexConst(0, args.loc));
+        src.shape.push_back(ShapedType::kDynamic);
+      }
+    } else if (src.kind != Sem::TensorTile || args.positional.size() != 1) {
+      fail(args.positionalLocs[0], "prefetch() takes a tensor tile (A.tile(...)) or a tensor and leading "
+                                   "coordinates (A, (i,)), got " + describe(src));
+    }
+    std::optional<Sem> level = r.get(2, "level");
+    int64_t cacheLevel = level ? toConstInt(*level, r.locOf(2, "level"), "the cache level") : 1;
+    if (cacheLevel < 1 || cacheLevel > 3)
+      fail(r.locOf(2, "level"), "prefetch() level must be 1, 2 or 3 (a cache level), got " + std::to_string(cacheLevel));
+    PrefetchOp::create(builder, at, src.value, src.indices, builder.getDenseI64ArrayAttr(src.shape),
+                       builder.getI64IntegerAttr(cacheLevel));
     return Sem{};
   }
   if (name == "store") {

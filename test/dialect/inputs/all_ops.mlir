@@ -28,6 +28,7 @@ module {
     %b = argus.load %X[%c0, %c0] {padding = 1.0 : f64} : !argus.tensor<?x64xbf16> -> !argus.tile<8x64xbf16>
     %elem = argus.read %X[%c1, %c0] : !argus.tensor<?x64xbf16> -> bf16
     argus.prefetch %X[%c1, %c0] [8, 64] : !argus.tensor<?x64xbf16>
+    argus.prefetch %X[%c1, %c0] [1, ?] {level = 2 : i64} : !argus.tensor<?x64xbf16>
     argus.assert_tag %a, %b {message = "operands pair the same k"} : !argus.tile<16x64xbf16>, !argus.tile<8x64xbf16> {
     ^bb0(%ta: !argus.tag, %tb: !argus.tag):
       %ka = argus.tag_get %ta["k"]

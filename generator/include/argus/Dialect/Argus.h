@@ -18,6 +18,15 @@
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "mlir/Interfaces/InferTypeOpInterface.h"
 
+namespace argus {
+/// The caches a prefetch warms. A prefetch "writes" only this resource, so it
+/// is not dead code (an op that only reads is erased when unused), yet it
+/// clobbers no tensor data for any pass that reasons about memory.
+struct CacheHintResource : mlir::SideEffects::Resource::Base<CacheHintResource> {
+  llvm::StringRef getName() final { return "argus::CacheHint"; }
+};
+} // namespace argus
+
 #include "argus/Dialect/ArgusDialect.h.inc"
 #include "argus/Dialect/ArgusEnums.h.inc"
 

@@ -130,22 +130,29 @@ def Argus_ReadOp : Argus_Op<"read", [MemoryEffects<[MemRead]>]> {
   let hasVerifier = 1;
 }
 
-def Argus_PrefetchOp : Argus_Op<"prefetch", [MemoryEffects<[MemRead]>]> {
+def Argus_CacheHint : Resource<"::argus::CacheHintResource">;
+
+def Argus_PrefetchOp : Argus_Op<"prefetch", [MemoryEffects<[MemRead, MemWrite<Argus_CacheHint>]>]> {
   let summary = "hint that a global tile will be read soon";
   let description = [{
     Starts bringing the tile at `offsets` of `shape` towards the core (on
     the CPU, software prefetches of its cache lines). It has no effect on
     any value: elements out of bounds are skipped, and the interpreter and
     the verifier ignore it. For reads the hardware cannot predict, such as
-    the next page of a paged KV cache.
+    the next page of a paged KV cache. `level` is the cache level it fills
+    (1 = the nearest; 2 for data the instance reads again only after more
+    than the nearest cache holds). A `?` size spans its whole dimension (its
+    offset is 0): all of `%K[%page]` below, in address order.
     Example:
     ```mlir
     argus.prefetch %K[%page, %c0, %g, %c0] [1, 16, 1, 128] : !argus.tensor<?x16x?x128xbf16>
+    argus.prefetch %K[%page, %c0, %c0, %c0] [1, ?, ?, ?] {level = 2 : i64} : !argus.tensor<?x16x?x128xbf16>
     ```
   }];
-  let arguments = (ins Argus_TensorType:$tensor, Variadic<Index>:$offsets, DenseI64ArrayAttr:$shape);
+  let arguments = (ins Argus_TensorType:$tensor, Variadic<Index>:$offsets, DenseI64ArrayAttr:$shape,
+                       DefaultValuedAttr<I64Attr, "1">:$level);
   let assemblyFormat = [{
-    $tensor `[` $offsets `]` $shape attr-dict `:` type($tensor)
+    $tensor `[` $offsets `]` custom<SizesOrWhole>($shape) attr-dict `:` type($tensor)
   }];
   let hasVerifier = 1;
 }

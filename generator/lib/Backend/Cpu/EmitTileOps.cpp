@@ -379,14 +379,16 @@ LogicalResult CpuEmitter::emitArgusOp(Operation *op) {
         std::string offsets, shape;
         for (Value o : p.getOffsets())
           offsets += (offsets.empty() ? "" : ", ") + scalar(o);
-        for (int64_t d : p.getShape())
-          shape += (shape.empty() ? "" : ", ") + std::to_string(d);
+        for (int64_t d : p.getShape()) // -1: the whole dimension
+          shape += (shape.empty() ? "" : ", ") + std::to_string(ShapedType::isDynamic(d) ? -1 : d);
         std::optional<std::string> tag = dtypeTag(p.getTensor().getType().getElementType());
         if (!tag) {
           ok = fail(op, "the CPU backend cannot prefetch tensors of this element type");
           return;
         }
-        line("ak::prefetch<" + *tag + ">(" + scalar(p.getTensor()) + ", {" + offsets + "}, {" + shape + "});", op);
+        line("ak::prefetch<" + *tag + ", " + std::to_string(p.getLevel()) + ">(" + scalar(p.getTensor()) + ", {" +
+                 offsets + "}, {" + shape + "});",
+             op);
       })
       .Case([&](ReadOp r) {
         std::string indices;
