@@ -7,6 +7,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <vector>
+
+#include <omp.h>
 
 namespace argus_rt {
 namespace {
@@ -139,32 +142,96 @@ argus_status checkPagedKv(const argus_attention_decode_args &a, int64_t *pages) 
   return ARGUS_OK;
 }
 
+namespace {
+
+// A split's pages of the KV heads one instance walks (K and V) stay within
+// this many bytes, so that the walks after the first find them in L2.
+constexpr int64_t kDecodeSplitBytes = int64_t(1) << 20;
+
+/// Splits of the context (flash-decoding): enough for two instances per
+/// thread when there are few sequences, and few enough pages per split to
+/// fit kDecodeSplitBytes. `pages` is the longest sequence's page count.
+int64_t decodeSplits(int64_t pages, int64_t batch, int64_t pageBytes, int numThreads) {
+  const int64_t threads = numThreads > 0 ? numThreads : omp_get_max_threads();
+  const int64_t fitL2 = std::max<int64_t>(1, kDecodeSplitBytes / pageBytes);
+  const int64_t wanted = (2 * threads + batch - 1) / batch;
+  const int64_t perSplit = std::clamp<int64_t>((pages + wanted - 1) / wanted, 1, fitL2);
+  return (pages + perSplit - 1) / perSplit;
+}
+
+/// Per-thread storage of the partial results, grown to the largest call.
+float *decodePartials(size_t floats) {
+  thread_local std::vector<float> partials;
+  if (partials.size() < floats) partials.resize(floats);
+  return partials.data();
+}
+
+/// O[b, h] = sum_s w_s Op[b, s, h] / sum_s w_s, w_s = exp(Lse[b, s, h] - max_s Lse);
+/// a head whose splits saw no token (every Lse -1e30) gets zeros.
+void mergeSplits(const argus_attention_decode_args &a, int64_t splits, const float *op, const float *lse,
+                 int numThreads) {
+  const int64_t H = a.num_heads, D = a.head_dim;
+  const int threads = numThreads > 0 ? numThreads : omp_get_max_threads();
+#pragma omp parallel for schedule(static) num_threads(threads) if (a.batch * H * splits * D > 65536)
+  for (int64_t bh = 0; bh < a.batch * H; ++bh) {
+    const int64_t b = bh / H, h = bh % H;
+    auto at = [&](int64_t s) { return (b * splits + s) * H + h; };
+    float top = -1e30f;
+    for (int64_t s = 0; s < splits; ++s) top = std::max(top, lse[at(s)]);
+    constexpr int64_t kChunk = 64;
+    for (int64_t d0 = 0; d0 < D; d0 += kChunk) {
+      const int64_t n = std::min(kChunk, D - d0);
+      float sum[kChunk] = {}, total = 0;
+      for (int64_t s = 0; s < splits; ++s) {
+        if (lse[at(s)] <= -1e29f) continue; // no token in this split
+        const float w = std::exp(lse[at(s)] - top);
+        total += w;
+        for (int64_t d = 0; d < n; ++d) sum[d] += w * op[at(s) * D + d0 + d];
+      }
+      for (int64_t d = 0; d < n; ++d) storeRounded(a.o, bh * D + d0 + d, total > 0 ? sum[d] / total : 0.0f, a.dtype);
+    }
+  }
+}
+
+} // namespace
+
 argus_status runDecode(const argus_attention_decode_args &a, const AttentionPlan &plan, int numThreads) {
   int64_t pages = 0;
   if (auto s = checkPagedKv(a, &pages)) return s;
   const int64_t B = a.batch, H = a.num_heads, KVH = a.num_kv_heads, D = a.head_dim, G = H / KVH;
   const int64_t PAGE = a.page_size, MP = a.max_pages_per_seq;
+  // Only the pages the longest sequence uses are split (seqlens were checked against MP).
+  int64_t usedPages = 1;
+  for (int64_t b = 0; b < B; ++b) usedPages = std::max<int64_t>(usedPages, (a.seqlens_kv[b] + PAGE - 1) / PAGE);
+  const int64_t headsPerCall = plan.perKvHead ? 1 : KVH;
+  const int64_t S = decodeSplits(usedPages, B, 2 * PAGE * headsPerCall * D * elementBytes(a.dtype), numThreads);
+  float *op = decodePartials(size_t(B * S * H * (D + 1)));
+  float *lse = op + B * S * H * D;
+
   argus_cpu_arg args[ARGUS_DECODE_KERNEL_ARGS] = {};
-  args[3].tensor = tensorView(a.block_table, {B, MP}, {MP, 1});
+  args[3].tensor = tensorView(a.block_table, {B, usedPages}, {MP, 1});
   args[4].tensor = tensorView(a.seqlens_kv, {B}, {1});
-  args[6].f = effectiveScale(a.scale, D);
+  args[7].f = effectiveScale(a.scale, D);
   const int64_t pageStride = PAGE * KVH * D, rowStride = KVH * D;
   if (!plan.perKvHead) {
     args[0].tensor = tensorView(a.q, {B, H, D}, {H * D, D, 1});
     args[1].tensor = tensorView(a.k_cache, {pages, PAGE, KVH, D}, {pageStride, rowStride, D, 1});
     args[2].tensor = tensorView(a.v_cache, {pages, PAGE, KVH, D}, {pageStride, rowStride, D, 1});
-    args[5].tensor = tensorView(a.o, {B, H, D}, {H * D, D, 1});
+    args[5].tensor = tensorView(op, {B, S, H, D}, {S * H * D, H * D, D, 1});
+    args[6].tensor = tensorView(lse, {B, S, H}, {S * H, H, 1});
     plan.kernel->kernel(args, numThreads);
-    return ARGUS_OK;
+  } else {
+    // The G query heads of KV head g against that head broadcast G times.
+    for (int64_t g = 0; g < KVH; ++g) {
+      args[0].tensor = tensorView(offsetBy(a.q, g * G * D, a.dtype), {B, G, D}, {H * D, D, 1});
+      args[1].tensor = tensorView(offsetBy(a.k_cache, g * D, a.dtype), {pages, PAGE, G, D}, {pageStride, rowStride, 0, 1});
+      args[2].tensor = tensorView(offsetBy(a.v_cache, g * D, a.dtype), {pages, PAGE, G, D}, {pageStride, rowStride, 0, 1});
+      args[5].tensor = tensorView(op + g * G * D, {B, S, G, D}, {S * H * D, H * D, D, 1});
+      args[6].tensor = tensorView(lse + g * G, {B, S, G}, {S * H, H, 1});
+      plan.kernel->kernel(args, numThreads);
+    }
   }
-  // The G query heads of KV head g against that head broadcast G times.
-  for (int64_t g = 0; g < KVH; ++g) {
-    args[0].tensor = tensorView(offsetBy(a.q, g * G * D, a.dtype), {B, G, D}, {H * D, D, 1});
-    args[1].tensor = tensorView(offsetBy(a.k_cache, g * D, a.dtype), {pages, PAGE, G, D}, {pageStride, rowStride, 0, 1});
-    args[2].tensor = tensorView(offsetBy(a.v_cache, g * D, a.dtype), {pages, PAGE, G, D}, {pageStride, rowStride, 0, 1});
-    args[5].tensor = tensorView(offsetBy(a.o, g * G * D, a.dtype), {B, G, D}, {H * D, D, 1});
-    plan.kernel->kernel(args, numThreads);
-  }
+  mergeSplits(a, S, op, lse, numThreads);
   return ARGUS_OK;
 }
 

@@ -8,7 +8,11 @@
 //   else                                                    -> UNSUPPORTED
 // Prefill runs the kernel once per sequence of the varlen batch, on views
 // of that sequence's rows; cu_seqlens are read here (host memory on CPU
-// targets) and checked first.
+// targets) and checked first. Decode splits each sequence's context
+// (flash-decoding: splits for idle threads, and few enough pages per split
+// that a split stays in L2 while the kernel walks it once per KV head), has
+// the kernel write each split's partial result into per-thread storage and
+// merges the partials into O.
 //
 //===----------------------------------------------------------------------===//
 #ifndef ARGUS_RUNTIME_ATTENTION_DISPATCH_H

@@ -3,7 +3,6 @@
 
 #include "argus_checks.h"
 #include "argus_error.h"
-#include "argus_numerics.h"
 #include "argus_tensor_view.h"
 
 #include <algorithm>
@@ -191,10 +190,7 @@ void runMoe(const argus_moe_args &a, const argus_moe_kernel &kernels, int numThr
     for (int64_t c = 0; c < H; ++c) {
       float sum = 0;
       for (int64_t j = 0; j < K; ++j) sum += weightOf[t * K + j] * yp[slotOf[t * K + j] * H + c];
-      const int64_t o = t * H + c;
-      if (a.dtype == ARGUS_DTYPE_F32) static_cast<float *>(a.out)[o] = sum;
-      else if (a.dtype == ARGUS_DTYPE_BF16) static_cast<uint16_t *>(a.out)[o] = argus_num::f32_to_bf16(sum);
-      else static_cast<uint16_t *>(a.out)[o] = argus_num::f32_to_f16(sum);
+      storeRounded(a.out, t * H + c, sum, a.dtype);
     }
   }
 }

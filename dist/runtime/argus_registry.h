@@ -44,7 +44,10 @@
  *   [0] Q  tensor {batch, heads, head_dim}
  *   [1] K cache tensor {pages, page_size, kv_heads, head_dim}   [2] V cache like K
  *   [3] block_table tensor {batch, max_pages_per_seq} (i32)      [4] seqlens tensor {batch} (i32)
- *   [5] O  like Q    [6] scale .f
+ *   [5] Op tensor {batch, splits, heads, head_dim} (f32)        [6] Lse tensor {batch, splits, heads} (f32)
+ *   [7] scale .f
+ * It writes each split's partial result (templates/attention/attention_decode.argus);
+ * the dispatcher picks the splits and merges them into O.
  * Tensor strides are in elements and may be 0 (a broadcast KV head).
  *
  * MoE dispatch (dist/runtime/argus_moe_dispatch.cpp): the entry whose
@@ -97,7 +100,7 @@ typedef struct {
 } argus_gemm_fallback;
 
 #define ARGUS_PREFILL_KERNEL_ARGS 6
-#define ARGUS_DECODE_KERNEL_ARGS 7
+#define ARGUS_DECODE_KERNEL_ARGS 8
 
 /** One attention kernel: prefill or decode, by the table it is in. */
 typedef struct {

@@ -8,6 +8,7 @@
 #define ARGUS_RUNTIME_TENSOR_VIEW_H
 
 #include "argus_kernels.h"
+#include "argus_numerics.h"
 #include "cpu/argus_cpu_abi.h"
 
 #include <cstdint>
@@ -42,6 +43,13 @@ inline int64_t elementBytes(argus_dtype t) {
 /// `base` advanced by `elements` elements of type `t`.
 inline const void *offsetBy(const void *base, int64_t elements, argus_dtype t) {
   return static_cast<const char *>(base) + elements * elementBytes(t);
+}
+
+/// Element `i` of a tensor of dtype `t` (f32, bf16 or f16) set to `v`, rounded once.
+inline void storeRounded(void *base, int64_t i, float v, argus_dtype t) {
+  if (t == ARGUS_DTYPE_F32) static_cast<float *>(base)[i] = v;
+  else if (t == ARGUS_DTYPE_BF16) static_cast<uint16_t *>(base)[i] = argus_num::f32_to_bf16(v);
+  else static_cast<uint16_t *>(base)[i] = argus_num::f32_to_f16(v);
 }
 
 } // namespace argus_rt

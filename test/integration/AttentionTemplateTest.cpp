@@ -3,7 +3,8 @@
 // templates/attention/attention_prefill.argus on ragged sequence lengths
 // (1, 37, 70, ... never multiples of the 32 x 64 tiles), causal and not,
 // grouped KV heads, more keys than queries and fewer; attention_decode.argus
-// on paged caches with empty, full and partial-page contexts. Both in the
+// on paged caches with empty, full and partial-page contexts, split into
+// partial results (flash-decoding) several ways. Both in the
 // interpreter and compiled by the CPU backend; O is poisoned with NaN first.
 //
 //===----------------------------------------------------------------------===//
@@ -11,6 +12,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <regex>
@@ -68,17 +70,21 @@ struct DecodeCase {
   check::Engine engine;
   const char *dtype;
   int64_t headDim, group, pageSize;
-  int64_t batch, kvHeads, pages, maxPages;
+  int64_t batch, kvHeads, pages, maxPages, splits;
 };
 
 // The reference arranges the inputs: sequence 0 fills its block table,
 // sequence 1 is empty, the others have random lengths; pages are random.
+// Splits of the context: one, several with a ragged last one (17 pages in
+// 3 splits of 6), one page each, and more splits than pages (empty ones).
 const DecodeCase kDecode[] = {
-    {"InterpF32", check::Engine::Interpreter, "f32", 64, 2, 16, 4, 2, 20, 5},
-    {"InterpBf16Group4", check::Engine::Interpreter, "bf16", 128, 4, 32, 3, 1, 9, 3},
-    {"CpuF32Single", check::Engine::Cpu, "f32", 64, 1, 16, 1, 1, 1, 1},
-    {"CpuBf16Group4", check::Engine::Cpu, "bf16", 128, 4, 16, 6, 2, 50, 17},
-    {"CpuF16Group7", check::Engine::Cpu, "f16", 64, 7, 32, 5, 1, 30, 9},
+    {"InterpF32", check::Engine::Interpreter, "f32", 64, 2, 16, 4, 2, 20, 5, 2},
+    {"InterpBf16Group4", check::Engine::Interpreter, "bf16", 128, 4, 32, 3, 1, 9, 3, 1},
+    {"CpuF32Single", check::Engine::Cpu, "f32", 64, 1, 16, 1, 1, 1, 1, 1},
+    {"CpuBf16Group4", check::Engine::Cpu, "bf16", 128, 4, 16, 6, 2, 50, 17, 3},
+    {"CpuBf16PagePerSplit", check::Engine::Cpu, "bf16", 64, 2, 16, 3, 3, 20, 5, 5},
+    {"CpuF16Group7", check::Engine::Cpu, "f16", 64, 7, 32, 5, 1, 30, 9, 4},
+    {"CpuF32MoreSplitsThanPages", check::Engine::Cpu, "f32", 64, 4, 16, 3, 2, 8, 2, 5},
 };
 
 class DecodeTemplate : public ::testing::TestWithParam<DecodeCase> {};
@@ -92,7 +98,8 @@ TEST_P(DecodeTemplate, MatchesFloat64Reference) {
   opt.specialization.constants["D"] = c.headDim;
   opt.specialization.constants["GROUP"] = c.group;
   opt.specialization.constants["PAGE"] = c.pageSize;
-  opt.sizes = {{"B", c.batch}, {"H", c.kvHeads * c.group}, {"KVH", c.kvHeads}, {"P", c.pages}, {"MP", c.maxPages}};
+  opt.sizes = {{"B", c.batch},       {"H", c.kvHeads * c.group}, {"KVH", c.kvHeads},
+               {"P", c.pages},       {"MP", c.maxPages},          {"S", c.splits}};
   opt.scalars = {{"scale", 0.3}};
   opt.seed = 7 + c.batch * 5 + c.pages;
   check::CheckReport report = check::runAndCheck(opt);
@@ -135,7 +142,7 @@ TEST(AttentionCodegen, KeysAndValuesAreReadInPlace) {
   const Template templates[] = {
       {"attention_prefill.argus", {{"SQ", 70}, {"SKV", 70}, {"H", 4}, {"KVH", 2}}, {{"scale", 0.3}, {"causal", 1}},
        "ak::mma_kn<ak::bf16, 32, 128, 64>(", "ak::load_ref<ak::bf16, 64, 1, 128>("},
-      {"attention_decode.argus", {{"B", 3}, {"H", 4}, {"KVH", 2}, {"P", 9}, {"MP", 3}}, {{"scale", 0.3}},
+      {"attention_decode.argus", {{"B", 3}, {"H", 4}, {"KVH", 2}, {"P", 9}, {"MP", 3}, {"S", 2}}, {{"scale", 0.3}},
        "ak::mma_kn<ak::bf16, 2, 128, 16>(", "ak::load_ref<ak::bf16, 1, 16, 1, 128>("},
   };
   for (const Template &t : templates) {
@@ -159,6 +166,48 @@ TEST(AttentionCodegen, KeysAndValuesAreReadInPlace) {
     EXPECT_EQ(occurrences(cpp, t.kv), 2u) << t.file << " (keys and values)\n" << cpp;
     EXPECT_EQ(occurrences(cpp, "ak::transpose<"), 0u) << t.file << "\n" << cpp;
   }
+}
+
+/// What `command` printed on stdout.
+std::string outputOf(const std::string &command) {
+  std::string out;
+  if (FILE *pipe = ::popen(command.c_str(), "r")) {
+    char buf[4096];
+    for (size_t n; (n = fread(buf, 1, sizeof buf, pipe)) > 0;) out.append(buf, n);
+    ::pclose(pipe);
+  }
+  return out;
+}
+
+// Decode's prefetches must survive into the machine code: the next page,
+// whole (every head, into L2) on the first head's walk and the head's own rows
+// (into L1) on the others'. Once they were dropped as dead code, first by the
+// MLIR canonicalizer (an op that only reads), then by GCC, without a test
+// noticing: results stay right, only the bandwidth halves.
+TEST(AttentionCodegen, DecodePrefetchesReachTheMachineCode) {
+  fs::path dir = fs::temp_directory_path() / ("argus-decode-prefetch-" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  check::CheckOptions opt;
+  opt.path = std::string(ARGUS_SOURCE_DIR) + "/templates/attention/attention_decode.argus";
+  opt.engine = check::Engine::Cpu;
+  opt.workDir = dir.string();
+  opt.specialization.constants["T"] = std::string("bf16");
+  opt.specialization.constants["GROUP"] = int64_t(2);
+  opt.sizes = {{"B", 2}, {"H", 4}, {"KVH", 2}, {"P", 9}, {"MP", 4}, {"S", 2}};
+  opt.scalars = {{"scale", 0.3}};
+  check::CheckReport report = check::runAndCheck(opt);
+  std::string cpp = generatedSource(dir), objects;
+  for (const fs::directory_entry &e : fs::directory_iterator(dir))
+    if (e.path().extension() == ".so") objects += outputOf("objdump -d --no-show-raw-insn '" + e.path().string() + "'");
+  fs::remove_all(dir);
+  ASSERT_TRUE(report.error.empty()) << report.error;
+  EXPECT_TRUE(report.passed) << report.summary();
+  EXPECT_EQ(occurrences(cpp, "ak::prefetch<ak::bf16, 2>(Kc, {"), 1u) << cpp;
+  EXPECT_EQ(occurrences(cpp, "}, {1, -1, -1, -1});"), 2u) << "whole pages of K and V\n" << cpp;
+  EXPECT_EQ(occurrences(cpp, "ak::prefetch<ak::bf16, 1>("), 2u) << cpp;
+  ASSERT_FALSE(objects.empty()) << "objdump printed nothing";
+  EXPECT_GT(occurrences(objects, "prefetcht1"), 0u) << "the whole-page prefetch was compiled away";
+  EXPECT_GT(occurrences(objects, "prefetcht0"), 0u) << "the per-head prefetch was compiled away";
 }
 
 } // namespace

@@ -1,7 +1,8 @@
 //===- AttentionDecodeTest.cpp - argus_attention_decode of a generated library -===//
 //
 // Paged decode: ragged context lengths (0, 1, a page boundary, a partial last
-// page, the full block table), shuffled and shared pages, grouped KV heads,
+// page, the full block table, contexts split in several runs), shuffled and
+// shared pages, grouped KV heads,
 // every dtype, against the float64 reference on fresh random inputs; the
 // output is poisoned with NaN first and a guard region after it must stay
 // intact. Bad lengths and negative page indices are refused.
@@ -84,6 +85,14 @@ TEST_F(AttentionDecode, GenericKernelsEveryDtype) {
   check({ARGUS_DTYPE_F32, 6, 2, 128, 16, 5, {80, 33, 2}}, 12);   // group 3 via the group-1 kernel
   check({ARGUS_DTYPE_F16, 2, 2, 64, 16, 4, {64, 63}}, 13);       // multi-head
   check({ARGUS_DTYPE_BF16, 8, 1, 128, 16, 40, {640, 500}}, 14);  // MQA, longer contexts
+}
+
+// Contexts of thousands of tokens are split (flash-decoding) into runs of
+// at most 1 MiB of K and V, here 128 pages; the partials are merged. Ragged:
+// 300 pages cut 128/128/44, a sequence ending inside the second run, a
+// short one and an empty one in the same batch.
+TEST_F(AttentionDecode, LongContextsSplitAndMerge) {
+  check({ARGUS_DTYPE_BF16, 2, 1, 128, 16, 300, {4800, 3000, 17, 0}}, 15);
 }
 
 TEST_F(AttentionDecode, RejectsBadTables) {

@@ -262,6 +262,11 @@ CheckReport runChecked(const CheckOptions &opt) {
   reference->compute(refArgs);
   int64_t reduction = reference->reductionSize ? reference->reductionSize(refArgs) : 1;
   report.passed = true;
+  auto toleranceType = [&](const ref::HostTensor &t) {
+    for (size_t i = 0; i < names.size(); ++i)
+      if (names[i] == reference->toleranceOf && tensorOf[i] >= 0) return tensors[tensorOf[i]].type();
+    return t.type();
+  };
   for (size_t i = 0; i < names.size(); ++i) {
     if (tensorOf[i] < 0) continue;
     const ref::HostTensor &t = tensors[tensorOf[i]];
@@ -269,7 +274,7 @@ CheckReport runChecked(const CheckOptions &opt) {
     r.name = names[i];
     r.dtype = ref::elementTypeName(t.type());
     r.shape = t.shape();
-    r.tolerance = ref::toleranceFor(t.type(), reduction, reference->roundings);
+    r.tolerance = ref::toleranceFor(toleranceType(t), reduction, reference->roundings);
     ref::Mismatch m = ref::compare(t, refArgs[i].data, r.tolerance);
     r.maxError = m.maxError;
     r.mismatches = m.mismatches;

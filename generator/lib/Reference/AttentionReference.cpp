@@ -41,26 +41,62 @@ void attentionPrefillF64(const AttentionShape &s, const double *q, const double 
   }
 }
 
+namespace {
+
+/// Tokens [begin, end) of sequence b, gathered from the pages into rows of
+/// numKvHeads * headDim; then every head of its query attends to them: o gets
+/// the softmax-weighted mean of the values, lse the log of the denominator
+/// (none: o = 0 and lse = -1e30, what the kernels write).
+void attendTokens(const PagedDecodeShape &s, int64_t b, int64_t begin, int64_t end, const double *q,
+                  const double *kCache, const double *vCache, const int64_t *blockTable, double *o, double *lse) {
+  const int64_t rowElems = s.numKvHeads * s.headDim, group = s.numHeads / s.numKvHeads, d = s.headDim;
+  const int64_t n = std::max<int64_t>(end - begin, 0);
+  std::vector<double> k(static_cast<size_t>(n * rowElems)), v(k.size()), scores(static_cast<size_t>(n));
+  for (int64_t j = 0; j < n; ++j) {
+    const int64_t t = begin + j, page = blockTable[b * s.maxPagesPerSeq + t / s.pageSize];
+    const int64_t row = (page * s.pageSize + t % s.pageSize) * rowElems;
+    std::copy(kCache + row, kCache + row + rowElems, k.begin() + j * rowElems);
+    std::copy(vCache + row, vCache + row + rowElems, v.begin() + j * rowElems);
+  }
+  for (int64_t h = 0; h < s.numHeads; ++h) {
+    const double *qh = q + (b * s.numHeads + h) * d;
+    const int64_t g = h / group;
+    double maxScore = -INFINITY, sum = 0;
+    for (int64_t j = 0; j < n; ++j) {
+      double dot = 0;
+      for (int64_t c = 0; c < d; ++c) dot += qh[c] * k[j * rowElems + g * d + c];
+      maxScore = std::max(maxScore, scores[j] = dot * s.scale);
+    }
+    for (int64_t j = 0; j < n; ++j) sum += scores[j] = std::exp(scores[j] - maxScore);
+    for (int64_t c = 0; c < d; ++c) {
+      double out = 0;
+      for (int64_t j = 0; j < n; ++j) out += scores[j] * v[j * rowElems + g * d + c];
+      o[h * d + c] = n > 0 ? out / sum : 0.0;
+    }
+    if (lse) lse[h] = n > 0 ? maxScore + std::log(sum) : -1e30;
+  }
+}
+
+} // namespace
+
 void attentionDecodeF64(const PagedDecodeShape &s, const double *q, const double *kCache, const double *vCache,
                         const int64_t *blockTable, const int64_t *seqlens, double *o) {
-  const int64_t rowElems = s.numKvHeads * s.headDim, qElems = s.numHeads * s.headDim;
-  std::vector<double> k, v;
-  for (int64_t b = 0; b < s.batch; ++b) {
-    // Gather the sequence's keys and values, then it is prefill of one query.
-    const int64_t n = seqlens[b];
-    k.resize(size_t(n * rowElems));
-    v.resize(size_t(n * rowElems));
-    for (int64_t j = 0; j < n; ++j) {
-      const int64_t page = blockTable[b * s.maxPagesPerSeq + j / s.pageSize];
-      const int64_t row = (page * s.pageSize + j % s.pageSize) * rowElems;
-      std::copy(kCache + row, kCache + row + rowElems, k.begin() + j * rowElems);
-      std::copy(vCache + row, vCache + row + rowElems, v.begin() + j * rowElems);
+  for (int64_t b = 0; b < s.batch; ++b)
+    attendTokens(s, b, 0, seqlens[b], q, kCache, vCache, blockTable, o + b * s.numHeads * s.headDim, nullptr);
+}
+
+void attentionDecodeSplitF64(const PagedDecodeShape &s, int64_t splits, const double *q, const double *kCache,
+                             const double *vCache, const int64_t *blockTable, const int64_t *seqlens, double *op,
+                             double *lse) {
+  const int64_t perSplit = (s.maxPagesPerSeq + splits - 1) / splits;
+  for (int64_t b = 0; b < s.batch; ++b)
+    for (int64_t sp = 0; sp < splits; ++sp) {
+      const int64_t begin = sp * perSplit * s.pageSize;
+      const int64_t end = std::min((sp + 1) * perSplit * s.pageSize, seqlens[b]);
+      const int64_t at = b * splits + sp;
+      attendTokens(s, b, begin, end, q, kCache, vCache, blockTable, op + at * s.numHeads * s.headDim,
+                   lse + at * s.numHeads);
     }
-    AttentionShape one;
-    one.seqQ = 1, one.seqKv = n, one.numHeads = s.numHeads, one.numKvHeads = s.numKvHeads;
-    one.headDim = s.headDim, one.scale = s.scale;
-    attentionPrefillF64(one, q + b * qElems, k.data(), v.data(), o + b * qElems);
-  }
 }
 
 } // namespace argus::ref

@@ -107,15 +107,45 @@ void arrangeDecodeInputs(std::vector<RefArg> &args, std::mt19937_64 &rng) {
     lens.data[b] = double(b == 0 ? maxPages * pageSize : b == 1 ? 0 : length(rng));
 }
 
-void attentionDecode(std::vector<RefArg> &args) {
-  RefArg &Q = argNamed(args, "Q"), &K = argNamed(args, "Kc"), &V = argNamed(args, "Vc"), &O = argNamed(args, "O");
-  RefArg &table = argNamed(args, "block_table"), &lens = argNamed(args, "seqlens");
+/// The paged-cache inputs of a decode reference, as attentionDecode*F64 takes them.
+struct PagedDecodeInputs {
   PagedDecodeShape shape;
-  shape.batch = Q.shape[0], shape.numHeads = Q.shape[1], shape.headDim = Q.shape[2];
-  shape.numKvHeads = K.shape[2], shape.pageSize = K.shape[1], shape.maxPagesPerSeq = table.shape[1];
-  shape.scale = argNamed(args, "scale").scalar;
-  std::vector<int64_t> pages(table.data.begin(), table.data.end()), lengths(lens.data.begin(), lens.data.end());
-  attentionDecodeF64(shape, Q.data.data(), K.data.data(), V.data.data(), pages.data(), lengths.data(), O.data.data());
+  const double *q, *k, *v;
+  std::vector<int64_t> pages, lengths;
+
+  explicit PagedDecodeInputs(std::vector<RefArg> &args) {
+    RefArg &Q = argNamed(args, "Q"), &K = argNamed(args, "Kc"), &V = argNamed(args, "Vc");
+    RefArg &table = argNamed(args, "block_table"), &lens = argNamed(args, "seqlens");
+    shape.batch = Q.shape[0], shape.numHeads = Q.shape[1], shape.headDim = Q.shape[2];
+    shape.numKvHeads = K.shape[2], shape.pageSize = K.shape[1], shape.maxPagesPerSeq = table.shape[1];
+    shape.scale = argNamed(args, "scale").scalar;
+    q = Q.data.data(), k = K.data.data(), v = V.data.data();
+    pages.assign(table.data.begin(), table.data.end());
+    lengths.assign(lens.data.begin(), lens.data.end());
+  }
+};
+
+void attentionDecode(std::vector<RefArg> &args) {
+  PagedDecodeInputs in(args);
+  attentionDecodeF64(in.shape, in.q, in.k, in.v, in.pages.data(), in.lengths.data(), argNamed(args, "O").data.data());
+}
+
+/// attention_decode's inputs followed by Op (B x S x H x D) and Lse (B x S x H).
+std::string validateAttentionDecodeSplit(const std::vector<RefArg> &args) {
+  if (std::string e = validateAttentionDecode({args[0], args[1], args[2], args[3], args[4], args[0]}); !e.empty())
+    return e;
+  const std::vector<int64_t> &Q = args[0].shape, &Op = args[5].shape, &Lse = args[6].shape;
+  if (Op.size() != 4 || Lse.size() != 3 || Op[0] != Q[0] || Op[2] != Q[1] || Op[3] != Q[2] || Lse[0] != Q[0] ||
+      Lse[1] != Op[1] || Lse[2] != Q[1] || Op[1] < 1)
+    return "attention_decode_split expects Op of [batch, splits, heads, head_dim] and Lse of [batch, splits, heads]";
+  return "";
+}
+
+void attentionDecodeSplit(std::vector<RefArg> &args) {
+  PagedDecodeInputs in(args);
+  RefArg &Op = argNamed(args, "Op"), &Lse = argNamed(args, "Lse");
+  attentionDecodeSplitF64(in.shape, Op.shape[1], in.q, in.k, in.v, in.pages.data(), in.lengths.data(), Op.data.data(),
+                          Lse.data.data());
 }
 
 /// X: M x K; Wg, Wu: N x K; H: M x N.
@@ -166,6 +196,17 @@ const std::map<std::string, Reference> &registry() {
         [](const std::vector<RefArg> &args) { return args[3].shape[1] * args[1].shape[1]; },
         [](const std::vector<RefArg> &) { return std::vector<std::string>{"O"}; }, /*roundings=*/2,
         arrangeDecodeInputs}},
+      {"attention_decode_split",
+       {"attention_decode_split",
+        "attention_decode's context cut into splits (flash-decoding): per split, the attention over it alone and "
+        "the log of its softmax denominator",
+        {"Q", "Kc", "Vc", "block_table", "seqlens", "Op", "Lse", "scale"}, validateAttentionDecodeSplit,
+        attentionDecodeSplit,
+        [](const std::vector<RefArg> &args) {
+          return (args[3].shape[1] + args[5].shape[1] - 1) / args[5].shape[1] * args[1].shape[1];
+        },
+        [](const std::vector<RefArg> &) { return std::vector<std::string>{"Op", "Lse"}; }, /*roundings=*/2,
+        arrangeDecodeInputs, /*toleranceOf=*/"Q"}},
       {"moe_gate_up",
        {"moe_gate_up", "H = silu(X·Wgᵀ) * (X·Wuᵀ): the gate/up half of a SwiGLU expert",
         {"X", "Wg", "Wu", "H"}, validateMoeGateUp, moeGateUp,

@@ -38,6 +38,16 @@ struct PagedDecodeShape {
 void attentionDecodeF64(const PagedDecodeShape &shape, const double *q, const double *kCache, const double *vCache,
                         const int64_t *blockTable, const int64_t *seqlens, double *o);
 
+/// The same context cut into `splits` runs of ceil(maxPagesPerSeq / splits)
+/// pages (flash-decoding): for each sequence b, split s and head h, op
+/// ([batch, splits, numHeads, headDim]) gets the attention over that run
+/// alone and lse ([batch, splits, numHeads]) the log of its softmax
+/// denominator; a run with no token gets op = 0 and lse = -1e30.
+/// attentionDecodeF64 is their merge: sum_s exp(lse_s) op_s / sum_s exp(lse_s).
+void attentionDecodeSplitF64(const PagedDecodeShape &shape, int64_t splits, const double *q, const double *kCache,
+                             const double *vCache, const int64_t *blockTable, const int64_t *seqlens, double *op,
+                             double *lse);
+
 } // namespace argus::ref
 
 #endif // ARGUS_REFERENCE_ATTENTIONREFERENCE_H

@@ -51,6 +51,10 @@ struct Reference {
   /// (page indices of a block table, sequence lengths). Called after the
   /// tensors are filled with random values and before the kernel runs.
   std::function<void(std::vector<RefArg> &args, std::mt19937_64 &rng)> arrangeInputs;
+  /// Optional: the input whose element type sets the tolerance of every
+  /// output, for f32 outputs of 16-bit computations (partial results);
+  /// empty: each output's own type.
+  std::string toleranceOf;
 };
 
 /// The registered references; null when `name` is unknown.
