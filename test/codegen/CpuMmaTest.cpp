@@ -98,6 +98,9 @@ TEST(CpuMma, InnerProductFormForDecodeTiles) {
   checkPath<ak::bf16, 4, 64, 77>("bf16 dot", [](MmaCase<ak::bf16> &c) {
     ak::detail::mma_dot<4, 64, 77, ak::detail::bf16_dot>(c.acc.data(), c.aRef(), c.bRef());
   });
+  checkPath<ak::f32, 2, 37, 50>("f32 dot", [](MmaCase<ak::f32> &c) { // 8-column blocks and a tail
+    ak::detail::mma_dot<2, 37, 50, ak::detail::f32_dot>(c.acc.data(), c.aRef(), c.bRef());
+  });
 }
 
 /// The packed forms in both layouts of b.

@@ -421,24 +421,38 @@ inline void prefetch_line(const char *p) {
 #endif
 }
 
-/// Software prefetch of the in-bounds rows of the tile at `off` of `sizes`
-/// (argus.prefetch): every cache line of each row, in address order for a
-/// dense tensor, into cache LEVEL and the levels beyond it. A size of -1
-/// spans its whole dimension (the offset there is 0).
+/// Software prefetch of the in-bounds part of the tile at `off` of `sizes`
+/// (argus.prefetch) into cache LEVEL and the levels beyond it: every cache
+/// line, in address order. A size of -1 spans its whole dimension (the
+/// offset there is 0). Trailing dimensions dense in memory merge into one
+/// run, so a whole page is one sweep rather than a row walk.
 template <class DT, int LEVEL, int RANK>
 inline void prefetch(const argus_cpu_tensor &t, const int64_t (&off)[RANK], const int64_t (&sizes)[RANK]) {
   constexpr int64_t elementBytes = sizeof(typename DT::storage);
-  int64_t dims[RANK];
-  for (int d = 0; d < RANK; ++d) dims[d] = sizes[d] < 0 ? t.shape[d] : sizes[d];
-  const int64_t first = std::max<int64_t>(off[RANK - 1], 0);
-  const int64_t last = std::min<int64_t>(off[RANK - 1] + dims[RANK - 1], t.shape[RANK - 1]);
-  if (first >= last) return;
-  detail::for_each_row<RANK>(t, off, dims, [&](int64_t, int64_t base, bool inBounds) {
-    if (!inBounds) return;
-    const char *row = static_cast<const char *>(t.data) + (base + (first - off[RANK - 1]) * t.stride[RANK - 1]) * elementBytes;
-    const int64_t bytes = (last - first) * t.stride[RANK - 1] * elementBytes;
-    for (int64_t b = 0; b < bytes; b += 64) prefetch_line<LEVEL>(row + b);
-  });
+  int64_t lo[RANK], n[RANK]; /* the in-bounds box: an element is in bounds iff each coordinate is */
+  for (int d = 0; d < RANK; ++d) {
+    const int64_t size = sizes[d] < 0 ? t.shape[d] : sizes[d];
+    lo[d] = std::max<int64_t>(off[d], 0);
+    n[d] = std::min<int64_t>(off[d] + size, t.shape[d]) - lo[d];
+    if (n[d] <= 0) return;
+    if (t.stride[d] == 0) n[d] = 1; /* a broadcast dimension repeats the same lines */
+  }
+  int inner = RANK - 1;
+  int64_t run = t.stride[RANK - 1] == 1 ? n[RANK - 1] : 1;
+  if (t.stride[RANK - 1] != 1) ++inner; /* strided innermost: element by element */
+  while (inner > 0 && t.stride[inner - 1] == run) run *= n[--inner];
+  const int64_t runBytes = run * elementBytes;
+  int64_t idx[RANK] = {0};
+  for (;;) {
+    int64_t at = 0;
+    for (int d = 0; d < RANK; ++d) at += (lo[d] + (d < inner ? idx[d] : 0)) * t.stride[d];
+    const char *p = static_cast<const char *>(t.data) + at * elementBytes;
+    const char *line = reinterpret_cast<const char *>(reinterpret_cast<uintptr_t>(p) & ~uintptr_t(63));
+    for (; line < p + runBytes; line += 64) prefetch_line<LEVEL>(line);
+    int d = inner - 1; /* odometer over the dimensions outside the run */
+    for (; d >= 0 && ++idx[d] == n[d]; --d) idx[d] = 0;
+    if (d < 0) return;
+  }
 }
 
 /// One element at `idx` as a scalar (argus.read). The verifier proves the

@@ -266,6 +266,23 @@ struct f32_dot {
   static __m512 fma(__m512 c, vec x, vec y) { return _mm512_fmadd_ps(x, y, c); }
 };
 
+/// The 16 lane sums of v[0..15], in order, as one vector: a transposing
+/// reduction tree (adds of unpacked pairs, then of 128-bit lane shuffles),
+/// about a third of the instructions of 16 separate horizontal sums.
+inline __m512 sum_lanes16(const __m512 (&v)[16]) {
+  __m512 x[8], y[4];
+  for (int i = 0; i < 8; ++i) /* per 128-bit lane: (v2i, v2i+1, v2i, v2i+1) pair sums */
+    x[i] = _mm512_add_ps(_mm512_unpacklo_ps(v[2 * i], v[2 * i + 1]), _mm512_unpackhi_ps(v[2 * i], v[2 * i + 1]));
+  for (int i = 0; i < 4; ++i) { /* per 128-bit lane: one partial sum of each of v4i .. v4i+3 */
+    const __m512d a = _mm512_castps_pd(x[2 * i]), b = _mm512_castps_pd(x[2 * i + 1]);
+    y[i] = _mm512_add_ps(_mm512_castpd_ps(_mm512_unpacklo_pd(a, b)), _mm512_castpd_ps(_mm512_unpackhi_pd(a, b)));
+  }
+  /* across the four 128-bit lanes: lanes (0, 2) + (1, 3), twice */
+  const __m512 w01 = _mm512_add_ps(_mm512_shuffle_f32x4(y[0], y[1], 0x88), _mm512_shuffle_f32x4(y[0], y[1], 0xdd));
+  const __m512 w23 = _mm512_add_ps(_mm512_shuffle_f32x4(y[2], y[3], 0x88), _mm512_shuffle_f32x4(y[2], y[3], 0xdd));
+  return _mm512_add_ps(_mm512_shuffle_f32x4(w01, w23, 0x88), _mm512_shuffle_f32x4(w01, w23, 0xdd));
+}
+
 /// acc (MR x NR block of c) += a[MR x K] . b[NR x K]^T, vectors along k;
 /// the tail step loads only the k that remain (the rest read as zero).
 template <int MR, int NR, class Dot>
@@ -289,15 +306,22 @@ inline void dot_block(float *c, int64_t ldc, const typename Dot::storage *a, int
   int64_t k = 0;
   for (; k + KV <= K; k += KV) step(k, KV);
   if (k < K) step(k, K - k);
-  for (int r = 0; r < MR; ++r)
-    for (int j = 0; j < NR; ++j) c[r * ldc + j] += _mm512_reduce_add_ps(acc[r][j]);
+  if constexpr (MR * NR == 16) { /* one tree for the block: lane r * NR + j is acc[r][j] */
+    alignas(64) float sums[16];
+    _mm512_store_ps(sums, sum_lanes16(reinterpret_cast<const __m512(&)[16]>(acc)));
+    for (int r = 0; r < MR; ++r)
+      for (int j = 0; j < NR; ++j) c[r * ldc + j] += sums[r * NR + j];
+  } else {
+    for (int r = 0; r < MR; ++r)
+      for (int j = 0; j < NR; ++j) c[r * ldc + j] += _mm512_reduce_add_ps(acc[r][j]);
+  }
 }
 
 /// acc (M x N) += a * b^T for M <= kDotMaxRows, NR columns of b at a time.
 template <int64_t M, int64_t N, int64_t K, class Dot>
 inline void mma_dot(float *acc, tile_ref<typename Dot::storage> a, tile_ref<typename Dot::storage> b) {
   static_assert(M <= kDotMaxRows, "the inner-product form is for decode-sized tiles");
-  constexpr int NR = M <= 2 ? 8 : 4; /* at least 8 independent accumulators */
+  constexpr int NR = M == 1 ? 16 : M == 2 ? 8 : 4; /* 16 accumulators (one reduction tree), else 12 */
   int64_t n = 0;
   for (; n + NR <= N; n += NR)
     dot_block<int(M), NR, Dot>(acc + n, N, a.data, a.ld, b.data + n * b.ld, b.ld, K);
