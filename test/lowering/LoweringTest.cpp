@@ -118,6 +118,30 @@ def softmax(X: Tensor[M, N, f32], Y: Tensor[M, N, f32], BN: const = 64):
     EXPECT_TRUE(contains(l.ir, op)) << op << "\n" << l.ir;
 }
 
+// x + mma(a, b, zeros) accumulates onto x (one mma, no zero tile, no add);
+// an mma onto a non-zero tile, or one with a second use, stays as written.
+TEST(Lowering, SumsOfZeroStartedProductsAccumulateInPlace) {
+  test::Lowered l = test::lower(R"(
+@kernel(grid=(1,), threads=1)
+def k(A: Tensor[16, 32, bf16], B: Tensor[16, 32, bf16], Y: Tensor[16, 16, f32], Z: Tensor[16, 16, f32], s: f32):
+    a = load(A.tile((0, 0), (16, 32)))
+    b = load(B.tile((0, 0), (16, 32)))
+    x = load(Y.tile((0, 0), (16, 16))) * s
+    store(Y.tile((0, 0), (16, 16)), x + mma(a, b, zeros((16, 16), f32)))
+    p = mma(a, b, zeros((16, 16), f32))
+    store(Z.tile((0, 0), (16, 16)), (p + x) * p)
+)");
+  ASSERT_TRUE(l.error.empty()) << l.error;
+  auto count = [&](const std::string &what) {
+    size_t n = 0;
+    for (size_t at = l.ir.find(what); at != std::string::npos; at = l.ir.find(what, at + 1)) ++n;
+    return n;
+  };
+  EXPECT_EQ(count("argus.mma"), 2u) << l.ir;
+  EXPECT_EQ(count("argus.binary add"), 1u) << "only the product with two uses keeps its add\n" << l.ir;
+  EXPECT_TRUE(contains(l.ir, "argus.binary mul")) << l.ir;
+}
+
 TEST(Lowering, ModuleConstantsAndTupleAssignments) {
   test::Lowered l = test::lower(R"(
 from argus import *

@@ -8,7 +8,9 @@
 #include "argus/Dialect/Argus.h"
 
 #include "mlir/IR/Builders.h"
+#include "mlir/IR/Matchers.h"
 #include "mlir/IR/OpImplementation.h"
+#include "mlir/IR/PatternMatch.h"
 
 #include <cmath>
 
@@ -226,6 +228,42 @@ static ParseResult parseSizesOrWhole(OpAsmParser &parser, DenseI64ArrayAttr &siz
   if (parser.parseCommaSeparatedList(OpAsmParser::Delimiter::Square, one)) return failure();
   sizes = parser.getBuilder().getDenseI64ArrayAttr(values);
   return success();
+}
+
+namespace {
+
+/// x + mma(a, b, zeros) -> mma(a, b, x) when x has the product's type (no
+/// broadcast) and the sum is the product's only use. Equal up to rounding
+/// order; every backend and the interpreter see the rewritten form.
+struct AccumulateIntoMma : OpRewritePattern<BinaryOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  static bool isZeroTile(Value v) {
+    auto full = v.getDefiningOp<FullOp>();
+    if (!full) return false;
+    FloatAttr value;
+    return matchPattern(full.getValue(), m_Constant(&value)) && value.getValue().isPosZero();
+  }
+
+  LogicalResult matchAndRewrite(BinaryOp op, PatternRewriter &rewriter) const override {
+    if (op.getKind() != BinaryKind::add) return failure();
+    for (auto [product, other] : {std::pair(op.getLhs(), op.getRhs()), std::pair(op.getRhs(), op.getLhs())}) {
+      auto mma = product.getDefiningOp<MmaOp>();
+      if (!mma || !mma->hasOneUse() || !isZeroTile(mma.getAcc()) || other.getType() != op.getType() ||
+          mma.getType() != op.getType())
+        continue;
+      rewriter.replaceOpWithNewOp<MmaOp>(op, op.getType(), mma.getA(), mma.getB(), other);
+      rewriter.eraseOp(mma);
+      return success();
+    }
+    return failure();
+  }
+};
+
+} // namespace
+
+void BinaryOp::getCanonicalizationPatterns(RewritePatternSet &patterns, MLIRContext *context) {
+  patterns.add<AccumulateIntoMma>(context);
 }
 
 LogicalResult PrefetchOp::verify() {

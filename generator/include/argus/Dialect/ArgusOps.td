@@ -346,6 +346,10 @@ def Argus_BinaryOp : Argus_Op<"binary", [Pure]> {
   let results = (outs Argus_TileType:$result);
   let assemblyFormat = "$kind $lhs `,` $rhs attr-dict `:` type($lhs) `,` type($rhs) `->` type($result)";
   let hasVerifier = 1;
+  // x + mma(a, b, 0) -> mma(a, b, x): the product accumulates onto x in place
+  // (flash attention's rescaled accumulator) instead of into a zeroed tile
+  // that is then added.
+  let hasCanonicalizer = 1;
 }
 
 def Argus_UnaryOp : Argus_Op<"unary", [Pure, SameOperandsAndResultType]> {
