@@ -325,8 +325,9 @@ inline void mma_dot(float *acc, tile_ref<typename Dot::storage> a, tile_ref<type
   int64_t n = 0;
   for (; n + NR <= N; n += NR)
     dot_block<int(M), NR, Dot>(acc + n, N, a.data, a.ld, b.data + n * b.ld, b.ld, K);
-  for (; n < N; ++n)
-    dot_block<int(M), 1, Dot>(acc + n, N, a.data, a.ld, b.data + n * b.ld, b.ld, K);
+  if constexpr (N % NR != 0) /* (GCC warns of undefined behaviour in the tail loop even when it is dead) */
+    for (; n < N; ++n)
+      dot_block<int(M), 1, Dot>(acc + n, N, a.data, a.ld, b.data + n * b.ld, b.ld, K);
 }
 #endif // __AVX512F__
 
