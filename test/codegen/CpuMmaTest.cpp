@@ -2,7 +2,7 @@
 //
 // Every path of ak::mma against a float64 reference, called directly so that
 // each is covered whatever the CPU would pick: the inner-product form
-// (decode-sized tiles), the packed broadcast form (f32 FMA, bf16 vdpbf16ps)
+// (short tiles), the packed broadcast form (f32 FMA, bf16 vdpbf16ps)
 // and AMX tiles, with b as N x K rows (ak::mma) and as K x N rows (ak::mma_kn). Operands come both as dense tiles and as tile_refs with a
 // row stride larger than K (a tile read in place inside a wider tensor);
 // shapes are ragged (N not a multiple of the panel or block width, odd K).
@@ -101,6 +101,33 @@ TEST(CpuMma, InnerProductFormForDecodeTiles) {
   checkPath<ak::f32, 2, 37, 50>("f32 dot", [](MmaCase<ak::f32> &c) { // 8-column blocks and a tail
     ak::detail::mma_dot<2, 37, 50, ak::detail::f32_dot>(c.acc.data(), c.aRef(), c.bRef());
   });
+}
+
+TEST(CpuMma, InnerProductFormForShortF32Tiles) {
+  if (!haveAvx512Bf16()) GTEST_SKIP() << "this CPU has no AVX512_BF16";
+  // Several 4-row blocks per column block; with a strided a (pad 6) the rows
+  // are first copied dense. 23 rows end in a 3-row block, 37 columns in
+  // single-column blocks, K = 300 in a partial vector.
+  checkPath<ak::f32, 16, 64, 512>("f32 dot, 4 row blocks", [](MmaCase<ak::f32> &c) {
+    ak::detail::mma_dot<16, 64, 512, ak::detail::f32_dot>(c.acc.data(), c.aRef(), c.bRef());
+  });
+  checkPath<ak::f32, 23, 37, 300>("f32 dot, ragged rows and columns", [](MmaCase<ak::f32> &c) {
+    ak::detail::mma_dot<23, 37, 300, ak::detail::f32_dot>(c.acc.data(), c.aRef(), c.bRef());
+  });
+  checkPath<ak::f32, 6, 8, 20>("f32 dot, one block and 2 rows", [](MmaCase<ak::f32> &c) {
+    ak::detail::mma_dot<6, 8, 20, ak::detail::f32_dot>(c.acc.data(), c.aRef(), c.bRef());
+  });
+  // Which form ak::mma picks: short f32 tiles only with long k steps.
+  using ak::detail::inner_product_fits;
+  EXPECT_TRUE((inner_product_fits<ak::f32, 32, 256>()));
+  EXPECT_TRUE((inner_product_fits<ak::bf16, 4, 64>()));
+  EXPECT_FALSE((inner_product_fits<ak::f32, 32, 128>())); // attention's q k^T over head_dim 128
+  EXPECT_FALSE((inner_product_fits<ak::f32, 33, 512>()));
+  EXPECT_FALSE((inner_product_fits<ak::bf16, 16, 512>()));
+  // Through the entry point, a short strided f32 tile with a long K.
+  MmaCase<ak::f32> viaMma(12, 40, 260, 6, BLayout::NK, 11);
+  ak::mma<ak::f32, 12, 40, 260>(viaMma.acc.data(), viaMma.aRef(), viaMma.bRef());
+  viaMma.expectClose("ak::mma, short f32 tile");
 }
 
 /// The packed forms in both layouts of b.

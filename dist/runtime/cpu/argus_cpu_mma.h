@@ -36,8 +36,16 @@ namespace detail {
 /// mma(a, transpose(v)) (the values of p v), read without the transpose.
 enum class BLayout { NK, KN };
 
-/// Tiles of at most this many rows take the inner-product form (below).
-constexpr int64_t kDotMaxRows = 4;
+/// Whether an M x K by N x K tile product takes the inner-product form
+/// (below) rather than packed panels: up to 4 rows, and f32 up to 32 rows
+/// when K is long. Packing a panel of b costs a 16 x 16 transpose (shuffle
+/// bound) per 256 elements, which short tiles do not amortise; the
+/// inner-product form instead pays a reduction per 16 sums, which short k
+/// steps do not amortise (f32 attention, K = head_dim 128: 3-6% slower).
+/// bf16 has AMX and vdpbf16ps panels for short tiles too.
+template <class DT, int64_t M, int64_t K> constexpr bool inner_product_fits() {
+  return M <= 4 || (std::is_same<DT, f32>::value && M <= 32 && K >= 256);
+}
 
 /// b[n][k] in either layout.
 template <BLayout L, class S> inline S b_at(tile_ref<S> b, int64_t n, int64_t k) {
@@ -247,7 +255,7 @@ inline void mma_f32_avx512(float *acc, tile_ref<float> a, tile_ref<float> b) {
   });
 }
 
-/*  Decode-sized tiles (M <= kDotMaxRows) take the inner-product form
+/*  Short tiles (inner_product_fits) take the inner-product form
  *  instead: vectors run along k in both operands, so the weights are read
  *  where they lie and never packed. A decode GEMM reads each weight once;
  *  packing it would cost as much again. MR x NR accumulators, each reduced
@@ -283,6 +291,23 @@ inline __m512 sum_lanes16(const __m512 (&v)[16]) {
   return _mm512_add_ps(_mm512_shuffle_f32x4(w01, w23, 0x88), _mm512_shuffle_f32x4(w01, w23, 0xdd));
 }
 
+/// c[r][j] += lane r * NR + j of `sums` for an MR x NR block of 16 sums:
+/// one vector add per row of c.
+template <int MR, int NR> inline void add_block_sums(float *c, int64_t ldc, __m512 sums) {
+  static_assert(MR * NR == 16, "a block of 16 sums");
+  if constexpr (NR == 16) {
+    _mm512_storeu_ps(c, _mm512_add_ps(_mm512_loadu_ps(c), sums));
+  } else if constexpr (NR == 8) {
+    _mm256_storeu_ps(c, _mm256_add_ps(_mm256_loadu_ps(c), _mm512_castps512_ps256(sums)));
+    _mm256_storeu_ps(c + ldc, _mm256_add_ps(_mm256_loadu_ps(c + ldc), _mm512_extractf32x8_ps(sums, 1)));
+  } else {
+    _mm_storeu_ps(c, _mm_add_ps(_mm_loadu_ps(c), _mm512_castps512_ps128(sums)));
+    _mm_storeu_ps(c + ldc, _mm_add_ps(_mm_loadu_ps(c + ldc), _mm512_extractf32x4_ps(sums, 1)));
+    _mm_storeu_ps(c + 2 * ldc, _mm_add_ps(_mm_loadu_ps(c + 2 * ldc), _mm512_extractf32x4_ps(sums, 2)));
+    _mm_storeu_ps(c + 3 * ldc, _mm_add_ps(_mm_loadu_ps(c + 3 * ldc), _mm512_extractf32x4_ps(sums, 3)));
+  }
+}
+
 /// acc (MR x NR block of c) += a[MR x K] . b[NR x K]^T, vectors along k;
 /// the tail step loads only the k that remain (the rest read as zero).
 template <int MR, int NR, class Dot>
@@ -307,27 +332,42 @@ inline void dot_block(float *c, int64_t ldc, const typename Dot::storage *a, int
   for (; k + KV <= K; k += KV) step(k, KV);
   if (k < K) step(k, K - k);
   if constexpr (MR * NR == 16) { /* one tree for the block: lane r * NR + j is acc[r][j] */
-    alignas(64) float sums[16];
-    _mm512_store_ps(sums, sum_lanes16(reinterpret_cast<const __m512(&)[16]>(acc)));
-    for (int r = 0; r < MR; ++r)
-      for (int j = 0; j < NR; ++j) c[r * ldc + j] += sums[r * NR + j];
+    add_block_sums<MR, NR>(c, ldc, sum_lanes16(reinterpret_cast<const __m512(&)[16]>(acc)));
   } else {
     for (int r = 0; r < MR; ++r)
       for (int j = 0; j < NR; ++j) c[r * ldc + j] += _mm512_reduce_add_ps(acc[r][j]);
   }
 }
 
-/// acc (M x N) += a * b^T for M <= kDotMaxRows, NR columns of b at a time.
+/// acc (M x N) += a * b^T for short tiles (inner_product_fits): per block of NR
+/// columns of b, blocks of up to 4 rows of a, so each row of b comes from
+/// memory once and from L1 for the other row blocks. Rows of a that lie a
+/// multiple of 4 KiB apart (K = 4096 activations) would share L1 sets and
+/// evict each other, so more than one block of them is first copied dense.
 template <int64_t M, int64_t N, int64_t K, class Dot>
 inline void mma_dot(float *acc, tile_ref<typename Dot::storage> a, tile_ref<typename Dot::storage> b) {
-  static_assert(M <= kDotMaxRows, "the inner-product form is for decode-sized tiles");
-  constexpr int NR = M == 1 ? 16 : M == 2 ? 8 : 4; /* 16 accumulators (one reduction tree), else 12 */
+  static_assert(M <= 32, "the inner-product form is for short tiles");
+  using S = typename Dot::storage;
+  constexpr int MR = M < 4 ? int(M) : 4;            /* rows per block */
+  constexpr int NR = MR == 1 ? 16 : MR == 2 ? 8 : 4; /* 16 accumulators (one reduction tree), else 12 */
+  constexpr int rest = int(M % MR);                  /* rows of the last, shorter block */
+  alignas(64) S dense[M > MR ? M * K : 1];
+  if (M > MR && a.ld != K) {
+    for (int64_t m = 0; m < M; ++m) std::memcpy(dense + m * K, a.data + m * a.ld, K * sizeof(S));
+    a = {dense, K};
+  }
+  auto columns = [&](auto nr, int64_t n) {
+    constexpr int cols = decltype(nr)::value;
+    for (int64_t m = 0; m + MR <= M; m += MR)
+      dot_block<MR, cols, Dot>(acc + m * N + n, N, a.data + m * a.ld, a.ld, b.data + n * b.ld, b.ld, K);
+    if constexpr (rest != 0)
+      dot_block<rest, cols, Dot>(acc + (M - rest) * N + n, N, a.data + (M - rest) * a.ld, a.ld,
+                                 b.data + n * b.ld, b.ld, K);
+  };
   int64_t n = 0;
-  for (; n + NR <= N; n += NR)
-    dot_block<int(M), NR, Dot>(acc + n, N, a.data, a.ld, b.data + n * b.ld, b.ld, K);
+  for (; n + NR <= N; n += NR) columns(std::integral_constant<int, NR>(), n);
   if constexpr (N % NR != 0) /* (GCC warns of undefined behaviour in the tail loop even when it is dead) */
-    for (; n < N; ++n)
-      dot_block<int(M), 1, Dot>(acc + n, N, a.data, a.ld, b.data + n * b.ld, b.ld, K);
+    for (; n < N; ++n) columns(std::integral_constant<int, 1>(), n);
 }
 #endif // __AVX512F__
 
@@ -497,7 +537,7 @@ template <class DT, int64_t M, int64_t N, int64_t K, BLayout L, class OperandA, 
 inline void mma_any(float *acc, OperandA aOperand, OperandB bOperand) {
   const tile_ref<typename DT::storage> a = operand_ref(aOperand, K);
   const tile_ref<typename DT::storage> b = operand_ref(bOperand, L == BLayout::NK ? K : N);
-  constexpr bool innerProduct = L == BLayout::NK && M <= kDotMaxRows;
+  constexpr bool innerProduct = L == BLayout::NK && inner_product_fits<DT, M, K>();
 #if defined(__AVX512F__)
   if constexpr (std::is_same<DT, f32>::value) {
     if constexpr (innerProduct)

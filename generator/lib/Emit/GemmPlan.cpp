@@ -36,10 +36,13 @@ GemmTiles chooseCpuGemmTiles(int64_t m, int64_t /*n*/, int64_t /*k*/, const Gemm
   GemmTiles t;
   t.bm = bm;
   t.bn = 64;
-  // Decode-sized tiles take mma's inner-product form, which reduces each
-  // accumulator horizontally once per k-step: long k-steps amortise that and
-  // keep each weight row a long sequential read.
-  if (bm <= 4)
+  // Short tiles take mma's inner-product form (bf16 up to 4 rows, f32 up to
+  // 32), which reduces each accumulator horizontally once per k-step: long
+  // k-steps amortise that and keep each weight row a long sequential read
+  // (f32, M = 16: 1.25x over 128-long k-steps, one thread). Keep in step
+  // with inner_product_fits in argus_cpu_mma.h.
+  const int64_t innerProductRows = types.a == "f32" ? 32 : 4;
+  if (bm <= innerProductRows)
     t.bk = 512;
   else
     t.bk = types.a == "f32" ? 128 : 256;
