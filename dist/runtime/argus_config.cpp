@@ -83,6 +83,7 @@ Config compute() {
   if (!isa.empty()) setError(c, ARGUS_ERROR_UNSUPPORTED, isa);
   std::string registry = checkGemmTables(argus_gemm_groups, argus_gemm_group_count,
                                          argus_gemm_fallbacks, argus_gemm_fallback_count);
+  if (registry.empty()) registry = checkMoeTables(argus_moe_kernels, argus_moe_kernel_count);
   if (!registry.empty())
     setError(c, ARGUS_ERROR_INTERNAL, "the generated kernel tables are inconsistent: " + registry);
   return c;
@@ -163,6 +164,24 @@ std::string checkGemmTables(const argus_gemm_group *groups, int32_t groupCount,
     if (std::string e = checkBuckets(where, fb.num_buckets, fb.bucket_bounds, fb.kernels, fb.kernel_names);
         !e.empty())
       return e;
+  }
+  return "";
+}
+
+std::string checkMoeTables(const argus_moe_kernel *entries, int32_t count) {
+  if (count < 0) return "argus_moe_kernel_count is " + std::to_string(count);
+  if (count > 0 && !entries) return "the MoE table has a non-zero count and is NULL";
+  for (int32_t i = 0; i < count; ++i) {
+    const argus_moe_kernel &e = entries[i];
+    const std::string where = "MoE entry " + std::to_string(i) + " (" + (e.name ? e.name : "unnamed") + ")";
+    if (e.num_tiers < 1 || !e.tiers) return where + ": expected at least one tier";
+    for (int32_t t = 0; t < e.num_tiers; ++t) {
+      if (!e.tiers[t].gate_up || !e.tiers[t].down) return where + ": NULL kernel in tier " + std::to_string(t);
+      if (t > 0 && e.tiers[t].max_rows <= e.tiers[t - 1].max_rows)
+        return where + ": tier row limits must be strictly ascending";
+    }
+    if (e.tiers[e.num_tiers - 1].max_rows != INT64_MAX)
+      return where + ": the last tier must take any number of rows (max_rows INT64_MAX)";
   }
   return "";
 }

@@ -53,6 +53,10 @@ argus_status ready(const char *function);
 std::string checkGemmTables(const argus_gemm_group *groups, int32_t groupCount,
                             const argus_gemm_fallback *fallbacks, int32_t fallbackCount);
 
+/// Checks the MoE table the same way, e.g. "MoE entry 0 (bf16_generic):
+/// the last tier must take any number of rows (max_rows INT64_MAX)".
+std::string checkMoeTables(const argus_moe_kernel *entries, int32_t count);
+
 } // namespace argus_rt
 
 #endif // ARGUS_RUNTIME_CONFIG_H

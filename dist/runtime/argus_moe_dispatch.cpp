@@ -158,26 +158,27 @@ void runMoe(const argus_moe_args &a, const argus_moe_kernel &kernels, int numThr
     }
   auto runExpert = [&](int64_t e, int kernelThreads) {
     const int64_t row0 = offsets[e], rows = offsets[e + 1] - row0;
-    const bool small = rows <= kernels.small_rows;
+    const argus_moe_tier *tier = kernels.tiers;
+    while (rows > tier->max_rows) ++tier; /* the last tier takes any rows */
     const void *wg = offsetBy(a.w_gate_up, e * 2 * I * H, a.dtype), *wu = offsetBy(wg, I * H, a.dtype);
     argus_cpu_arg up[ARGUS_MOE_GATE_UP_KERNEL_ARGS] = {};
     up[0].tensor = matrixView(xp + row0 * H * el, rows, H, H);
     up[1].tensor = matrixView(wg, I, H, H);
     up[2].tensor = matrixView(wu, I, H, H);
     up[3].tensor = matrixView(h + row0 * I * el, rows, I, I);
-    (small ? kernels.gate_up_small : kernels.gate_up_large)(up, kernelThreads);
+    tier->gate_up(up, kernelThreads);
     argus_cpu_arg down[ARGUS_GEMM_KERNEL_ARGS] = {};
     down[0].tensor = matrixView(h + row0 * I * el, rows, I, I);
     down[1].tensor = matrixView(offsetBy(a.w_down, e * H * I, a.dtype), H, I, I);
     down[2].tensor = matrixView(yp + row0 * H, rows, H, H);
     down[3].tensor = tensorView(nullptr, {H}, {1});
     down[4].f = 1.0;
-    (small ? kernels.down_small : kernels.down_large)(down, kernelThreads);
+    tier->down(down, kernelThreads);
   };
   // Decode-sized groups are many small GEMMs with a few tiles each: whole
   // experts go to threads, their kernels single-threaded. Larger groups have
   // tiles enough to use every thread inside each kernel.
-  if (threads > 1 && activeCount >= threads && mostRows <= kernels.small_rows) {
+  if (threads > 1 && activeCount >= threads && mostRows <= kernels.decode_rows) {
 #pragma omp parallel for schedule(dynamic, 1) num_threads(threads)
     for (int64_t i = 0; i < activeCount; ++i) runExpert(active[i], 1);
   } else {

@@ -57,8 +57,8 @@
  * per expert with rows, it runs the entry's gate/up kernel
  * (ARGUS_MOE_GATE_UP_KERNEL_ARGS: [0] X {rows, hidden}, [1] Wg, [2] Wu
  * {intermediate, hidden}, [3] H {rows, intermediate}) and its down kernel,
- * a GEMM kernel (ARGUS_GEMM_KERNEL_ARGS) writing f32 rows. The *_small
- * kernels serve experts with at most `small_rows` rows.
+ * a GEMM kernel (ARGUS_GEMM_KERNEL_ARGS) writing f32 rows, both from the
+ * first tier whose max_rows the expert's rows do not exceed.
  *
  *===----------------------------------------------------------------------===*/
 #ifndef ARGUS_REGISTRY_H
@@ -115,13 +115,22 @@ typedef struct {
 
 #define ARGUS_MOE_GATE_UP_KERNEL_ARGS 4
 
-/** The kernels of one MoE configuration (or the generic ones of a dtype). */
+/** The gate/up and down kernels for experts with at most max_rows rows. */
+typedef struct {
+  int64_t max_rows; /* INT64_MAX in the last tier */
+  argus_cpu_kernel_fn gate_up, down;
+} argus_moe_tier;
+
+/** The kernels of one MoE configuration (or the generic ones of a dtype).
+ *  Invariant: num_tiers >= 1, tiers ascending by max_rows, the last one
+ *  INT64_MAX. */
 typedef struct {
   argus_dtype dtype;
   int64_t hidden, intermediate; /* 0, 0: any sizes */
   int32_t in_catalog;
-  int64_t small_rows;
-  argus_cpu_kernel_fn gate_up_small, gate_up_large, down_small, down_large;
+  int64_t decode_rows; /* when no expert has more rows, experts go to threads whole */
+  int32_t num_tiers;
+  const argus_moe_tier *tiers;
   const char *name;
 } argus_moe_kernel;
 

@@ -89,6 +89,7 @@ TEST(Tables, TheLinkedTablesAreConsistent) {
   EXPECT_EQ(argus_rt::checkGemmTables(argus_gemm_groups, argus_gemm_group_count,
                                       argus_gemm_fallbacks, argus_gemm_fallback_count),
             "");
+  EXPECT_EQ(argus_rt::checkMoeTables(argus_moe_kernels, argus_moe_kernel_count), "");
   EXPECT_EQ(argus_rt::config().status, ARGUS_OK) << argus_rt::config().message;
 }
 
@@ -128,6 +129,22 @@ TEST(Tables, InconsistentTablesAreDiagnosed) {
   EXPECT_TRUE(contains(message, "GEMM fallback 0 (f16 x f16 -> f16): expected at least one bucket bound")) << message;
 
   EXPECT_TRUE(contains(argus_rt::checkGemmTables(nullptr, -1, nullptr, 0), "is -1"));
+
+  // MoE tiers: ascending row limits, the last one unbounded, no NULL kernel.
+  argus_moe_tier tiers[] = {{1, dummyKernel, dummyKernel}, {4, dummyKernel, dummyKernel}, {INT64_MAX, dummyKernel, dummyKernel}};
+  argus_moe_kernel moe = {ARGUS_DTYPE_BF16, 0, 0, 0, 4, 3, tiers, "bf16_generic"};
+  EXPECT_EQ(argus_rt::checkMoeTables(&moe, 1), "");
+  tiers[2].max_rows = 32;
+  message = argus_rt::checkMoeTables(&moe, 1);
+  EXPECT_TRUE(contains(message, "MoE entry 0 (bf16_generic): the last tier must take any number of rows")) << message;
+  tiers[2].max_rows = INT64_MAX;
+  tiers[1].max_rows = 1;
+  EXPECT_TRUE(contains(argus_rt::checkMoeTables(&moe, 1), "strictly ascending"));
+  tiers[1].max_rows = 4;
+  tiers[0].down = nullptr;
+  EXPECT_TRUE(contains(argus_rt::checkMoeTables(&moe, 1), "NULL kernel in tier 0"));
+  moe.num_tiers = 0;
+  EXPECT_TRUE(contains(argus_rt::checkMoeTables(&moe, 1), "expected at least one tier"));
   EXPECT_TRUE(contains(argus_rt::checkGemmTables(nullptr, 2, nullptr, 0), "NULL"));
 }
 

@@ -141,7 +141,7 @@ const int32_t argus_prefill_kernel_count = 0;
 const argus_attention_kernel argus_decode_kernels[] = {{ARGUS_DTYPE_F32, 0, 0, 0, 0, nullptr, ""}};
 const int32_t argus_decode_kernel_count = 0;
 
-const argus_moe_kernel argus_moe_kernels[] = {{ARGUS_DTYPE_F32, 0, 0, 0, 0, nullptr, nullptr, nullptr, nullptr, ""}};
+const argus_moe_kernel argus_moe_kernels[] = {{ARGUS_DTYPE_F32, 0, 0, 0, 0, 0, nullptr, ""}};
 const int32_t argus_moe_kernel_count = 0;
 
 const char argus_generated_version[] = "1.2.3";

@@ -113,11 +113,16 @@ json attentionManifest(const std::vector<AttentionKernel> &attention) {
 json moeManifest(const std::vector<MoeEntry> &moe) {
   json entries = json::array();
   for (const MoeEntry &e : moe) {
+    json tiers = json::array();
+    for (const MoeTier &t : e.tiers) {
+      json tier = {{"gate_up", t.gateUp.symbol}, {"down", t.down.symbol}};
+      if (t.maxRows != INT64_MAX) tier["max_rows"] = t.maxRows; // absent: any number of rows
+      tiers.push_back(tier);
+    }
     json entry = {{"name", e.name},
                   {"dtype", e.dtype},
-                  {"small_rows", kMoeSmallRows},
-                  {"kernels",
-                   {e.gateUpSmall.symbol, e.gateUpLarge.symbol, e.downSmall.symbol, e.downLarge.symbol}},
+                  {"decode_rows", kMoeDecodeRows},
+                  {"tiers", tiers},
                   {"serves", e.ops}};
     if (e.hidden > 0) {
       entry["hidden"] = e.hidden;
@@ -212,13 +217,22 @@ void attentionTable(std::ostringstream &os, const std::vector<AttentionKernel> &
 
 /// The argus_moe_kernels table and its count.
 void moeTable(std::ostringstream &os, const std::vector<MoeEntry> &moe) {
+  for (size_t i = 0; i < moe.size(); ++i) {
+    os << "static const argus_moe_tier moe_tiers_" << i << "[] = {";
+    for (const MoeTier &t : moe[i].tiers)
+      os << "{" << (t.maxRows == INT64_MAX ? std::string("INT64_MAX") : std::to_string(t.maxRows)) << ", "
+         << t.gateUp.symbol << ", " << t.down.symbol << "}, ";
+    os << "};\n";
+  }
   os << "const argus_moe_kernel argus_moe_kernels[] = {\n";
-  for (const MoeEntry &e : moe)
+  for (size_t i = 0; i < moe.size(); ++i) {
+    const MoeEntry &e = moe[i];
     os << "  {" << dtypeEnum(e.dtype) << ", " << e.hidden << ", " << e.intermediate << ", " << (e.inCatalog ? 1 : 0)
-       << ", " << kMoeSmallRows << ", " << e.gateUpSmall.symbol << ", " << e.gateUpLarge.symbol << ", "
-       << e.downSmall.symbol << ", " << e.downLarge.symbol << ", " << cString(e.name) << "},\n";
+       << ", " << kMoeDecodeRows << ", " << e.tiers.size() << ", moe_tiers_" << i << ", " << cString(e.name)
+       << "},\n";
+  }
   if (moe.empty())
-    os << "  {ARGUS_DTYPE_F32, 0, 0, 0, 0, 0, 0, 0, 0, \"\"},  // placeholder, count is 0\n";
+    os << "  {ARGUS_DTYPE_F32, 0, 0, 0, 0, 0, 0, \"\"},  // placeholder, count is 0\n";
   os << "};\nconst int32_t argus_moe_kernel_count = " << moe.size() << ";\n\n";
 }
 
@@ -232,7 +246,7 @@ std::string tablesSource(const GemmPlan &plan, const std::vector<AttentionKernel
   for (const AttentionKernel &k : attention)
     os << "extern \"C\" void " << k.symbol << "(const argus_cpu_arg *, int);\n";
   for (const MoeEntry &e : moe)
-    for (const MoeKernel *k : {&e.gateUpSmall, &e.gateUpLarge, &e.downSmall, &e.downLarge})
+    for (const MoeKernel *k : e.kernels())
       os << "extern \"C\" void " << k->symbol << "(const argus_cpu_arg *, int);\n";
   os << "\n";
   // Bucket bounds, kernels and names of each group and fallback.
@@ -372,7 +386,7 @@ std::variant<BuildReport, std::string> buildLibrary(const BuildOptions &opt) {
   for (const AttentionKernel &k : attention)
     instances.push_back({k.symbol, k.templatePath(), k.specialization()});
   for (const MoeEntry &e : moe)
-    for (const MoeKernel *k : {&e.gateUpSmall, &e.gateUpLarge, &e.downSmall, &e.downLarge})
+    for (const MoeKernel *k : e.kernels())
       instances.push_back({k->symbol, k->templatePath, k->spec});
 
   fs::path home(opt.homeDir.empty() ? defaultHomeDir() : opt.homeDir);

@@ -3,14 +3,19 @@
 #include "argus/Emit/GemmPlan.h"
 
 #include <algorithm>
+#include <cstdint>
 
 namespace argus::emit {
 
 namespace {
 
-// Small groups take tiles of exactly kMoeSmallRows rows: decode-sized
-// experts then read their weights once (mma's inner-product form).
-constexpr int64_t kSmallBlockM = kMoeSmallRows, kLargeBlockM = 32, kBlockN = 64;
+// Decode-sized groups take tiles exactly as tall as the group where they
+// can: one row (every expert of a batch-1 decode step) or up to
+// kMoeDecodeRows; tiles padded to more rows than the group compute and copy
+// the padding (a 1-row down projection runs 1.37x faster on a 1-row tile than
+// on a 4-row one, Qwen3-30B-A3B shapes, one thread). Larger groups take
+// 32-row tiles.
+constexpr int64_t kTierRows[] = {1, kMoeDecodeRows}, kLargeBlockM = 32, kBlockN = 64;
 
 /// The k-step a GEMM of this dtype and tile height takes (GemmPlan's rule).
 int64_t blockK(const std::string &dtype, int64_t bm) {
@@ -55,14 +60,22 @@ MoeEntry makeEntry(const std::string &dtype, int64_t hidden, int64_t intermediat
   e.intermediate = intermediate;
   e.inCatalog = inCatalog;
   e.name = dtype + (hidden > 0 ? "_h" + std::to_string(hidden) + "_i" + std::to_string(intermediate) : "_generic");
-  e.gateUpSmall = gateUp(e, kSmallBlockM);
-  e.gateUpLarge = gateUp(e, kLargeBlockM);
-  e.downSmall = down(e, kSmallBlockM);
-  e.downLarge = down(e, kLargeBlockM);
+  for (int64_t rows : kTierRows)
+    e.tiers.push_back({rows, gateUp(e, rows), down(e, rows)});
+  e.tiers.push_back({INT64_MAX, gateUp(e, kLargeBlockM), down(e, kLargeBlockM)});
   return e;
 }
 
 } // namespace
+
+std::vector<const MoeKernel *> MoeEntry::kernels() const {
+  std::vector<const MoeKernel *> all;
+  for (const MoeTier &t : tiers) {
+    all.push_back(&t.gateUp);
+    all.push_back(&t.down);
+  }
+  return all;
+}
 
 std::vector<MoeEntry> planMoe(const std::vector<catalog::OpConfig> &configs) {
   std::vector<MoeEntry> entries;

@@ -19,14 +19,21 @@
 
 namespace argus::emit {
 
-/// Experts with at most this many rows use the small-tile kernels (tiles of
-/// this height).
-constexpr int64_t kMoeSmallRows = 4;
+/// Experts with at most this many rows are decode-sized: the runtime gives
+/// whole experts to threads, their kernels single-threaded.
+constexpr int64_t kMoeDecodeRows = 4;
 
 /// One compiled kernel of an MoE entry.
 struct MoeKernel {
   std::string symbol, templatePath;
   lowering::Specialization spec;
+};
+
+/// The kernels that serve experts with at most `maxRows` rows (the last tier
+/// of an entry: any number), with tiles `maxRows` tall when that is small.
+struct MoeTier {
+  int64_t maxRows = 0; // INT64_MAX for the last tier
+  MoeKernel gateUp, down;
 };
 
 struct MoeEntry {
@@ -36,7 +43,10 @@ struct MoeEntry {
   bool inCatalog = false;
   std::vector<std::string> ops;
   std::string name;                   // for messages and the manifest
-  MoeKernel gateUpSmall, gateUpLarge, downSmall, downLarge;
+  std::vector<MoeTier> tiers; // ascending maxRows
+
+  /// Every kernel of the entry, tier by tier (gate/up, then down).
+  std::vector<const MoeKernel *> kernels() const;
 };
 
 std::vector<MoeEntry> planMoe(const std::vector<catalog::OpConfig> &configs);
