@@ -6,10 +6,12 @@
 //   argus-gen verify FILE.argus [--json] [--bank-conflicts warn|error|off] [--skip race,...]
 //   argus-gen shapes CATALOG.yaml
 //   argus-gen build --catalog CATALOG.yaml --target cpu-avx512 --out DIR [--jobs N]
+//   argus-gen db list|export DB
 //
 // Exit status: 0 success, 1 a check failed or input was refused, 2 usage.
 //
 //===----------------------------------------------------------------------===//
+#include "DbCommand.h"
 #include "Options.h"
 
 #include "argus/Backend/CodegenCpu.h"
@@ -192,6 +194,13 @@ int runMain(int argc, char **argv) {
   buildCmd->add_option("--home", build.homeDir, "the Argus tree (templates/, dist/); default $ARGUS_HOME or the source tree");
   buildCmd->add_option("--cache", build.cacheDir, "object cache directory (default OUT/.cache)");
 
+  std::string dbAction = "list", dbPath;
+  CLI::App *dbCmd = app.add_subcommand("db", "list or export a tuning database");
+  dbCmd->add_option("action", dbAction, "list (per op configuration: candidates and the best) or export (JSON)")
+      ->check(CLI::IsMember({"list", "export"}))
+      ->required();
+  dbCmd->add_option("database", dbPath, "tuning database file")->required();
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError &e) {
@@ -201,6 +210,10 @@ int runMain(int argc, char **argv) {
   if (*lower) return lowerCommand(lowerFlags, false, "", "");
   if (*emitCpu) return lowerCommand(emitFlags, true, symbol, emitTarget);
   if (*shapes) return shapesCommand(shapesPath);
+  if (*dbCmd) {
+    std::string error = tools::dbCommand(dbAction, dbPath, std::cout);
+    return error.empty() ? 0 : fail("argus-gen db: " + error);
+  }
   if (*verifyCmd) return verifyCommand(verifyFlags);
   if (*run) {
     check::CheckOptions opt;
