@@ -9,7 +9,7 @@
 #
 # Usage: bench/run_cpu.sh [THREADS...]        (default: 1 2)
 #   BUILD=dir         build directory (default build-bench)
-#   ONLY="gemm ..."   subset of: peak gemm attention moe torch
+#   ONLY="gemm ..."   subset of: peak gemm attention moe dispatch torch
 #   OUT=dir           where the JSON goes (default bench/results)
 # Installs what it uses (apt), like the README's two commands.
 set -euo pipefail
@@ -19,7 +19,7 @@ THREADS=("${@:-1 2}")
 read -r -a THREADS <<<"${THREADS[*]}"
 BUILD=${BUILD:-build-bench}
 OUT=${OUT:-bench/results}
-ONLY=${ONLY:-peak gemm attention moe torch}
+ONLY=${ONLY:-peak gemm attention moe dispatch torch}
 wants() { [[ " $ONLY " == *" $1 "* ]]; }
 
 if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
@@ -33,7 +33,7 @@ if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
 fi
 
 cmake -S . -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=Release >/dev/null
-ninja -C "$BUILD" argus-gen argus_peak_bench argus_gemm_bench argus_attention_bench argus_moe_bench
+ninja -C "$BUILD" argus-gen argus_peak_bench argus_gemm_bench argus_attention_bench argus_moe_bench argus_dispatch_bench
 GEN="$BUILD/generator/tools/argus-gen"
 mkdir -p "$OUT"
 
@@ -53,6 +53,8 @@ run() { # run THREADS LIBRARY BINARY JSON [ARGS...]
 
 wants peak && OMP_NUM_THREADS=2 "$BUILD/bench/argus_peak_bench" \
   --benchmark_out="$OUT/cpu-peak.json" --benchmark_out_format=json
+wants dispatch && "$BUILD/bench/argus_dispatch_bench" \
+  --benchmark_out="$OUT/cpu-dispatch.json" --benchmark_out_format=json
 if wants gemm || wants attention; then LLAMA=$(library llama3-8b); fi
 if wants moe; then QWEN=$(library qwen3-30b-a3b); MIXTRAL=$(library mixtral-8x7b); fi
 for t in "${THREADS[@]}"; do

@@ -32,58 +32,37 @@ argus_status Checker::fail(argus_status status, const char *format, ...) const {
   return argus_rt::fail(status, "%s: %s", function_, body);
 }
 
-argus_status Checker::structSize(size_t got, size_t expected) const {
-  if (got >= expected) return ARGUS_OK;
+argus_status Checker::structTooSmall(size_t got, size_t expected) const {
   return fail(ARGUS_ERROR_INVALID_ARGUMENT,
               "struct_size (%zu) must be >= sizeof the v1 args struct (%zu); set it to "
               "sizeof(the struct)",
               got, expected);
 }
 
-argus_status Checker::nonNegative(const char *field, int64_t value) const {
-  if (value >= 0) return ARGUS_OK;
-  return fail(ARGUS_ERROR_INVALID_ARGUMENT, "%s (%lld) must be >= 0", field,
-              static_cast<long long>(value));
-}
-
-argus_status Checker::positive(const char *field, int64_t value) const {
-  if (value >= 1) return ARGUS_OK;
-  return fail(ARGUS_ERROR_INVALID_ARGUMENT, "%s (%lld) must be >= 1", field,
-              static_cast<long long>(value));
-}
-
-argus_status Checker::atLeast(const char *field, int64_t value, const char *minimumName,
-                              int64_t minimum) const {
-  if (value >= minimum) return ARGUS_OK;
+argus_status Checker::notAtLeast(const char *field, int64_t value, const char *minimumName,
+                                 int64_t minimum) const {
+  if (!minimumName)
+    return fail(ARGUS_ERROR_INVALID_ARGUMENT, "%s (%lld) must be >= %lld", field, static_cast<long long>(value),
+                static_cast<long long>(minimum));
   return fail(ARGUS_ERROR_INVALID_ARGUMENT, "%s (%lld) must be >= %s (%lld)", field,
               static_cast<long long>(value), minimumName, static_cast<long long>(minimum));
 }
 
-argus_status Checker::product(const char *what, const int64_t *factors, int count,
-                              int64_t *out) const {
-  int64_t result = 1;
-  for (int i = 0; i < count; ++i) {
-    if (!mulNonNegative(result, factors[i], &result)) {
-      char values[256];
-      int used = 0;
-      for (int j = 0; j < count && used < static_cast<int>(sizeof values); ++j)
-        used += std::snprintf(values + used, sizeof values - used, "%s%lld", j ? " * " : "",
-                              static_cast<long long>(factors[j]));
-      return fail(ARGUS_ERROR_INVALID_ARGUMENT, "%s (%s) overflows int64", what, values);
-    }
-  }
-  if (out) *out = result;
-  return ARGUS_OK;
+argus_status Checker::productOverflows(const char *what, const int64_t *factors, int count) const {
+  char values[256];
+  int used = 0;
+  for (int j = 0; j < count && used < static_cast<int>(sizeof values); ++j)
+    used += std::snprintf(values + used, sizeof values - used, "%s%lld", j ? " * " : "",
+                          static_cast<long long>(factors[j]));
+  return fail(ARGUS_ERROR_INVALID_ARGUMENT, "%s (%s) overflows int64", what, values);
 }
 
-argus_status Checker::pointer(const char *field, const void *ptr, int64_t elements) const {
-  if (ptr || elements == 0) return ARGUS_OK;
+argus_status Checker::nullWithElements(const char *field, int64_t elements) const {
   return fail(ARGUS_ERROR_INVALID_ARGUMENT, "%s is NULL but has %lld elements", field,
               static_cast<long long>(elements));
 }
 
-argus_status Checker::knownDtype(const char *field, argus_dtype t) const {
-  if (isKnownDtype(t)) return ARGUS_OK;
+argus_status Checker::unknownDtype(const char *field, argus_dtype t) const {
   return fail(ARGUS_ERROR_INVALID_ARGUMENT,
               "%s (%d) is not an argus_dtype (expected 0=f32, 1=f16, 2=bf16, 3=fp8_e4m3)", field,
               static_cast<int>(t));

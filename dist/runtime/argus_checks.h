@@ -13,7 +13,8 @@
 // Every failing check records a message naming the function and the field,
 // with the expected and the actual value, and returns
 // ARGUS_ERROR_INVALID_ARGUMENT; a passing check returns ARGUS_OK (0), hence
-// the `if (auto s = ...)` idiom.
+// the `if (auto s = ...)` idiom. The tests are inline and the messages out of
+// line (cold): a call pays a few compares, not a function call per field.
 //
 //===----------------------------------------------------------------------===//
 #ifndef ARGUS_RUNTIME_CHECKS_H
@@ -60,26 +61,42 @@ public:
   explicit Checker(const char *function) : function_(function) {}
 
   /// The struct is at least as large as the v1 struct this runtime knows.
-  argus_status structSize(size_t got, size_t expected) const;
+  argus_status structSize(size_t got, size_t expected) const {
+    return got >= expected ? ARGUS_OK : structTooSmall(got, expected);
+  }
   /// value >= 0.
-  argus_status nonNegative(const char *field, int64_t value) const;
+  argus_status nonNegative(const char *field, int64_t value) const {
+    return value >= 0 ? ARGUS_OK : notAtLeast(field, value, nullptr, 0);
+  }
   /// value >= 1.
-  argus_status positive(const char *field, int64_t value) const;
+  argus_status positive(const char *field, int64_t value) const {
+    return value >= 1 ? ARGUS_OK : notAtLeast(field, value, nullptr, 1);
+  }
   /// value >= minimum, e.g. "lda (3) must be >= k (5)".
-  argus_status atLeast(const char *field, int64_t value, const char *minimumName,
-                       int64_t minimum) const;
+  argus_status atLeast(const char *field, int64_t value, const char *minimumName, int64_t minimum) const {
+    return value >= minimum ? ARGUS_OK : notAtLeast(field, value, minimumName, minimum);
+  }
   /// The product of `count` non-negative factors fits in int64; `what`
   /// names it ("m*k"). The product is stored in *out when out != nullptr.
-  argus_status product(const char *what, const int64_t *factors, int count,
-                       int64_t *out = nullptr) const;
+  argus_status product(const char *what, const int64_t *factors, int count, int64_t *out = nullptr) const {
+    int64_t result = 1;
+    for (int i = 0; i < count; ++i)
+      if (!mulNonNegative(result, factors[i], &result)) return productOverflows(what, factors, count);
+    if (out) *out = result;
+    return ARGUS_OK;
+  }
   argus_status product(const char *what, int64_t a, int64_t b, int64_t *out = nullptr) const {
     int64_t f[2] = {a, b};
     return product(what, f, 2, out);
   }
   /// ptr != NULL, unless `elements` == 0.
-  argus_status pointer(const char *field, const void *ptr, int64_t elements) const;
+  argus_status pointer(const char *field, const void *ptr, int64_t elements) const {
+    return ptr || elements == 0 ? ARGUS_OK : nullWithElements(field, elements);
+  }
   /// A dtype enumerator at all (a value outside the enum is invalid).
-  argus_status knownDtype(const char *field, argus_dtype t) const;
+  argus_status knownDtype(const char *field, argus_dtype t) const {
+    return isKnownDtype(t) ? ARGUS_OK : unknownDtype(field, t);
+  }
 
   /// Records "<function>: <message>" and returns `status`.
   argus_status fail(argus_status status, const char *format, ...) const
@@ -88,6 +105,14 @@ public:
   const char *function() const { return function_; }
 
 private:
+  // The failures: record the message, return the status.
+  [[gnu::cold]] argus_status structTooSmall(size_t got, size_t expected) const;
+  [[gnu::cold]] argus_status notAtLeast(const char *field, int64_t value, const char *minimumName,
+                                        int64_t minimum) const;
+  [[gnu::cold]] argus_status productOverflows(const char *what, const int64_t *factors, int count) const;
+  [[gnu::cold]] argus_status nullWithElements(const char *field, int64_t elements) const;
+  [[gnu::cold]] argus_status unknownDtype(const char *field, argus_dtype t) const;
+
   const char *function_;
 };
 

@@ -122,14 +122,13 @@ argus_status planGemm(const argus_gemm_args &g, const Config &config, const char
 }
 
 void buildGemmKernelArgs(const argus_gemm_args &g, argus_cpu_arg out[7]) {
-  std::memset(out, 0, sizeof(argus_cpu_arg) * 7);
-  out[0].tensor = matrixView(g.a, g.m, g.k, g.lda);
-  out[1].tensor = matrixView(g.b, g.n, g.k, g.ldb);
-  out[2].tensor = matrixView(g.c, g.m, g.n, g.ldc);
-  out[3].tensor = tensorView(g.bias, {g.n}, {1});
-  out[4].f = g.alpha;
-  out[5].f = g.beta;
-  out[6].i = g.bias ? 1 : 0;
+  setMatrixArg(out[0], g.a, g.m, g.k, g.lda);
+  setMatrixArg(out[1], g.b, g.n, g.k, g.ldb);
+  setMatrixArg(out[2], g.c, g.m, g.n, g.ldc);
+  setMatrixArg(out[3], g.bias, g.n, 0, 1); /* the bias vector */
+  setScalarArg(out[4], g.alpha, 0);
+  setScalarArg(out[5], g.beta, 0);
+  setScalarArg(out[6], 0, g.bias ? 1 : 0);
 }
 
 void runGemm(const argus_gemm_args &g, const GemmPlan &plan, int numThreads) {
