@@ -134,12 +134,13 @@ TEST_F(Moe, CatalogConfigurationStrict) {
   for (const nlohmann::json &e : manifest.at("moe"))
     if (e.contains("hidden")) entry = &e;
   ASSERT_NE(entry, nullptr) << "the library's catalog has no MoE configuration";
-  // Tiles as tall as decode-sized experts (1 row, up to 4), then any rows.
+  // Tiles about as tall as the expert's rows (1, up to 4, up to 16), then any rows.
   const nlohmann::json &tiers = entry->at("tiers");
-  ASSERT_EQ(tiers.size(), 3u) << tiers.dump();
+  ASSERT_EQ(tiers.size(), 4u) << tiers.dump();
   EXPECT_EQ(tiers[0].at("max_rows"), 1);
   EXPECT_EQ(tiers[1].at("max_rows"), 4);
-  EXPECT_FALSE(tiers[2].contains("max_rows")) << tiers.dump();
+  EXPECT_EQ(tiers[2].at("max_rows"), 16);
+  EXPECT_FALSE(tiers[3].contains("max_rows")) << tiers.dump();
   const int64_t hidden = entry->at("hidden"), intermediate = entry->at("intermediate");
   // Kernels are specialised on (hidden, intermediate), not on the expert
   // count: 12 experts keep the random weights small (Qwen3 has 128).
