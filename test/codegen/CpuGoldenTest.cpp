@@ -57,7 +57,7 @@ TEST(CpuGolden, GemmTnHasTheOmpLoopOverProgramInstances) {
   EXPECT_NE(cpp.find("#include \"argus_cpu_kernel.h\""), std::string::npos);
   expectInOrder(cpp, {
                          "static void gemm_tn_cpu_instance(const argus_cpu_arg *args",
-                         "extern \"C\" void gemm_tn_cpu(const argus_cpu_arg *args, int num_threads) {",
+                         "extern \"C\" __attribute__((visibility(\"default\"))) void gemm_tn_cpu(const argus_cpu_arg *args, int num_threads) {",
                          // the grid function, inlined: ceildiv(M, 16), ceildiv(N, 16), 1
                          "ak::ceildivsi(",
                          "const int64_t grid0 = ",

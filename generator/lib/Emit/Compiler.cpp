@@ -85,7 +85,8 @@ std::string readFile(const std::string &path) {
   return ss.str();
 }
 
-/// Identity of the compiler binary, so a compiler upgrade invalidates the cache.
+} // namespace
+
 const std::string &compilerIdentity() {
   static const std::string id = [] {
     std::string out;
@@ -94,6 +95,8 @@ const std::string &compilerIdentity() {
   }();
   return id;
 }
+
+namespace {
 
 /// The headers of an -I directory (names and contents, sorted by name): a
 /// source's objects depend on them, so they are part of its cache key.
@@ -114,13 +117,15 @@ std::string headersOf(const std::string &dir) {
   return all;
 }
 
-} // namespace
-
-std::string compileAll(const std::vector<CompileJob> &jobs, int parallel, const std::string &cacheDir,
-                       CompileStats &stats, const std::function<void(const std::string &)> &progress) {
+/// Compiles `jobs`; per job "" or the failure with the compiler output. With
+/// `stopOnError`, jobs not started when one fails are left "" and undone.
+std::vector<std::string> compileJobs(const std::vector<CompileJob> &jobs, int parallel, const std::string &cacheDir,
+                                     CompileStats &stats, const std::function<void(const std::string &)> &progress,
+                                     bool stopOnError) {
   std::atomic<size_t> next{0};
   std::mutex mutex;
-  std::string firstError;
+  std::vector<std::string> errors(jobs.size());
+  bool failed = false;
   // Digest of the headers of every -I directory, read once per build.
   std::map<std::string, std::string> headerDigest;
   for (const CompileJob &job : jobs)
@@ -131,7 +136,7 @@ std::string compileAll(const std::vector<CompileJob> &jobs, int parallel, const 
     for (size_t i = next++; i < jobs.size(); i = next++) {
       {
         std::lock_guard<std::mutex> lock(mutex);
-        if (!firstError.empty())
+        if (failed && stopOnError)
           return;
       }
       const CompileJob &job = jobs[i];
@@ -164,9 +169,11 @@ std::string compileAll(const std::vector<CompileJob> &jobs, int parallel, const 
       int status = runCommand(argv, output);
       std::lock_guard<std::mutex> lock(mutex);
       if (status != 0) {
-        if (firstError.empty())
-          firstError = "compiling " + job.sourcePath + " failed (exit " + std::to_string(status) + "):\n" + output;
-        return;
+        errors[i] = "compiling " + job.sourcePath + " failed (exit " + std::to_string(status) + "):\n" + output;
+        failed = true;
+        if (stopOnError)
+          return;
+        continue;
       }
       stats.compiled++;
       if (!cacheDir.empty()) {
@@ -186,7 +193,22 @@ std::string compileAll(const std::vector<CompileJob> &jobs, int parallel, const 
     threads.emplace_back(worker);
   for (std::thread &t : threads)
     t.join();
-  return firstError;
+  return errors;
+}
+
+} // namespace
+
+std::string compileAll(const std::vector<CompileJob> &jobs, int parallel, const std::string &cacheDir,
+                       CompileStats &stats, const std::function<void(const std::string &)> &progress) {
+  for (std::string &error : compileJobs(jobs, parallel, cacheDir, stats, progress, true))
+    if (!error.empty())
+      return error;
+  return "";
+}
+
+std::vector<std::string> compileEach(const std::vector<CompileJob> &jobs, int parallel, const std::string &cacheDir,
+                                     CompileStats &stats, const std::function<void(const std::string &)> &progress) {
+  return compileJobs(jobs, parallel, cacheDir, stats, progress, false);
 }
 
 } // namespace argus::emit

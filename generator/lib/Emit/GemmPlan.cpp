@@ -49,22 +49,76 @@ GemmTiles chooseCpuGemmTiles(int64_t m, int64_t /*n*/, int64_t /*k*/, const Gemm
   return t;
 }
 
+namespace {
+
+/// Bytes of stack a tile configuration needs, conservatively: the a and b
+/// operand tiles, mma's packed copy of b, the f32 accumulator and epilogue
+/// tiles, and c's tile. The CPU backend counts exactly and refuses more than
+/// 512 KiB (bf16 256 x 128 x 256 tiles need 608 KiB; this says 704).
+int64_t estimatedStackBytes(const GemmTiles &t, const GemmTypes &types) {
+  const int64_t operand = types.a == "f32" ? 4 : 2, result = types.c == "f32" ? 4 : 2;
+  return (t.bm + 2 * t.bn) * t.bk * operand + t.bm * t.bn * (3 * 4 + result);
+}
+
+constexpr int64_t kStackBudget = 512 * 1024;
+
+} // namespace
+
+std::vector<GemmTiles> cpuGemmCandidates(int64_t m, int64_t n, int64_t k, const GemmTypes &types, int budget) {
+  const GemmTiles rule = chooseCpuGemmTiles(m, n, k, types);
+  const int64_t tallest = types.a == "f16" ? 128 : 256;
+  auto legal = [&](const GemmTiles &t) {
+    // A tile up to twice the bucket: bf16 tiles of 16 rows run on AMX, which
+    // can beat an 8-row tile of the same bucket on vdpbf16ps.
+    return t.bm >= 1 && t.bm <= tallest && t.bm <= 2 * std::max<int64_t>(m, 1) &&
+           t.bn >= 16 && (n == 0 || t.bn < 2 * n) &&                   // no column tile twice N
+           t.bk >= 32 && t.bk % 32 == 0 && (k == 0 || t.bk < 2 * k) && // no k-step twice K
+           estimatedStackBytes(t, types) <= kStackBudget;
+  };
+  // Neighbours by how far they move from the rule: column width first (it
+  // sets the weight stream per instance and the instance count), then the
+  // k-step, then the row count; one parameter before two.
+  const int64_t bms[] = {rule.bm, rule.bm * 2, rule.bm / 2};
+  const int64_t bns[] = {rule.bn, rule.bn * 2, rule.bn / 2};
+  const int64_t bks[] = {rule.bk, rule.bk * 2, rule.bk / 2};
+  struct Ranked {
+    int changes, order;
+    GemmTiles tiles;
+  };
+  std::vector<Ranked> ranked = {{0, 0, rule}}; // the rule even where a limit above would drop it
+  for (int i = 0; i < 3; ++i)
+    for (int j = 0; j < 3; ++j)
+      for (int l = 0; l < 3; ++l) {
+        GemmTiles t{bms[i], bns[j], bks[l]};
+        if ((i || j || l) && legal(t))
+          ranked.push_back({(i > 0) + (j > 0) + (l > 0), i * 9 + l * 3 + j, t});
+      }
+  std::stable_sort(ranked.begin(), ranked.end(), [](const Ranked &a, const Ranked &b) {
+    return a.changes != b.changes ? a.changes < b.changes : a.order < b.order;
+  });
+  std::vector<GemmTiles> out;
+  for (const Ranked &r : ranked)
+    if (int(out.size()) < budget)
+      out.push_back(r.tiles);
+  return out;
+}
+
 std::vector<GemmTypes> fallbackGemmTypes() {
   return {{"f32", "f32"}, {"bf16", "bf16"}, {"bf16", "f32"}, {"f16", "f16"}, {"f16", "f32"}};
 }
 
-static std::string kernelSymbol(const GemmKernel &k) {
+std::string gemmKernelSymbol(const GemmKernel &k) {
   std::string s = "argusk_gemm_" + k.types.a + "_" + k.types.c + "_";
   s += k.n > 0 ? "n" + std::to_string(k.n) + "_k" + std::to_string(k.k) : std::string("generic");
   s += "_m" + std::to_string(k.tiles.bm) + "n" + std::to_string(k.tiles.bn) + "k" + std::to_string(k.tiles.bk);
   return s;
 }
 
-GemmPlan planGemms(const std::vector<catalog::OpConfig> &configs) {
+GemmPlan planGemms(const std::vector<catalog::OpConfig> &configs, const GemmTileChooser &choose) {
   GemmPlan plan;
   std::map<std::string, size_t> bySymbol;
   auto addKernel = [&](GemmKernel k, const std::string &op) {
-    k.symbol = kernelSymbol(k);
+    k.symbol = gemmKernelSymbol(k);
     auto [it, inserted] = bySymbol.try_emplace(k.symbol, plan.kernels.size());
     if (inserted)
       plan.kernels.push_back(k);
@@ -107,7 +161,7 @@ GemmPlan planGemms(const std::vector<catalog::OpConfig> &configs) {
       k.n = g.n;
       k.k = g.k;
       k.types = types;
-      k.tiles = chooseCpuGemmTiles(m, g.n, g.k, types);
+      k.tiles = choose(m, g.n, g.k, types);
       g.kernelPerBucket.push_back(addKernel(k, c.name));
     }
     groupIndex[key] = plan.groups.size();

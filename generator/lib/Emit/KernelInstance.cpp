@@ -29,24 +29,38 @@ bool readTextFile(const std::string &path, std::string &text, std::string &error
   return true;
 }
 
-llvm::Expected<std::string> instantiateCpuKernel(mlir::MLIRContext &context, const std::string &path,
-                                                 const std::string &source, const lowering::Specialization &spec,
-                                                 const std::string &symbol, const std::string &target) {
+VerifiedInstance instantiateVerified(mlir::MLIRContext &context, const std::string &path, const std::string &source,
+                                     const lowering::Specialization &spec, const std::string &symbol,
+                                     const std::string &target) {
+  using Outcome = VerifiedInstance::Outcome;
   auto lowered = lowering::compileKernelSource(source, path, context, spec);
   if (auto *failure = std::get_if<lowering::LoweringFailure>(&lowered))
-    return llvm::createStringError(llvm::inconvertibleErrorCode(), failure->message);
+    return {Outcome::Failed, failure->message, ""};
   auto &module = std::get<mlir::OwningOpRef<mlir::ModuleOp>>(lowered);
   mlir::func::FuncOp kernel = findKernel(*module);
   if (!kernel)
-    return llvm::createStringError(llvm::inconvertibleErrorCode(), path + ": no kernel after lowering");
+    return {Outcome::Failed, path + ": no kernel after lowering", ""};
   // Every instance is proved before it is compiled: a kernel the verifier
   // cannot prove never reaches a library.
   verify::KernelReport proof = verify::verifyKernel(kernel);
   if (!proof.proved_all())
-    return llvm::createStringError(llvm::inconvertibleErrorCode(),
-                                   path + ": the verifier refused kernel '" + proof.kernel + "':\n" +
-                                       verify::formatResult(verify::VerifyResult{{proof}}));
-  return codegen::emitCpuKernel(kernel, symbol, codegen::CpuTarget{target});
+    return {Outcome::Refuted,
+            path + ": the verifier refused kernel '" + proof.kernel + "':\n" +
+                verify::formatResult(verify::VerifyResult{{proof}}),
+            ""};
+  llvm::Expected<std::string> code = codegen::emitCpuKernel(kernel, symbol, codegen::CpuTarget{target});
+  if (!code)
+    return {Outcome::Failed, llvm::toString(code.takeError()), ""};
+  return {Outcome::Proved, "", std::move(*code)};
+}
+
+llvm::Expected<std::string> instantiateCpuKernel(mlir::MLIRContext &context, const std::string &path,
+                                                 const std::string &source, const lowering::Specialization &spec,
+                                                 const std::string &symbol, const std::string &target) {
+  VerifiedInstance instance = instantiateVerified(context, path, source, spec, symbol, target);
+  if (instance.outcome != VerifiedInstance::Outcome::Proved)
+    return llvm::createStringError(llvm::inconvertibleErrorCode(), instance.detail);
+  return std::move(instance.code);
 }
 
 } // namespace argus::emit

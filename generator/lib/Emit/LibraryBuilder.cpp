@@ -38,6 +38,29 @@ std::string defaultHomeDir() {
   return home && *home ? home : ARGUS_SOURCE_DIR;
 }
 
+bool writeIfChanged(const std::string &path, const std::string &text, std::string &error) {
+  std::string existing, ignored;
+  if (readTextFile(path, existing, ignored) && existing == text)
+    return true;
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  out << text;
+  out.close(); // a full disk may only show when the data is flushed
+  if (!out) {
+    error = "cannot write '" + path + "'";
+    return false;
+  }
+  return true;
+}
+
+std::vector<std::string> kernelCompileFlags(const std::string &homeDir, const std::string &target) {
+  fs::path home(homeDir), runtimeDir = home / "dist" / "runtime";
+  std::vector<std::string> flags = codegen::cpuCompileFlags(codegen::CpuTarget{target});
+  for (const fs::path &inc : {runtimeDir, runtimeDir / "cpu", home / "dist" / "include"})
+    flags.push_back("-I" + inc.string());
+  flags.push_back("-fvisibility=hidden");
+  return flags;
+}
+
 namespace {
 
 /// CPU features a target's kernels execute (names of dist/runtime/argus_isa.h).
@@ -67,21 +90,6 @@ std::string cString(const std::string &s) {
     }
   }
   return out + "\"";
-}
-
-/// Writes `text` unless the file already holds exactly it (keeps mtimes).
-bool writeIfChanged(const fs::path &path, const std::string &text, std::string &error) {
-  std::string existing, ignored;
-  if (readTextFile(path.string(), existing, ignored) && existing == text)
-    return true;
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  out << text;
-  out.close(); // a full disk may only show when the data is flushed
-  if (!out) {
-    error = "cannot write '" + path.string() + "'";
-    return false;
-  }
-  return true;
 }
 
 /// Ops whose entry points have no kernel in this library.
@@ -189,7 +197,7 @@ json manifestFor(const catalog::Catalog &cat, const BuildOptions &opt, const Gem
           {"target", opt.target},
           {"isa", targetIsa(opt.target)},
           {"catalog", {{"file", fs::path(cat.path).filename().string()}, {"hash", cat.content_hash}}},
-          {"tuning", "heuristic tiles (no tuning database yet)"},
+          {"tuning", opt.tuning},
           {"gemm_groups", groups},
           {"gemm_fallbacks", fallbacks},
           {"kernels", kernels},
@@ -367,7 +375,7 @@ std::variant<BuildReport, std::string> buildLibrary(const BuildOptions &opt) {
     return loaded.error().format();
   const catalog::Catalog &cat = loaded.value();
   std::vector<catalog::OpConfig> configs = catalog::expand(cat);
-  GemmPlan plan = planGemms(configs);
+  GemmPlan plan = planGemms(configs, opt.chooseGemmTiles);
   std::vector<AttentionKernel> attention = planAttention(configs);
   std::vector<MoeEntry> moe = planMoe(configs);
   log("catalog " + cat.model + ": " + std::to_string(configs.size()) + " op configurations, " +
@@ -412,11 +420,7 @@ std::variant<BuildReport, std::string> buildLibrary(const BuildOptions &opt) {
   mlir::MLIRContext context(registry);
   context.disableMultithreading(); // one kernel at a time; no thread pool to spin up
   std::vector<CompileJob> jobs;
-  codegen::CpuTarget target{opt.target};
-  std::vector<std::string> kernelFlags = codegen::cpuCompileFlags(target);
-  for (const std::string &inc : {runtimeDir.string(), (runtimeDir / "cpu").string(), (home / "dist" / "include").string()})
-    kernelFlags.push_back("-I" + inc);
-  kernelFlags.push_back("-fvisibility=hidden");
+  std::vector<std::string> kernelFlags = kernelCompileFlags(home.string(), opt.target);
   for (const Instance &in : instances) {
     llvm::Expected<std::string> code = instantiateCpuKernel(context, (home / in.templatePath).string(),
                                                             templateTexts[in.templatePath], in.spec, in.symbol,

@@ -5,12 +5,13 @@
 //   argus-gen run FILE.argus --shape M=7,N=33,K=100 [--arg beta=0] [--engine interp|cpu]
 //   argus-gen verify FILE.argus [--json] [--bank-conflicts warn|error|off] [--skip race,...]
 //   argus-gen shapes CATALOG.yaml
-//   argus-gen build --catalog CATALOG.yaml --target cpu-avx512 --out DIR [--jobs N]
+//   argus-gen build --catalog CATALOG.yaml --target cpu-avx512 --out DIR [--jobs N] [--budget N] [--db F] [--retune]
 //   argus-gen db list|export DB
 //
 // Exit status: 0 success, 1 a check failed or input was refused, 2 usage.
 //
 //===----------------------------------------------------------------------===//
+#include "BuildCommand.h"
 #include "DbCommand.h"
 #include "Options.h"
 
@@ -20,7 +21,6 @@
 #include "argus/Check/KernelCheck.h"
 #include "argus/Dialect/Argus.h"
 #include "argus/Emit/KernelInstance.h"
-#include "argus/Emit/LibraryBuilder.h"
 #include "argus/Verify/Verifier.h"
 
 #include <CLI/CLI.hpp>
@@ -185,7 +185,8 @@ int runMain(int argc, char **argv) {
   CLI::App *shapes = app.add_subcommand("shapes", "list the op configurations a catalog expands to");
   shapes->add_option("catalog", shapesPath, "catalog YAML")->required();
 
-  emit::BuildOptions build;
+  tools::BuildFlags buildFlags;
+  emit::BuildOptions &build = buildFlags.build;
   CLI::App *buildCmd = app.add_subcommand("build", "generate libargus_kernels.so for a catalog");
   buildCmd->add_option("--catalog", build.catalogPath, "model catalog (shapes/*.yaml)")->required();
   buildCmd->add_option("--target", build.target, "cpu-avx512 (default) or cpu-avx2");
@@ -193,6 +194,12 @@ int runMain(int argc, char **argv) {
   buildCmd->add_option("--jobs", build.jobs, "parallel compiler processes")->check(CLI::Range(1, 256));
   buildCmd->add_option("--home", build.homeDir, "the Argus tree (templates/, dist/); default $ARGUS_HOME or the source tree");
   buildCmd->add_option("--cache", build.cacheDir, "object cache directory (default OUT/.cache)");
+  buildCmd->add_option("--budget", buildFlags.budget,
+                       "GEMM candidates tried per bucket, the rule's tiles first (default 4; 0: tiles by rule, no sweep)")
+      ->check(CLI::Range(0, 64));
+  buildCmd->add_option("--db", buildFlags.dbPath, "tuning database (default OUT/tuning.db); a rerun resumes it");
+  buildCmd->add_flag("--retune", buildFlags.retune,
+                     "discard a tuning database made for another generator version, target or device");
 
   std::string dbAction = "list", dbPath;
   CLI::App *dbCmd = app.add_subcommand("db", "list or export a tuning database");
@@ -232,16 +239,8 @@ int runMain(int argc, char **argv) {
     return report.passed ? 0 : 1;
   }
   if (*buildCmd) {
-    bool tty = isatty(1);
-    build.log = [&](const std::string &line) { std::cout << (tty ? "  " : "argus-gen: ") << line << std::endl; };
-    auto result = emit::buildLibrary(build);
-    if (auto *error = std::get_if<std::string>(&result)) return fail("argus-gen build: " + *error);
-    const emit::BuildReport &r = std::get<emit::BuildReport>(result);
-    std::cout << "built " << r.libraryPath << "\n"
-              << "  " << r.kernels << " kernels (" << r.tunedKernels << " for " << r.groups << " catalog GEMM shapes, "
-              << r.fallbacks << " generic fallbacks); " << r.compiled << " objects compiled, " << r.fromCache
-              << " from cache; " << r.seconds << " s\n";
-    return 0;
+    std::string error = tools::buildCommand(buildFlags, std::cout, isatty(1));
+    return error.empty() ? 0 : fail("argus-gen build: " + error);
   }
   return 2;
 }

@@ -28,6 +28,10 @@ struct CompileStats {
 /// The C++ compiler to use: $CXX when set, else "g++".
 std::string cxxCompiler();
 
+/// The compiler's `--version` output: part of every cache key, so a compiler
+/// upgrade invalidates cached objects.
+const std::string &compilerIdentity();
+
 /// Runs `command` (argv) and captures its combined output; returns the exit status.
 int runCommand(const std::vector<std::string> &argv, std::string &output);
 
@@ -36,6 +40,11 @@ int runCommand(const std::vector<std::string> &argv, std::string &output);
 /// empty string on success, else the first failure with the compiler output.
 std::string compileAll(const std::vector<CompileJob> &jobs, int parallel, const std::string &cacheDir,
                        CompileStats &stats, const std::function<void(const std::string &)> &progress = {});
+
+/// Like compileAll, but every job runs whatever the others do: per job ""
+/// or its failure with the compiler output (a sweep's candidates).
+std::vector<std::string> compileEach(const std::vector<CompileJob> &jobs, int parallel, const std::string &cacheDir,
+                                     CompileStats &stats, const std::function<void(const std::string &)> &progress = {});
 
 /// 64-bit FNV-1a of `text`, as 16 hex digits (stable across runs and hosts).
 std::string contentHash(const std::string &text);

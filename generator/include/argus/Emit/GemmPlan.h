@@ -14,6 +14,7 @@
 #include "argus/Catalog/OpConfig.h"
 #include "argus/Lowering/LowerToArgus.h"
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -56,11 +57,25 @@ struct GemmPlan {
   std::vector<GemmGroup> fallbacks;  // n = k = 0, bucketed on m like the groups
 };
 
-/// Tile parameters for a bucket of `m` tokens on the CPU target.
+/// Tile parameters for a bucket of `m` tokens on the CPU target: the rule
+/// a build without tuning uses, and the first candidate of a sweep.
 GemmTiles chooseCpuGemmTiles(int64_t m, int64_t n, int64_t k, const GemmTypes &types);
 
-/// The plan for every GEMM configuration in `configs`.
-GemmPlan planGemms(const std::vector<catalog::OpConfig> &configs);
+/// Up to `budget` tile candidates for that bucket, the rule's first, then its
+/// neighbours (one parameter changed, then two), each within the limits of
+/// the CPU backend's mma (BK a multiple of 32, tiles within the stack budget).
+std::vector<GemmTiles> cpuGemmCandidates(int64_t m, int64_t n, int64_t k, const GemmTypes &types, int budget);
+
+/// Chooses the tiles of a catalog bucket (m is its upper bound).
+using GemmTileChooser = std::function<GemmTiles(int64_t m, int64_t n, int64_t k, const GemmTypes &types)>;
+
+/// The plan for every GEMM configuration in `configs`, tiles by `choose`
+/// (fallbacks always by rule: they serve shapes no sweep has seen).
+GemmPlan planGemms(const std::vector<catalog::OpConfig> &configs, const GemmTileChooser &choose = chooseCpuGemmTiles);
+
+/// The C symbol of a kernel: dtypes, static shape and tiles, so equal kernels
+/// (and only they) share a symbol.
+std::string gemmKernelSymbol(const GemmKernel &kernel);
 
 /// The dtype combinations every library can run (generic fallbacks).
 std::vector<GemmTypes> fallbackGemmTypes();

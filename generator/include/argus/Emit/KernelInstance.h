@@ -22,8 +22,24 @@ mlir::func::FuncOp findKernel(mlir::ModuleOp module);
 /// Reads a whole file; false (with `error` set) when it cannot.
 bool readTextFile(const std::string &path, std::string &text, std::string &error);
 
-/// Lowers `source` (the text of `path`) with `spec` and emits C++ for
-/// `target` defining `symbol`; the error carries the formatted diagnostics.
+/// What became of one template instance on its way to target code.
+struct VerifiedInstance {
+  enum class Outcome { Proved, Refuted, Failed };
+  Outcome outcome = Outcome::Failed;
+  std::string detail; // Refuted: the verifier's findings; Failed: the error
+  std::string code;   // the emitted source, when proved and emitted
+};
+
+/// Lowers `source` (the text of `path`) with `spec`, proves it, and emits
+/// C++ for `target` defining `symbol`. Refuted: the verifier found a
+/// counterexample or could not prove a property; Failed: lowering or
+/// emission refused the instance (e.g. its tiles exceed the stack budget).
+VerifiedInstance instantiateVerified(mlir::MLIRContext &context, const std::string &path, const std::string &source,
+                                     const lowering::Specialization &spec, const std::string &symbol,
+                                     const std::string &target);
+
+/// instantiateVerified for a kernel that must succeed: anything but a
+/// proved, emitted instance is an error carrying the diagnostics.
 llvm::Expected<std::string> instantiateCpuKernel(mlir::MLIRContext &context, const std::string &path,
                                                  const std::string &source, const lowering::Specialization &spec,
                                                  const std::string &symbol, const std::string &target);

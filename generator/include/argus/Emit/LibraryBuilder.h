@@ -13,9 +13,12 @@
 #ifndef ARGUS_EMIT_LIBRARYBUILDER_H
 #define ARGUS_EMIT_LIBRARYBUILDER_H
 
+#include "argus/Emit/GemmPlan.h"
+
 #include <functional>
 #include <string>
 #include <variant>
+#include <vector>
 
 namespace argus::emit {
 
@@ -31,6 +34,8 @@ struct BuildOptions {
   std::string cacheDir;  // object cache; empty = OUT/.cache
   int jobs = 2;
   std::function<void(const std::string &)> log; // progress lines
+  GemmTileChooser chooseGemmTiles = chooseCpuGemmTiles; // tiles of each catalog GEMM bucket
+  std::string tuning = "tiles by rule (no tuning database)"; // how they were chosen, for the manifest
 };
 
 struct BuildReport {
@@ -47,6 +52,14 @@ std::variant<BuildReport, std::string> buildLibrary(const BuildOptions &options)
 
 /// The Argus tree: $ARGUS_HOME, else the source tree argus-gen was built from.
 std::string defaultHomeDir();
+
+/// Flags that compile a generated kernel of `target` for a library (a
+/// sweep's candidates use the same, so the library reuses their objects).
+std::vector<std::string> kernelCompileFlags(const std::string &homeDir, const std::string &target);
+
+/// Writes `text` unless the file already holds exactly it (keeps mtimes, so
+/// an unchanged source is not recompiled); false with `error` set on failure.
+bool writeIfChanged(const std::string &path, const std::string &text, std::string &error);
 
 
 } // namespace argus::emit

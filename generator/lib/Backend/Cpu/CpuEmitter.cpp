@@ -245,7 +245,10 @@ LogicalResult CpuEmitter::emitEntryFunction(func::FuncOp grid, StringRef symbol,
   resetScope();
   line("/// Entry point (argus_cpu_kernel_fn): grid from @" + grid.getSymName() +
        ", one call per program instance.");
-  line("extern \"C\" void " + symbol + "(const argus_cpu_arg *args, int num_threads) {");
+  // Visible even under -fvisibility=hidden, so a sweep can dlsym a candidate
+  // compiled with a library's flags; a library's export map still hides it.
+  line("extern \"C\" __attribute__((visibility(\"default\"))) void " + symbol +
+       "(const argus_cpu_arg *args, int num_threads) {");
   indent();
   if (failed(emitArguments(grid, argNames)))
     return failure();

@@ -1,0 +1,54 @@
+//===- GemmMeasure.h - check and time compiled GEMM candidates --*- C++ -*-===//
+//
+// A sweep's measurements of one GEMM shape (n, k, dtypes): each probe is a
+// compiled candidate (a shared object and its symbol) run at m rows on fresh
+// random inputs with its output poisoned first. Every output element must be
+// written; sampled rows (first, middle, last and a random one, all columns)
+// must match a float64 reference within the dtype's tolerance; then the call
+// is timed (median of several samples, all threads).
+//
+// The probes run in a child process, so a candidate that crashes or hangs
+// costs its own result (recorded as a failure) and not the sweep: the parent
+// restarts a child for the probes after it.
+//
+//===----------------------------------------------------------------------===//
+#ifndef ARGUS_TUNING_GEMMMEASURE_H
+#define ARGUS_TUNING_GEMMMEASURE_H
+
+#include "argus/Emit/GemmPlan.h"
+
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace argus::tuning {
+
+struct GemmProbe {
+  std::string library; // shared object holding the kernel
+  std::string symbol;  // its argus_cpu_kernel_fn entry point
+  int64_t m = 0;       // rows to run
+};
+
+struct GemmMeasurement {
+  bool correct = false;
+  double maxError = 0;
+  double seconds = 0;   // median time of one call; 0 when it did not run correctly
+  std::string detail;   // why it is not correct (mismatch, unwritten elements, crash)
+};
+
+struct MeasureOptions {
+  int threads = 0;              // OpenMP threads per call (0 = all)
+  uint64_t seed = 1;            // of the random inputs
+  double timeoutSeconds = 300;  // a probe silent this long is killed
+};
+
+/// Measures every probe of one GEMM shape; `onResult(i, m)` is called in
+/// this process for probe i as soon as its result arrives (in order). "" on
+/// success, else why the measurements could not run at all.
+std::string measureGemms(int64_t n, int64_t k, const emit::GemmTypes &types, const std::vector<GemmProbe> &probes,
+                         const MeasureOptions &options,
+                         const std::function<void(size_t, const GemmMeasurement &)> &onResult);
+
+} // namespace argus::tuning
+
+#endif // ARGUS_TUNING_GEMMMEASURE_H

@@ -1,0 +1,111 @@
+//===- BuildCommand.cpp - argus-gen build: sweep, then emit ---------------===//
+#include "BuildCommand.h"
+
+#include "argus/Catalog/Catalog.h"
+#include "argus/Catalog/OpConfig.h"
+#include "argus/Emit/Compiler.h"
+#include "argus/Tuning/Sweep.h"
+
+#include <cstdio>
+#include <filesystem>
+
+namespace fs = std::filesystem;
+
+namespace argus::tools {
+
+namespace {
+
+std::string formatDuration(double s) {
+  char buf[32];
+  if (s < 60) std::snprintf(buf, sizeof buf, "%.0fs", s);
+  else if (s < 3600) std::snprintf(buf, sizeof buf, "%dm%02ds", int(s) / 60, int(s) % 60);
+  else std::snprintf(buf, sizeof buf, "%dh%02dm", int(s) / 3600, int(s) % 3600 / 60);
+  return buf;
+}
+
+/// Renders sweep progress: a terminal gets one line rewritten in place; a
+/// log gets a line per finished configuration.
+class ProgressDisplay {
+public:
+  ProgressDisplay(std::ostream &out, bool terminal) : out_(out), terminal_(terminal) {}
+  ~ProgressDisplay() {
+    if (drawn_) out_ << "\n" << std::flush;
+  }
+
+  void operator()(const tuning::SweepProgress &p) {
+    if (p.finished) lastBest_ = p.best;
+    std::string line = "[" + std::to_string(p.done) + "/" + std::to_string(p.total) + "] " + p.current;
+    if (p.finished) line += ": best " + p.best;
+    else if (!lastBest_.empty()) line += " (last best " + lastBest_ + ")";
+    if (p.etaSeconds >= 0) line += ", ETA " + formatDuration(p.etaSeconds);
+    if (terminal_) {
+      out_ << "\r\033[K  sweep " << line << std::flush;
+      drawn_ = true;
+    } else if (p.finished) {
+      out_ << "argus-gen: sweep " << line << std::endl;
+    }
+  }
+
+private:
+  std::ostream &out_;
+  bool terminal_, drawn_ = false;
+  std::string lastBest_;
+};
+
+std::string toolchainDescription() {
+  std::string version = emit::compilerIdentity();
+  return version.substr(0, version.find('\n')) + "; MLIR 22";
+}
+
+} // namespace
+
+std::string buildCommand(BuildFlags flags, std::ostream &out, bool terminal) {
+  emit::BuildOptions &build = flags.build;
+  auto log = [&](const std::string &line) { out << (terminal ? "  " : "argus-gen: ") << line << std::endl; };
+  build.log = log;
+  std::unique_ptr<tuning::TuningDb> db;
+  tuning::SweepOptions sweep;
+  if (flags.budget > 0) {
+    catalog::Result<catalog::Catalog> cat = catalog::loadCatalog(build.catalogPath);
+    if (!cat) return cat.error().format();
+    std::error_code ec;
+    fs::create_directories(build.outDir, ec);
+    if (ec) return "cannot create '" + build.outDir + "': " + ec.message();
+    std::string dbPath = flags.dbPath.empty() ? (fs::path(build.outDir) / "tuning.db").string() : flags.dbPath;
+    auto opened = tuning::TuningDb::open(dbPath, tuning::currentIdentity(build.target, toolchainDescription()),
+                                         flags.retune);
+    if (auto *error = std::get_if<std::string>(&opened)) return *error;
+    db = std::move(std::get<std::unique_ptr<tuning::TuningDb>>(opened));
+
+    sweep.homeDir = build.homeDir.empty() ? emit::defaultHomeDir() : build.homeDir;
+    sweep.target = build.target;
+    sweep.workDir = (fs::path(build.outDir) / ".sweep").string();
+    sweep.cacheDir = build.cacheDir.empty() ? (fs::path(build.outDir) / ".cache").string() : build.cacheDir;
+    sweep.jobs = build.jobs;
+    sweep.budget = flags.budget;
+    ProgressDisplay display(out, terminal);
+    sweep.progress = [&](const tuning::SweepProgress &p) { display(p); };
+    log("sweep: up to " + std::to_string(flags.budget) + " GEMM candidates per bucket, results in " + dbPath);
+    auto swept = tuning::sweepGemms(emit::planGemms(catalog::expand(cat.value())), *db, sweep);
+    if (auto *error = std::get_if<std::string>(&swept)) return "sweep: " + *error;
+    const tuning::SweepReport &r = std::get<tuning::SweepReport>(swept);
+    sweep.progress = nullptr;
+    log("sweep: " + std::to_string(r.configs) + " GEMM configurations, " + std::to_string(r.candidates) +
+        " candidate results (" + std::to_string(r.measuredNow) + " new: " + std::to_string(r.refuted) + " refuted, " +
+        std::to_string(r.failed) + " failed, " + std::to_string(r.incorrect) + " incorrect) in " +
+        formatDuration(r.seconds));
+    build.chooseGemmTiles = tuning::tunedGemmChooser(*db, sweep.maxProbeFlops);
+    build.tuning = "GEMM tiles from a tuning database (" + std::to_string(r.configs) + " configurations, up to " +
+                   std::to_string(flags.budget) + " candidates each); attention and MoE tiles by rule";
+  }
+  auto result = emit::buildLibrary(build);
+  if (auto *error = std::get_if<std::string>(&result)) return *error;
+  const emit::BuildReport &r = std::get<emit::BuildReport>(result);
+  out << "built " << r.libraryPath << "\n"
+      << "  " << r.kernels << " kernels (" << r.tunedKernels << " for " << r.groups << " catalog GEMM shapes, "
+      << r.fallbacks << " generic fallbacks); " << r.compiled << " objects compiled, " << r.fromCache
+      << " from cache; " << r.seconds << " s\n";
+  return "";
+}
+
+} // namespace argus::tools
