@@ -6,6 +6,7 @@
 //   argus-gen verify FILE.argus [--json] [--bank-conflicts warn|error|off] [--skip race,...]
 //   argus-gen shapes CATALOG.yaml
 //   argus-gen build --catalog CATALOG.yaml --target cpu-avx512 --out DIR [--jobs N] [--budget N] [--db F] [--retune]
+//   argus-gen package --out DIR [--dest DIR]
 //   argus-gen db list|export DB
 //
 // Exit status: 0 success, 1 a check failed or input was refused, 2 usage.
@@ -21,6 +22,7 @@
 #include "argus/Check/KernelCheck.h"
 #include "argus/Dialect/Argus.h"
 #include "argus/Emit/KernelInstance.h"
+#include "argus/Emit/Package.h"
 #include "argus/Verify/Verifier.h"
 
 #include <CLI/CLI.hpp>
@@ -201,6 +203,12 @@ int runMain(int argc, char **argv) {
   buildCmd->add_flag("--retune", buildFlags.retune,
                      "discard a tuning database made for another generator version, target or device");
 
+  std::string packageOut, packageDest;
+  CLI::App *packageCmd = app.add_subcommand(
+      "package", "pack a built library as argus-kernels-<model>-<target>-<version>.tar.gz and .deb");
+  packageCmd->add_option("--out", packageOut, "output directory of argus-gen build")->required();
+  packageCmd->add_option("--dest", packageDest, "where the packages go (default: the --out directory)");
+
   std::string dbAction = "list", dbPath;
   CLI::App *dbCmd = app.add_subcommand("db", "list or export a tuning database");
   dbCmd->add_option("action", dbAction, "list (per op configuration: candidates and the best) or export (JSON)")
@@ -217,6 +225,13 @@ int runMain(int argc, char **argv) {
   if (*lower) return lowerCommand(lowerFlags, false, "", "");
   if (*emitCpu) return lowerCommand(emitFlags, true, symbol, emitTarget);
   if (*shapes) return shapesCommand(shapesPath);
+  if (*packageCmd) {
+    auto packed = emit::makePackages(packageOut, packageDest.empty() ? packageOut : packageDest);
+    if (auto *error = std::get_if<std::string>(&packed)) return fail("argus-gen package: " + *error);
+    const emit::PackageReport &p = std::get<emit::PackageReport>(packed);
+    std::cout << "packaged " << p.name << "\n  " << p.tarball << "\n  " << p.deb << "\n";
+    return 0;
+  }
   if (*dbCmd) {
     std::string error = tools::dbCommand(dbAction, dbPath, std::cout);
     return error.empty() ? 0 : fail("argus-gen db: " + error);

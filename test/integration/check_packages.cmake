@@ -1,0 +1,62 @@
+# check_packages.cmake -DARGUS_GEN=... -DOUT=<argus-gen build dir> -DSOURCE_DIR=<tree> -DWORK_DIR=<scratch>
+# `argus-gen package` makes a tarball and a .deb that are reproducible and
+# install: each, unpacked into a temporary prefix (the .deb with dpkg-deb -x,
+# as dpkg would lay it out under /usr), serves a C consumer built with
+# pkg-config and a CMake consumer built with find_package(ArgusKernels 1),
+# and both pass.
+cmake_minimum_required(VERSION 3.20)
+function(run)
+  execute_process(COMMAND ${ARGN} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+  if(NOT rc EQUAL 0)
+    string(REPLACE ";" " " cmd "${ARGN}")
+    message(FATAL_ERROR "`${cmd}` failed (${rc}):\n${out}\n${err}")
+  endif()
+  set(run_output "${out}" PARENT_SCOPE)
+endfunction()
+
+file(REMOVE_RECURSE ${WORK_DIR})
+run(${ARGUS_GEN} package --out ${OUT} --dest ${WORK_DIR}/first)
+run(${ARGUS_GEN} package --out ${OUT} --dest ${WORK_DIR}/second)
+file(GLOB tarball ${WORK_DIR}/first/argus-kernels-tiny-test-cpu-avx512-1.0.0.tar.gz)
+file(GLOB deb ${WORK_DIR}/first/argus-kernels-tiny-test-cpu-avx512-1.0.0.deb)
+if(NOT tarball OR NOT deb)
+  message(FATAL_ERROR "argus-gen package made no argus-kernels-tiny-test-cpu-avx512-1.0.0.{tar.gz,deb} in ${WORK_DIR}/first")
+endif()
+foreach(ext tar.gz deb)
+  file(SHA256 ${WORK_DIR}/first/argus-kernels-tiny-test-cpu-avx512-1.0.0.${ext} a)
+  file(SHA256 ${WORK_DIR}/second/argus-kernels-tiny-test-cpu-avx512-1.0.0.${ext} b)
+  if(NOT a STREQUAL b)
+    message(FATAL_ERROR "packaging twice gave different .${ext} files")
+  endif()
+endforeach()
+run(dpkg-deb --field ${deb} Package Provides)
+if(NOT run_output MATCHES "Package: argus-kernels-tiny-test-cpu-avx512\nProvides: argus-kernels")
+  message(FATAL_ERROR "unexpected control fields:\n${run_output}")
+endif()
+
+# Two prefixes: the tarball's top directory, and /usr of the unpacked .deb.
+file(MAKE_DIRECTORY ${WORK_DIR}/tar-root ${WORK_DIR}/deb-root)
+run(tar -xzf ${tarball} -C ${WORK_DIR}/tar-root)
+run(dpkg-deb -x ${deb} ${WORK_DIR}/deb-root)
+foreach(prefix ${WORK_DIR}/tar-root/argus-kernels-tiny-test-cpu-avx512-1.0.0 ${WORK_DIR}/deb-root/usr)
+  get_filename_component(tag ${prefix} NAME)
+  set(ENV{PKG_CONFIG_PATH} ${prefix}/lib/pkgconfig)
+  run(pkg-config --validate argus_kernels)
+  run(pkg-config --cflags --libs argus_kernels)
+  string(STRIP "${run_output}" flags)
+  separate_arguments(flags UNIX_COMMAND "${flags}")
+  run(cc -std=c99 -Wall -Werror ${SOURCE_DIR}/test/client/gemm_client.c ${flags} -lm -Wl,-rpath,${prefix}/lib
+      -o ${WORK_DIR}/client-pkgconfig-${tag})
+  run(${WORK_DIR}/client-pkgconfig-${tag} 3x256x256:bf16 5x33x65:f32)
+  if(NOT run_output MATCHES "PASS: ")
+    message(FATAL_ERROR "the pkg-config client of ${prefix} failed:\n${run_output}")
+  endif()
+  run(${CMAKE_COMMAND} -S ${SOURCE_DIR}/test/client/package_consumer -B ${WORK_DIR}/cmake-${tag}
+      -DCMAKE_PREFIX_PATH=${prefix} -DCLIENT_SOURCE=${SOURCE_DIR}/test/client/gemm_client.c)
+  run(${CMAKE_COMMAND} --build ${WORK_DIR}/cmake-${tag})
+  run(${WORK_DIR}/cmake-${tag}/gemm_client_pkg 3x256x256:bf16 5x33x65:f32)
+  if(NOT run_output MATCHES "PASS: ")
+    message(FATAL_ERROR "the find_package client of ${prefix} failed:\n${run_output}")
+  endif()
+endforeach()
+message(STATUS "packages reproducible; tarball and .deb each installed and linked by pkg-config and find_package consumers")
