@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs every Debian package Argus needs to build, test and generate libraries.
 # Idempotent: packages already present are left alone, apt is only called when one is missing.
+#   bash scripts/setup.sh [--tests]   (--tests: also what only the tests use)
 set -euo pipefail
 
 PACKAGES=(
@@ -8,8 +9,10 @@ PACKAGES=(
   llvm-22-dev libmlir-22-dev mlir-22-tools clang-22 lld-22
   libz3-dev libyaml-cpp-dev nlohmann-json3-dev libcli11-dev libspdlog-dev libfmt-dev
   libsqlite3-dev libgtest-dev libgmock-dev libbenchmark-dev
-  libdnnl-dev libopenblas-dev
+  libdnnl-dev libopenblas-dev libpng-dev
 )
+# The report's screenshot test renders report.html in headless Chromium.
+if [ "${1:-}" = "--tests" ]; then PACKAGES+=(chromium); fi
 
 missing=()
 for p in "${PACKAGES[@]}"; do

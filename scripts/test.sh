@@ -2,6 +2,6 @@
 # Set up, build everything, run every test with ctest.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-bash scripts/build.sh
+ARGUS_SETUP_ARGS=--tests bash scripts/build.sh
 cd build
 ctest --output-on-failure --parallel "${ARGUS_TEST_JOBS:-$(nproc)}" --timeout 1500

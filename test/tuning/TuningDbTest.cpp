@@ -144,11 +144,18 @@ TEST_F(TuningDbTest, AnotherGeneratorTargetOrDeviceIsRefused) {
   EXPECT_EQ(db->results().size(), 1u);
 }
 
-TEST_F(TuningDbTest, RetuneDiscardsResultsAndAdoptsTheNewIdentity) {
+TEST_F(TuningDbTest, RetuneDiscardsResultsNotesAndAdoptsTheNewIdentity) {
   {
     auto db = openOk();
     ASSERT_TRUE(db);
     ASSERT_EQ(db->record(result("BM=16", 1e-4)), "");
+    ASSERT_EQ(db->setNote("machine_peaks", "{}"), "");
+  }
+  {
+    auto db = openOk(); // notes stay with their results
+    ASSERT_TRUE(db);
+    EXPECT_EQ(db->note("machine_peaks"), "{}");
+    EXPECT_EQ(db->note("absent"), "");
   }
   DbIdentity newer = kIdentity;
   newer.generatorVersion = "0.2.0";
@@ -156,6 +163,7 @@ TEST_F(TuningDbTest, RetuneDiscardsResultsAndAdoptsTheNewIdentity) {
     auto db = openOk(newer, /*retune=*/true);
     ASSERT_TRUE(db);
     EXPECT_TRUE(db->results().empty());
+    EXPECT_EQ(db->note("machine_peaks"), "") << "notes describe the discarded results";
   }
   auto db = openOk(newer); // no longer refused
   ASSERT_TRUE(db);

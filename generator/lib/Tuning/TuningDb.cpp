@@ -152,7 +152,7 @@ std::variant<std::unique_ptr<TuningDb>, std::string> TuningDb::open(const std::s
                   ". Its results do not apply here; pass --retune to discard them and tune again, or use "
                   "another database file.");
     }
-    problem = exec(raw, "DELETE FROM results");
+    problem = exec(raw, "DELETE FROM results; DELETE FROM meta WHERE key LIKE 'note:%'");
     if (problem.empty()) problem = writeIdentity(raw, identity);
   } else {
     problem = writeIdentity(raw, identity); // the toolchain may have changed: record the current one
@@ -246,6 +246,21 @@ std::optional<CandidateResult> TuningDb::best(const std::string &op, const std::
 }
 
 std::vector<CandidateResult> TuningDb::results() const { return query("ORDER BY rowid", {}); }
+
+std::string TuningDb::note(const std::string &name) const {
+  Statement st(db_, "SELECT value FROM meta WHERE key = ?1");
+  if (!st) return "";
+  st.bind(1, "note:" + name);
+  return sqlite3_step(st.get()) == SQLITE_ROW ? st.text(0) : "";
+}
+
+std::string TuningDb::setNote(const std::string &name, const std::string &value) {
+  Statement st(db_, "INSERT OR REPLACE INTO meta (key, value) VALUES (?1, ?2)");
+  if (!st) return sqlite3_errmsg(db_);
+  st.bind(1, "note:" + name);
+  st.bind(2, value);
+  return sqlite3_step(st.get()) == SQLITE_DONE ? "" : sqlite3_errmsg(db_);
+}
 
 std::string TuningDb::exportJson() const {
   nlohmann::json rows = nlohmann::json::array();

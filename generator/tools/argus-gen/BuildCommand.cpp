@@ -3,11 +3,15 @@
 
 #include "argus/Catalog/Catalog.h"
 #include "argus/Catalog/OpConfig.h"
+#include "argus/Emit/AttentionPlan.h"
 #include "argus/Emit/Compiler.h"
+#include "argus/Emit/MoePlan.h"
+#include "argus/Tuning/Report.h"
 #include "argus/Tuning/Sweep.h"
 
 #include <cstdio>
 #include <filesystem>
+#include <thread>
 
 namespace fs = std::filesystem;
 
@@ -57,17 +61,41 @@ std::string toolchainDescription() {
   return version.substr(0, version.find('\n')) + "; MLIR 22";
 }
 
+/// The machine's roofs for the report: measured once per tuning database
+/// (kept as its note, so a rebuild renders the same report) or, without a
+/// database, not at all.
+machine::Peaks databasePeaks(tuning::TuningDb &db, int threads, std::string &error) {
+  machine::Peaks peaks;
+  if (tuning::peaksFromJson(db.note("machine_peaks"), peaks)) return peaks;
+  peaks = machine::measurePeaks(threads);
+  error = db.setNote("machine_peaks", tuning::peaksToJson(peaks));
+  return peaks;
+}
+
+/// One line per kernel the sweep does not tune, for the report.
+std::vector<std::string> kernelsByRule(const std::vector<catalog::OpConfig> &configs) {
+  std::vector<std::string> lines;
+  for (const emit::AttentionKernel &k : emit::planAttention(configs))
+    lines.push_back(k.symbol + " (" + k.templatePath() + (k.inCatalog ? "" : ", generic") + ")");
+  for (const emit::MoeEntry &e : emit::planMoe(configs))
+    for (const emit::MoeKernel *k : e.kernels())
+      lines.push_back(k->symbol + " (" + k->templatePath + ", MoE " + e.name + ")");
+  return lines;
+}
+
 } // namespace
 
 std::string buildCommand(BuildFlags flags, std::ostream &out, bool terminal) {
   emit::BuildOptions &build = flags.build;
   auto log = [&](const std::string &line) { out << (terminal ? "  " : "argus-gen: ") << line << std::endl; };
   build.log = log;
+  catalog::Result<catalog::Catalog> cat = catalog::loadCatalog(build.catalogPath);
+  if (!cat) return cat.error().format();
+  const std::vector<catalog::OpConfig> configs = catalog::expand(cat.value());
   std::unique_ptr<tuning::TuningDb> db;
   tuning::SweepOptions sweep;
+  machine::Peaks peaks;
   if (flags.budget > 0) {
-    catalog::Result<catalog::Catalog> cat = catalog::loadCatalog(build.catalogPath);
-    if (!cat) return cat.error().format();
     std::error_code ec;
     fs::create_directories(build.outDir, ec);
     if (ec) return "cannot create '" + build.outDir + "': " + ec.message();
@@ -83,10 +111,14 @@ std::string buildCommand(BuildFlags flags, std::ostream &out, bool terminal) {
     sweep.cacheDir = build.cacheDir.empty() ? (fs::path(build.outDir) / ".cache").string() : build.cacheDir;
     sweep.jobs = build.jobs;
     sweep.budget = flags.budget;
+    sweep.threads = int(std::thread::hardware_concurrency());
+    std::string error;
+    peaks = databasePeaks(*db, sweep.threads, error);
+    if (!error.empty()) return "recording the machine's peaks: " + error;
     ProgressDisplay display(out, terminal);
     sweep.progress = [&](const tuning::SweepProgress &p) { display(p); };
     log("sweep: up to " + std::to_string(flags.budget) + " GEMM candidates per bucket, results in " + dbPath);
-    auto swept = tuning::sweepGemms(emit::planGemms(catalog::expand(cat.value())), *db, sweep);
+    auto swept = tuning::sweepGemms(emit::planGemms(configs), *db, sweep);
     if (auto *error = std::get_if<std::string>(&swept)) return "sweep: " + *error;
     const tuning::SweepReport &r = std::get<tuning::SweepReport>(swept);
     sweep.progress = nullptr;
@@ -101,10 +133,25 @@ std::string buildCommand(BuildFlags flags, std::ostream &out, bool terminal) {
   auto result = emit::buildLibrary(build);
   if (auto *error = std::get_if<std::string>(&result)) return *error;
   const emit::BuildReport &r = std::get<emit::BuildReport>(result);
+
+  const emit::GemmPlan plan = emit::planGemms(configs, build.chooseGemmTiles); // as the library holds it
+  tuning::ReportInput report;
+  report.model = cat->model;
+  report.target = build.target;
+  report.catalogFile = fs::path(cat->path).filename().string();
+  report.catalogHash = cat->content_hash;
+  report.plan = &plan;
+  report.db = db.get();
+  report.peaks = peaks;
+  report.maxProbeFlops = sweep.maxProbeFlops;
+  report.byRule = kernelsByRule(configs);
+  std::string reportPath = (fs::path(build.outDir) / "report.html").string(), error;
+  if (!emit::writeIfChanged(reportPath, tuning::renderReport(report), error)) return error;
   out << "built " << r.libraryPath << "\n"
       << "  " << r.kernels << " kernels (" << r.tunedKernels << " for " << r.groups << " catalog GEMM shapes, "
       << r.fallbacks << " generic fallbacks); " << r.compiled << " objects compiled, " << r.fromCache
-      << " from cache; " << r.seconds << " s\n";
+      << " from cache; " << r.seconds << " s\n"
+      << "report " << reportPath << "\n";
   return "";
 }
 

@@ -88,6 +88,11 @@ public:
   /// Every result, in the order they were recorded.
   std::vector<CandidateResult> results() const;
 
+  /// Free-form facts measured with the results (e.g. the machine's roofs),
+  /// kept until the results are discarded (`retune`). "" when absent.
+  std::string note(const std::string &name) const;
+  std::string setNote(const std::string &name, const std::string &value);
+
   /// The identity and every result as JSON (`argus-gen db export`).
   std::string exportJson() const;
 

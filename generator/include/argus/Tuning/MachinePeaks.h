@@ -1,0 +1,51 @@
+//===- MachinePeaks.h - the machine's arithmetic and memory roofs -*- C++ -*-===//
+//
+// What "fraction of peak" divides by: register-only loops of independent
+// AVX-512 FMAs (f32), vdpbf16ps (bf16 pairs) and AMX tdpbf16ps (bf16 tiles),
+// run by every thread at once, so a figure is the whole machine's at that
+// thread count; and a sequential read of a buffer far larger than the caches
+// (the roof of decode-sized GEMMs, which stream their weights). GFLOP/s
+// counts 2 flops per multiply-add. Used by the build's report (roofline) and
+// by bench/peak_bench.cpp, which times the same loops with Google Benchmark.
+//
+//===----------------------------------------------------------------------===//
+#ifndef ARGUS_TUNING_MACHINEPEAKS_H
+#define ARGUS_TUNING_MACHINEPEAKS_H
+
+#include <cstddef>
+
+namespace argus::machine {
+
+/// Multiply-adds one call of each loop performs on one thread.
+inline constexpr long kPeakSteps = 1 << 20;
+inline constexpr double kFmaLoopFlops = 16.0 * 16 * 2 * kPeakSteps;
+inline constexpr double kDpbf16LoopFlops = 16.0 * 32 * 2 * kPeakSteps;
+inline constexpr double kAmxLoopFlops = 4.0 * 16 * 16 * 32 * 2 * (kPeakSteps / 16);
+
+bool hasAvx512();
+bool hasAvx512Bf16();
+/// AMX-BF16 present and its tile state granted by Linux (arch_prctl).
+bool amxAvailable();
+
+/// The loops (call only where the matching has*/amxAvailable is true); the
+/// results only keep the work from being optimised away.
+float fmaLoop();
+float dpbf16Loop();
+void amxLoop();
+/// Sums `n` floats (a multiple of 128) with 8 independent AVX-512 accumulators.
+float readSlice(const float *p, size_t n);
+
+struct Peaks {
+  int threads = 0;
+  double f32Gflops = 0;  // AVX-512 FMA
+  double bf16Gflops = 0; // the faster of vdpbf16ps and AMX
+  double readGbps = 0;   // sequential read of 1 GiB
+};
+
+/// Measures every roof with `threads` threads (best of a few runs, about a
+/// second in all). Zero where the CPU lacks the instructions.
+Peaks measurePeaks(int threads);
+
+} // namespace argus::machine
+
+#endif // ARGUS_TUNING_MACHINEPEAKS_H
