@@ -5,8 +5,14 @@
 #include "argus/Dialect/Argus.h"
 #include "argus/Verify/Verifier.h"
 
+#include "argus/Emit/Compiler.h"
+
+#include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <unistd.h>
+
+namespace fs = std::filesystem;
 
 namespace argus::emit {
 
@@ -61,6 +67,55 @@ llvm::Expected<std::string> instantiateCpuKernel(mlir::MLIRContext &context, con
   if (instance.outcome != VerifiedInstance::Outcome::Proved)
     return llvm::createStringError(llvm::inconvertibleErrorCode(), instance.detail);
   return std::move(instance.code);
+}
+
+namespace {
+
+/// Hash of the running executable: the code that lowers, proves and emits.
+const std::string &generatorIdentity() {
+  static const std::string id = [] {
+    std::string bytes, error;
+    return readTextFile("/proc/self/exe", bytes, error) ? contentHash(bytes) : std::string();
+  }();
+  return id;
+}
+
+std::string specializationText(const lowering::Specialization &spec) {
+  std::ostringstream os;
+  for (const auto &[name, value] : spec.constants) {
+    os << name << "=";
+    std::visit([&](const auto &v) { os << v; }, value);
+    os << ";";
+  }
+  for (const auto &[name, size] : spec.dims) os << name << ":" << size << ";";
+  return os.str();
+}
+
+} // namespace
+
+llvm::Expected<std::string> instantiateCpuKernelCached(mlir::MLIRContext &context, const std::string &path,
+                                                       const std::string &source,
+                                                       const lowering::Specialization &spec,
+                                                       const std::string &symbol, const std::string &target,
+                                                       const std::string &cacheDir) {
+  if (cacheDir.empty() || generatorIdentity().empty())
+    return instantiateCpuKernel(context, path, source, spec, symbol, target);
+  const std::string key = contentHash(generatorIdentity() + "\n" + path + "\n" + source + "\n" +
+                                      specializationText(spec) + "\n" + symbol + "\n" + target);
+  const fs::path cached = fs::path(cacheDir) / "instances" / (key + ".cpp");
+  std::string code, ignored;
+  if (readTextFile(cached.string(), code, ignored)) return code;
+  llvm::Expected<std::string> fresh = instantiateCpuKernel(context, path, source, spec, symbol, target);
+  if (!fresh) return fresh.takeError();
+  // Only proved instances get here. Written whole, then renamed: a reader
+  // never sees half a source.
+  std::error_code ec;
+  fs::create_directories(cached.parent_path(), ec);
+  fs::path tmp = cached;
+  tmp += ".tmp" + std::to_string(getpid());
+  std::ofstream(tmp, std::ios::binary) << *fresh;
+  fs::rename(tmp, cached, ec);
+  return fresh;
 }
 
 } // namespace argus::emit

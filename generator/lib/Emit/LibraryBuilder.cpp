@@ -414,7 +414,8 @@ std::variant<BuildReport, std::string> buildLibrary(const BuildOptions &opt) {
       return error + " (is ARGUS_HOME or --home the Argus tree?)";
   }
 
-  // --- Kernels: DSL → argus dialect → C++.
+  // --- Kernels: DSL → argus dialect → C++ (proved instances are cached too).
+  const std::string cacheDir = opt.cacheDir.empty() ? (out / ".cache").string() : opt.cacheDir;
   mlir::DialectRegistry registry;
   registerArgusDialects(registry);
   mlir::MLIRContext context(registry);
@@ -422,9 +423,9 @@ std::variant<BuildReport, std::string> buildLibrary(const BuildOptions &opt) {
   std::vector<CompileJob> jobs;
   std::vector<std::string> kernelFlags = kernelCompileFlags(home.string(), opt.target);
   for (const Instance &in : instances) {
-    llvm::Expected<std::string> code = instantiateCpuKernel(context, (home / in.templatePath).string(),
-                                                            templateTexts[in.templatePath], in.spec, in.symbol,
-                                                            opt.target);
+    llvm::Expected<std::string> code =
+        instantiateCpuKernelCached(context, (home / in.templatePath).string(), templateTexts[in.templatePath],
+                                   in.spec, in.symbol, opt.target, cacheDir);
     if (!code)
       return "kernel " + in.symbol + ":\n" + llvm::toString(code.takeError());
     fs::path src = srcDir / "kernels" / (in.symbol + ".cpp");
@@ -452,7 +453,6 @@ std::variant<BuildReport, std::string> buildLibrary(const BuildOptions &opt) {
   // --- Compile and link.
   CompileStats stats;
   size_t done = 0;
-  std::string cacheDir = opt.cacheDir.empty() ? (out / ".cache").string() : opt.cacheDir;
   std::string failure = compileAll(jobs, opt.jobs, cacheDir, stats, [&](const std::string &) {
     if (++done % 10 == 0 || done == jobs.size())
       log("compiled " + std::to_string(done) + "/" + std::to_string(jobs.size()));

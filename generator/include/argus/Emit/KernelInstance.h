@@ -44,6 +44,16 @@ llvm::Expected<std::string> instantiateCpuKernel(mlir::MLIRContext &context, con
                                                  const std::string &source, const lowering::Specialization &spec,
                                                  const std::string &symbol, const std::string &target);
 
+/// instantiateCpuKernel through a cache of proved instances in `cacheDir`
+/// (empty: none), keyed by this generator's own executable, the template's
+/// path and text, the specialisation, the symbol and the target: a rebuild
+/// reuses what an earlier run of the same generator lowered and proved.
+llvm::Expected<std::string> instantiateCpuKernelCached(mlir::MLIRContext &context, const std::string &path,
+                                                       const std::string &source,
+                                                       const lowering::Specialization &spec,
+                                                       const std::string &symbol, const std::string &target,
+                                                       const std::string &cacheDir);
+
 } // namespace argus::emit
 
 #endif // ARGUS_EMIT_KERNELINSTANCE_H
