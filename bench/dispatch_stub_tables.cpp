@@ -43,9 +43,9 @@ const argus_gemm_fallback argus_gemm_fallbacks[] = {FALLBACK(F32, F32), FALLBACK
                                                     FALLBACK(F16, F16), FALLBACK(F16, F32)};
 const int32_t argus_gemm_fallback_count = 5;
 
-const argus_attention_kernel argus_prefill_kernels[] = {{ARGUS_DTYPE_F32, 0, 0, 0, 0, nullptr, ""}};
+const argus_attention_kernel argus_prefill_kernels[] = {{ARGUS_DTYPE_F32, 0, 0, 0, 0, 0, nullptr, ""}};
 const int32_t argus_prefill_kernel_count = 0;
-const argus_attention_kernel argus_decode_kernels[] = {{ARGUS_DTYPE_F32, 0, 0, 0, 0, nullptr, ""}};
+const argus_attention_kernel argus_decode_kernels[] = {{ARGUS_DTYPE_F32, 0, 0, 0, 0, 0, nullptr, ""}};
 const int32_t argus_decode_kernel_count = 0;
 const argus_moe_kernel argus_moe_kernels[] = {{ARGUS_DTYPE_F32, 0, 0, 0, 0, 0, nullptr, ""}};
 const int32_t argus_moe_kernel_count = 0;

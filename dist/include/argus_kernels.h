@@ -113,9 +113,12 @@ typedef struct {            /* varlen causal/non-causal prefill, GQA; packed [to
   size_t struct_size;
   int64_t batch, num_heads, num_kv_heads, head_dim, max_seqlen_q, max_seqlen_kv;
   argus_dtype dtype;
-  const void *q, *k, *v; void *o;
+  const void *q, *k, *v; void *o;              /* q, k: head_dim wide; v, o: v_head_dim wide */
   const int32_t *cu_seqlens_q, *cu_seqlens_kv; /* batch + 1 prefix sums */
   int causal; float scale;                     /* scale 0 means 1/sqrt(head_dim) */
+  int64_t v_head_dim;                          /* 0 means head_dim; differs in multi-head latent
+                                                  attention (DeepSeek: head_dim 192, v_head_dim 128).
+                                                  A struct_size ending before it means 0. */
 } argus_attention_prefill_args;
 
 /** Variable-length prefill attention with grouped-query heads
@@ -129,11 +132,13 @@ typedef struct {            /* one query token per sequence against a paged KV c
   int64_t batch, num_heads, num_kv_heads, head_dim, page_size, max_pages_per_seq;
   argus_dtype dtype;
   const void *q;                               /* [batch, num_heads, head_dim] */
-  const void *k_cache, *v_cache;               /* [num_pages, page_size, num_kv_heads, head_dim] */
+  const void *k_cache, *v_cache;               /* [num_pages, page_size, num_kv_heads, head_dim];
+                                                  v_cache: v_head_dim wide */
   const int32_t *block_table;                  /* [batch, max_pages_per_seq] */
   const int32_t *seqlens_kv;                   /* [batch] */
-  void *o;                                     /* [batch, num_heads, head_dim] */
+  void *o;                                     /* [batch, num_heads, v_head_dim] */
   float scale;
+  int64_t v_head_dim;                          /* as in argus_attention_prefill_args */
 } argus_attention_decode_args;
 
 /** Decode attention: one query token per sequence against a paged KV cache

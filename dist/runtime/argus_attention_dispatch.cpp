@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <vector>
 
 #include <omp.h>
@@ -15,40 +16,50 @@ namespace argus_rt {
 namespace {
 
 const argus_attention_kernel *find(const argus_attention_kernel *table, int32_t count, argus_dtype dtype,
-                                   int64_t headDim, int64_t group, int64_t pageSize) {
+                                   int64_t headDim, int64_t vHeadDim, int64_t group, int64_t pageSize) {
   for (int32_t i = 0; i < count; ++i) {
     const argus_attention_kernel &k = table[i];
-    if (k.dtype == dtype && k.head_dim == headDim && k.group == group && k.page_size == pageSize)
+    if (k.dtype == dtype && k.head_dim == headDim && k.v_head_dim == vHeadDim && k.group == group &&
+        k.page_size == pageSize)
       return &k;
   }
   return nullptr;
 }
 
+/// " and v_head_dim N" when values differ from keys in width, else "".
+const char *valueDimNote(int64_t headDim, int64_t vHeadDim, char (&buffer)[48]) {
+  if (headDim == vHeadDim) return "";
+  std::snprintf(buffer, sizeof buffer, ", v_head_dim %lld", static_cast<long long>(vHeadDim));
+  return buffer;
+}
+
 argus_status plan(const char *function, const argus_attention_kernel *table, int32_t count, argus_dtype dtype,
-                  int64_t heads, int64_t kvHeads, int64_t headDim, int64_t pageSize, const Config &config,
-                  AttentionPlan *out) {
+                  int64_t heads, int64_t kvHeads, int64_t headDim, int64_t vHeadDim, int64_t pageSize,
+                  const Config &config, AttentionPlan *out) {
   *out = AttentionPlan();
   const int64_t group = heads / kvHeads;
-  const argus_attention_kernel *exact = find(table, count, dtype, headDim, group, pageSize);
+  char note[48];
+  const argus_attention_kernel *exact = find(table, count, dtype, headDim, vHeadDim, group, pageSize);
   if (exact && exact->in_catalog) {
     out->kernel = exact;
     return ARGUS_OK;
   }
   // Not tuned for this configuration: a generic kernel of the same group,
   // else the group-1 kernel once per KV head.
-  const argus_attention_kernel *generic = exact ? exact : find(table, count, dtype, headDim, 1, pageSize);
+  const argus_attention_kernel *generic =
+      exact ? exact : find(table, count, dtype, headDim, vHeadDim, 1, pageSize);
   if (!generic)
     return fail(ARGUS_ERROR_UNSUPPORTED,
-                "%s: no kernel for %s, head_dim %lld%s in this library (argus_manifest_json() lists its "
+                "%s: no kernel for %s, head_dim %lld%s%s in this library (argus_manifest_json() lists its "
                 "attention kernels)",
-                function, dtypeName(dtype), static_cast<long long>(headDim),
+                function, dtypeName(dtype), static_cast<long long>(headDim), valueDimNote(headDim, vHeadDim, note),
                 pageSize ? " and this page size" : "");
   if (config.strict)
     return fail(ARGUS_ERROR_UNSUPPORTED,
-                "%s: ARGUS_STRICT is set and %s, head_dim %lld, %lld heads / %lld KV heads is not in this "
+                "%s: ARGUS_STRICT is set and %s, head_dim %lld%s, %lld heads / %lld KV heads is not in this "
                 "library's catalog; it would run the generic kernel '%s'",
-                function, dtypeName(dtype), static_cast<long long>(headDim), static_cast<long long>(heads),
-                static_cast<long long>(kvHeads), generic->name);
+                function, dtypeName(dtype), static_cast<long long>(headDim), valueDimNote(headDim, vHeadDim, note),
+                static_cast<long long>(heads), static_cast<long long>(kvHeads), generic->name);
   out->kernel = generic;
   out->perKvHead = generic->group != group;
   return ARGUS_OK;
@@ -78,18 +89,18 @@ float effectiveScale(float scale, int64_t headDim) {
 
 argus_status planPrefill(const argus_attention_prefill_args &a, const Config &config, AttentionPlan *out) {
   return plan("argus_attention_prefill", argus_prefill_kernels, argus_prefill_kernel_count, a.dtype, a.num_heads,
-              a.num_kv_heads, a.head_dim, 0, config, out);
+              a.num_kv_heads, a.head_dim, a.v_head_dim, 0, config, out);
 }
 
 argus_status planDecode(const argus_attention_decode_args &a, const Config &config, AttentionPlan *out) {
   return plan("argus_attention_decode", argus_decode_kernels, argus_decode_kernel_count, a.dtype, a.num_heads,
-              a.num_kv_heads, a.head_dim, a.page_size, config, out);
+              a.num_kv_heads, a.head_dim, a.v_head_dim, a.page_size, config, out);
 }
 
 argus_status runPrefill(const argus_attention_prefill_args &a, const AttentionPlan &plan, int numThreads) {
   if (auto s = checkCuSeqlens("cu_seqlens_q", a.cu_seqlens_q, a.batch, a.max_seqlen_q)) return s;
   if (auto s = checkCuSeqlens("cu_seqlens_kv", a.cu_seqlens_kv, a.batch, a.max_seqlen_kv)) return s;
-  const int64_t H = a.num_heads, KVH = a.num_kv_heads, D = a.head_dim, G = H / KVH;
+  const int64_t H = a.num_heads, KVH = a.num_kv_heads, D = a.head_dim, DV = a.v_head_dim, G = H / KVH;
   argus_cpu_arg args[ARGUS_PREFILL_KERNEL_ARGS] = {};
   args[4].f = effectiveScale(a.scale, D);
   args[5].i = a.causal ? 1 : 0;
@@ -97,13 +108,13 @@ argus_status runPrefill(const argus_attention_prefill_args &a, const AttentionPl
     const int64_t q0 = a.cu_seqlens_q[b], sq = a.cu_seqlens_q[b + 1] - q0;
     const int64_t k0 = a.cu_seqlens_kv[b], skv = a.cu_seqlens_kv[b + 1] - k0;
     if (sq == 0) continue;
-    const void *q = offsetBy(a.q, q0 * H * D, a.dtype), *o = offsetBy(a.o, q0 * H * D, a.dtype);
-    const void *k = offsetBy(a.k, k0 * KVH * D, a.dtype), *v = offsetBy(a.v, k0 * KVH * D, a.dtype);
+    const void *q = offsetBy(a.q, q0 * H * D, a.dtype), *o = offsetBy(a.o, q0 * H * DV, a.dtype);
+    const void *k = offsetBy(a.k, k0 * KVH * D, a.dtype), *v = offsetBy(a.v, k0 * KVH * DV, a.dtype);
     if (!plan.perKvHead) {
       args[0].tensor = tensorView(q, {sq, H, D}, {H * D, D, 1});
       args[1].tensor = tensorView(k, {skv, KVH, D}, {KVH * D, D, 1});
-      args[2].tensor = tensorView(v, {skv, KVH, D}, {KVH * D, D, 1});
-      args[3].tensor = tensorView(o, {sq, H, D}, {H * D, D, 1});
+      args[2].tensor = tensorView(v, {skv, KVH, DV}, {KVH * DV, DV, 1});
+      args[3].tensor = tensorView(o, {sq, H, DV}, {H * DV, DV, 1});
       plan.kernel->kernel(args, numThreads);
       continue;
     }
@@ -111,8 +122,8 @@ argus_status runPrefill(const argus_attention_prefill_args &a, const AttentionPl
     for (int64_t g = 0; g < KVH; ++g) {
       args[0].tensor = tensorView(offsetBy(q, g * G * D, a.dtype), {sq, G, D}, {H * D, D, 1});
       args[1].tensor = tensorView(offsetBy(k, g * D, a.dtype), {skv, G, D}, {KVH * D, 0, 1});
-      args[2].tensor = tensorView(offsetBy(v, g * D, a.dtype), {skv, G, D}, {KVH * D, 0, 1});
-      args[3].tensor = tensorView(offsetBy(o, g * G * D, a.dtype), {sq, G, D}, {H * D, D, 1});
+      args[2].tensor = tensorView(offsetBy(v, g * DV, a.dtype), {skv, G, DV}, {KVH * DV, 0, 1});
+      args[3].tensor = tensorView(offsetBy(o, g * G * DV, a.dtype), {sq, G, DV}, {H * DV, DV, 1});
       plan.kernel->kernel(args, numThreads);
     }
   }
@@ -170,7 +181,7 @@ float *decodePartials(size_t floats) {
 /// a head whose splits saw no token (every Lse -1e30) gets zeros.
 void mergeSplits(const argus_attention_decode_args &a, int64_t splits, const float *op, const float *lse,
                  int numThreads) {
-  const int64_t H = a.num_heads, D = a.head_dim;
+  const int64_t H = a.num_heads, D = a.v_head_dim;
   const int threads = numThreads > 0 ? numThreads : omp_get_max_threads();
 #pragma omp parallel for schedule(static) num_threads(threads) if (a.batch * H * splits * D > 65536)
   for (int64_t bh = 0; bh < a.batch * H; ++bh) {
@@ -198,35 +209,35 @@ void mergeSplits(const argus_attention_decode_args &a, int64_t splits, const flo
 argus_status runDecode(const argus_attention_decode_args &a, const AttentionPlan &plan, int numThreads) {
   int64_t pages = 0;
   if (auto s = checkPagedKv(a, &pages)) return s;
-  const int64_t B = a.batch, H = a.num_heads, KVH = a.num_kv_heads, D = a.head_dim, G = H / KVH;
+  const int64_t B = a.batch, H = a.num_heads, KVH = a.num_kv_heads, D = a.head_dim, DV = a.v_head_dim, G = H / KVH;
   const int64_t PAGE = a.page_size, MP = a.max_pages_per_seq;
   // Only the pages the longest sequence uses are split (seqlens were checked against MP).
   int64_t usedPages = 1;
   for (int64_t b = 0; b < B; ++b) usedPages = std::max<int64_t>(usedPages, (a.seqlens_kv[b] + PAGE - 1) / PAGE);
   const int64_t headsPerCall = plan.perKvHead ? 1 : KVH;
-  const int64_t S = decodeSplits(usedPages, B, 2 * PAGE * headsPerCall * D * elementBytes(a.dtype), numThreads);
-  float *op = decodePartials(size_t(B * S * H * (D + 1)));
-  float *lse = op + B * S * H * D;
+  const int64_t S = decodeSplits(usedPages, B, PAGE * headsPerCall * (D + DV) * elementBytes(a.dtype), numThreads);
+  float *op = decodePartials(size_t(B * S * H * (DV + 1)));
+  float *lse = op + B * S * H * DV;
 
   argus_cpu_arg args[ARGUS_DECODE_KERNEL_ARGS] = {};
   args[3].tensor = tensorView(a.block_table, {B, usedPages}, {MP, 1});
   args[4].tensor = tensorView(a.seqlens_kv, {B}, {1});
   args[7].f = effectiveScale(a.scale, D);
-  const int64_t pageStride = PAGE * KVH * D, rowStride = KVH * D;
+  const int64_t kPage = PAGE * KVH * D, kRow = KVH * D, vPage = PAGE * KVH * DV, vRow = KVH * DV;
   if (!plan.perKvHead) {
     args[0].tensor = tensorView(a.q, {B, H, D}, {H * D, D, 1});
-    args[1].tensor = tensorView(a.k_cache, {pages, PAGE, KVH, D}, {pageStride, rowStride, D, 1});
-    args[2].tensor = tensorView(a.v_cache, {pages, PAGE, KVH, D}, {pageStride, rowStride, D, 1});
-    args[5].tensor = tensorView(op, {B, S, H, D}, {S * H * D, H * D, D, 1});
+    args[1].tensor = tensorView(a.k_cache, {pages, PAGE, KVH, D}, {kPage, kRow, D, 1});
+    args[2].tensor = tensorView(a.v_cache, {pages, PAGE, KVH, DV}, {vPage, vRow, DV, 1});
+    args[5].tensor = tensorView(op, {B, S, H, DV}, {S * H * DV, H * DV, DV, 1});
     args[6].tensor = tensorView(lse, {B, S, H}, {S * H, H, 1});
     plan.kernel->kernel(args, numThreads);
   } else {
     // The G query heads of KV head g against that head broadcast G times.
     for (int64_t g = 0; g < KVH; ++g) {
       args[0].tensor = tensorView(offsetBy(a.q, g * G * D, a.dtype), {B, G, D}, {H * D, D, 1});
-      args[1].tensor = tensorView(offsetBy(a.k_cache, g * D, a.dtype), {pages, PAGE, G, D}, {pageStride, rowStride, 0, 1});
-      args[2].tensor = tensorView(offsetBy(a.v_cache, g * D, a.dtype), {pages, PAGE, G, D}, {pageStride, rowStride, 0, 1});
-      args[5].tensor = tensorView(op + g * G * D, {B, S, G, D}, {S * H * D, H * D, D, 1});
+      args[1].tensor = tensorView(offsetBy(a.k_cache, g * D, a.dtype), {pages, PAGE, G, D}, {kPage, kRow, 0, 1});
+      args[2].tensor = tensorView(offsetBy(a.v_cache, g * DV, a.dtype), {pages, PAGE, G, DV}, {vPage, vRow, 0, 1});
+      args[5].tensor = tensorView(op + g * G * DV, {B, S, G, DV}, {S * H * DV, H * DV, DV, 1});
       args[6].tensor = tensorView(lse + g * G, {B, S, G}, {S * H, H, 1});
       plan.kernel->kernel(args, numThreads);
     }

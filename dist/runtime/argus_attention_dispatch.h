@@ -1,8 +1,8 @@
 //===- argus_attention_dispatch.h - which attention kernel runs, and how --===//
 //
 // The decision (tables in argus_registry.h):
-//   kernel with equal (dtype, head_dim, group[, page_size]) -> it
-//   else the group-1 kernel of (dtype, head_dim[, page_size]), run once per
+//   kernel with equal (dtype, head_dim, v_head_dim, group[, page_size]) -> it
+//   else the group-1 kernel of (dtype, head_dim, v_head_dim[, page_size]), run once per
 //        KV head over that head's queries (K and V broadcast with stride 0)
 //        -> it, or UNSUPPORTED under ARGUS_STRICT
 //   else                                                    -> UNSUPPORTED
@@ -32,7 +32,8 @@ struct AttentionPlan {
 argus_status planPrefill(const argus_attention_prefill_args &args, const Config &config, AttentionPlan *plan);
 argus_status planDecode(const argus_attention_decode_args &args, const Config &config, AttentionPlan *plan);
 
-/// Checks cu_seqlens, then runs `plan`. @pre args are valid, batch > 0.
+/// Checks cu_seqlens, then runs `plan`. @pre args are valid, batch > 0, and
+/// v_head_dim is resolved (never 0).
 argus_status runPrefill(const argus_attention_prefill_args &args, const AttentionPlan &plan, int numThreads);
 /// Checks seqlens_kv and block_table entries, then runs `plan`.
 argus_status runDecode(const argus_attention_decode_args &args, const AttentionPlan &plan, int numThreads);

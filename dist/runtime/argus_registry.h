@@ -33,18 +33,19 @@
  *   const int32_t argus_gemm_group_count = 1;
  *
  * Attention dispatch (dist/runtime/argus_attention_dispatch.cpp): the kernel
- * whose (dtype, head_dim, group = num_heads / num_kv_heads) equals the call's;
- * else, unless ARGUS_STRICT=1, the group-1 kernel of (dtype, head_dim), run
+ * whose (dtype, head_dim, v_head_dim, group = num_heads / num_kv_heads) equals
+ * the call's; else, unless ARGUS_STRICT=1, the group-1 kernel of (dtype,
+ * head_dim, v_head_dim), run
  * once per KV head with that head's queries; else ARGUS_ERROR_UNSUPPORTED.
  * A prefill kernel gets ARGUS_PREFILL_KERNEL_ARGS arguments for ONE sequence:
  *   [0] Q  tensor {seq_q, heads, head_dim}      [1] K  tensor {seq_kv, kv_heads, head_dim}
- *   [2] V  like K                               [3] O  like Q
+ *   [2] V  tensor {seq_kv, kv_heads, v_head_dim} [3] O tensor {seq_q, heads, v_head_dim}
  *   [4] scale .f    [5] causal .i (0 or 1)
  * A decode kernel gets ARGUS_DECODE_KERNEL_ARGS arguments:
  *   [0] Q  tensor {batch, heads, head_dim}
- *   [1] K cache tensor {pages, page_size, kv_heads, head_dim}   [2] V cache like K
+ *   [1] K cache tensor {pages, page_size, kv_heads, head_dim}   [2] V cache: v_head_dim wide
  *   [3] block_table tensor {batch, max_pages_per_seq} (i32)      [4] seqlens tensor {batch} (i32)
- *   [5] Op tensor {batch, splits, heads, head_dim} (f32)        [6] Lse tensor {batch, splits, heads} (f32)
+ *   [5] Op tensor {batch, splits, heads, v_head_dim} (f32)      [6] Lse tensor {batch, splits, heads} (f32)
  *   [7] scale .f
  * It writes each split's partial result (templates/attention/attention_decode.argus);
  * the dispatcher picks the splits and merges them into O.
@@ -105,7 +106,8 @@ typedef struct {
 /** One attention kernel: prefill or decode, by the table it is in. */
 typedef struct {
   argus_dtype dtype;
-  int64_t head_dim;
+  int64_t head_dim;   /* of queries and keys */
+  int64_t v_head_dim; /* of values and outputs */
   int64_t group;      /* query heads per KV head the kernel assumes */
   int64_t page_size;  /* decode: tokens per KV-cache page; 0 for prefill */
   int32_t in_catalog; /* 1: tuned for a catalog configuration; 0: generic only */

@@ -138,6 +138,15 @@ TEST(CatalogHash, EveryValueChangesTheHash) {
       {"prefill_tokens: [128, 256]", "prefill_tokens: [128, 257]"},
       {"kv_page_size: 16", "kv_page_size: 32"},
       {"max_context: 4096", "max_context: 4097"},
+      // multi-head latent attention, shared experts and dense layers (absent above)
+      {"vocab_size: 32000", "vocab_size: 32000\n  kv_lora_rank: 512\n  qk_nope_head_dim: 128\n"
+                            "  qk_rope_head_dim: 64\n  v_head_dim: 128"},
+      {"vocab_size: 32000", "vocab_size: 32000\n  kv_lora_rank: 512\n  qk_nope_head_dim: 128\n"
+                            "  qk_rope_head_dim: 64\n  v_head_dim: 96"},
+      {"vocab_size: 32000", "vocab_size: 32000\n  kv_lora_rank: 512\n  q_lora_rank: 1536\n  qk_nope_head_dim: 128\n"
+                            "  qk_rope_head_dim: 64\n  v_head_dim: 128"},
+      {"vocab_size: 32000", "vocab_size: 32000\n  num_experts: 8\n  num_experts_per_tok: 2\n  n_shared_experts: 1"},
+      {"vocab_size: 32000", "vocab_size: 32000\n  num_experts: 8\n  num_experts_per_tok: 2\n  first_k_dense_replace: 1"},
   };
   std::set<std::string> seen = {base};
   for (auto [from, to] : edits) {

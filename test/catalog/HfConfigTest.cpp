@@ -51,6 +51,32 @@ TEST(HfConfig, LlamaMatchesTheShippedCatalog) {
   for (size_t i = 0; i < a.size(); ++i) EXPECT_EQ(a[i].key(), b[i].key());
 }
 
+// DeepSeek-V2-Lite's config.json (abridged): its q_lora_rank is null (no query latent).
+TEST(HfConfig, DeepSeekV2LiteMatchesTheShippedCatalog) {
+  const char *config = R"({"architectures": ["DeepseekV2ForCausalLM"], "hidden_size": 2048,
+    "intermediate_size": 10944, "moe_intermediate_size": 1408, "num_hidden_layers": 27,
+    "num_attention_heads": 16, "num_key_value_heads": 16, "n_routed_experts": 64, "n_shared_experts": 2,
+    "num_experts_per_tok": 6, "first_k_dense_replace": 1, "kv_lora_rank": 512, "q_lora_rank": null,
+    "qk_nope_head_dim": 128, "qk_rope_head_dim": 64, "v_head_dim": 128, "vocab_size": 102400,
+    "norm_topk_prob": false, "topk_method": "greedy", "torch_dtype": "bfloat16"})";
+  const char *profile = R"(model: deepseek-v2-lite
+serving:
+  tensor_parallel: 1
+  decode_batch: [1, 2, 4, 8, 16, 32, 64, 128, 256]
+  prefill_tokens: [128, 512, 1024, 2048, 4096, 8192]
+  kv_page_size: 16
+  max_context: 32768
+)";
+  Result<Catalog> hf = catalogFromHfConfig(config, "config.json", profile, "profile.yaml");
+  ASSERT_TRUE(hf.ok()) << hf.error().format();
+  Result<Catalog> shipped = loadCatalog(std::string(ARGUS_SHAPES_DIR) + "/deepseek-v2-lite.yaml");
+  ASSERT_TRUE(shipped.ok()) << shipped.error().format();
+  EXPECT_EQ(hf->content_hash, shipped->content_hash);
+  std::vector<OpConfig> a = expand(hf.value()), b = expand(shipped.value());
+  ASSERT_EQ(a.size(), b.size());
+  for (size_t i = 0; i < a.size(); ++i) EXPECT_EQ(a[i].key(), b[i].key());
+}
+
 TEST(HfConfig, MixtralAndDefaults) {
   const char *config = R"({"hidden_size": 4096, "intermediate_size": 14336, "num_attention_heads": 32,
     "num_hidden_layers": 32, "num_key_value_heads": 8, "vocab_size": 32000, "head_dim": null,

@@ -311,3 +311,70 @@ TEST(ShippedCatalogs, Qwen3_30bA3b) {
   EXPECT_EQ(named.at("experts").moe().top_k, 8);
   EXPECT_EQ(named.at("experts").moe().intermediate, 768);
 }
+
+TEST(ShippedCatalogs, DeepSeekV2Lite) {
+  Catalog c = loadShipped("deepseek-v2-lite.yaml");
+  ASSERT_TRUE(c.arch.moe.has_value());
+  ASSERT_TRUE(c.arch.mla.has_value());
+  EXPECT_EQ(c.arch.head_dim, 192) << "qk_nope 128 + qk_rope 64";
+  EXPECT_EQ(c.arch.v_head_dim, 128);
+  EXPECT_EQ(c.arch.moe->shared_expert_intermediate_size, 2 * 1408) << "2 shared experts of 1408";
+  EXPECT_EQ(c.arch.moe->first_k_dense_replace, 1);
+  std::map<std::string, OpConfig> named = byName(expand(c));
+  expectGemm(named, "q", 16 * 192, 2048);              // no query latent in the Lite model
+  expectGemm(named, "kv_a", 512 + 64, 2048);           // KV latent and the shared rotary key
+  expectGemm(named, "kv_b", 16 * (128 + 128), 512);    // per head: no-position key part and value
+  expectGemm(named, "o", 2048, 16 * 128);              // values are 128 wide
+  expectGemm(named, "gate_up", 2 * 10944, 2048);       // the dense first layer
+  expectGemm(named, "down", 2048, 10944);
+  expectGemm(named, "router", 64, 2048);
+  expectGemm(named, "shared_gate_up", 2 * 2816, 2048);
+  expectGemm(named, "shared_down", 2048, 2816);
+  expectGemm(named, "lm_head", 102400, 2048);
+  EXPECT_EQ(named.count("qkv"), 0u);
+  EXPECT_EQ(named.at("experts").key(), "moe.e64.top6.h2048.i1408.bf16");
+  EXPECT_EQ(named.at("prefill").key(), "attn_prefill.h16.kv16.d192.dv128.causal.bf16");
+  EXPECT_EQ(named.at("decode").attention().valueDim(), 128);
+  EXPECT_EQ(named.at("decode").key(), "attn_decode.h16.kv16.d192.dv128.page16.ctx32768.bf16");
+}
+
+TEST(ShippedCatalogs, LatentAttentionWithQueryLatentAndTensorParallel) {
+  // DeepSeek-V2 shapes (a query latent of 1536), TP 8: heads split, latents replicated.
+  Catalog c = parseOk(R"(model: deepseek-v2-tp8
+dtype: bf16
+architecture:
+  hidden_size: 5120
+  intermediate_size: 12288
+  num_hidden_layers: 60
+  num_attention_heads: 128
+  num_key_value_heads: 128
+  vocab_size: 102400
+  kv_lora_rank: 512
+  q_lora_rank: 1536
+  qk_nope_head_dim: 128
+  qk_rope_head_dim: 64
+  v_head_dim: 128
+  n_routed_experts: 160
+  n_shared_experts: 2
+  num_experts_per_tok: 6
+  moe_intermediate_size: 1536
+  first_k_dense_replace: 1
+serving:
+  tensor_parallel: 8
+  decode_batch: [1, 16]
+  prefill_tokens: [256]
+  kv_page_size: 64
+  max_context: 8192
+)");
+  std::map<std::string, OpConfig> named = byName(expand(c));
+  expectGemm(named, "q_a", 1536, 5120);
+  expectGemm(named, "q_b", 16 * 192, 1536);
+  expectGemm(named, "kv_a", 576, 5120);
+  expectGemm(named, "kv_b", 16 * 256, 512);
+  expectGemm(named, "o", 5120, 16 * 128);
+  expectGemm(named, "gate_up", 2 * 12288 / 8, 5120);
+  expectGemm(named, "shared_down", 5120, 2 * 1536 / 8);
+  EXPECT_EQ(named.count("q"), 0u);
+  EXPECT_EQ(named.at("prefill").attention().num_heads, 16);
+  EXPECT_EQ(named.at("experts").moe().intermediate, 1536 / 8);
+}

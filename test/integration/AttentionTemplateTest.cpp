@@ -31,6 +31,7 @@ struct PrefillCase {
   int64_t headDim, group;
   int64_t seqQ, seqKv, kvHeads;
   int causal;
+  int64_t vHeadDim = 0; // 0: headDim
 };
 
 const PrefillCase kPrefill[] = {
@@ -42,6 +43,10 @@ const PrefillCase kPrefill[] = {
     {"CpuBf16Full", check::Engine::Cpu, "bf16", 64, 8, 100, 257, 1, 0},
     {"CpuF16MoreQueries", check::Engine::Cpu, "f16", 64, 2, 90, 33, 2, 1},
     {"CpuF32Group7", check::Engine::Cpu, "f32", 64, 7, 65, 65, 1, 0},
+    // Multi-head latent attention (DeepSeek-V2): queries and keys 192 wide, values 128.
+    {"InterpBf16LatentDims", check::Engine::Interpreter, "bf16", 192, 1, 37, 45, 2, 1, 128},
+    {"CpuBf16LatentDims", check::Engine::Cpu, "bf16", 192, 1, 70, 90, 3, 1, 128},
+    {"CpuF32LatentDimsGroup2", check::Engine::Cpu, "f32", 192, 2, 33, 33, 1, 0, 128},
 };
 
 class PrefillTemplate : public ::testing::TestWithParam<PrefillCase> {};
@@ -53,6 +58,7 @@ TEST_P(PrefillTemplate, MatchesFloat64Reference) {
   opt.engine = c.engine;
   opt.specialization.constants["T"] = std::string(c.dtype);
   opt.specialization.constants["D"] = c.headDim;
+  opt.specialization.constants["DV"] = c.vHeadDim ? c.vHeadDim : c.headDim;
   opt.specialization.constants["GROUP"] = c.group;
   opt.sizes = {{"SQ", c.seqQ}, {"SKV", c.seqKv}, {"H", c.kvHeads * c.group}, {"KVH", c.kvHeads}};
   opt.scalars = {{"scale", 0.3}, {"causal", double(c.causal)}};
@@ -71,6 +77,7 @@ struct DecodeCase {
   const char *dtype;
   int64_t headDim, group, pageSize;
   int64_t batch, kvHeads, pages, maxPages, splits;
+  int64_t vHeadDim = 0; // 0: headDim
 };
 
 // The reference arranges the inputs: sequence 0 fills its block table,
@@ -85,6 +92,8 @@ const DecodeCase kDecode[] = {
     {"CpuBf16PagePerSplit", check::Engine::Cpu, "bf16", 64, 2, 16, 3, 3, 20, 5, 5},
     {"CpuF16Group7", check::Engine::Cpu, "f16", 64, 7, 32, 5, 1, 30, 9, 4},
     {"CpuF32MoreSplitsThanPages", check::Engine::Cpu, "f32", 64, 4, 16, 3, 2, 8, 2, 5},
+    {"InterpBf16LatentDims", check::Engine::Interpreter, "bf16", 192, 1, 16, 3, 2, 12, 4, 2, 128},
+    {"CpuBf16LatentDims", check::Engine::Cpu, "bf16", 192, 1, 16, 4, 3, 30, 9, 3, 128},
 };
 
 class DecodeTemplate : public ::testing::TestWithParam<DecodeCase> {};
@@ -96,6 +105,7 @@ TEST_P(DecodeTemplate, MatchesFloat64Reference) {
   opt.engine = c.engine;
   opt.specialization.constants["T"] = std::string(c.dtype);
   opt.specialization.constants["D"] = c.headDim;
+  opt.specialization.constants["DV"] = c.vHeadDim ? c.vHeadDim : c.headDim;
   opt.specialization.constants["GROUP"] = c.group;
   opt.specialization.constants["PAGE"] = c.pageSize;
   opt.sizes = {{"B", c.batch},       {"H", c.kvHeads * c.group}, {"KVH", c.kvHeads},
@@ -154,6 +164,7 @@ TEST(AttentionCodegen, KeysAndValuesAreReadInPlace) {
     opt.workDir = dir.string();
     opt.specialization.constants["T"] = std::string("bf16");
     opt.specialization.constants["D"] = int64_t(128);
+    opt.specialization.constants["DV"] = int64_t(128);
     opt.specialization.constants["GROUP"] = int64_t(2);
     opt.sizes = t.sizes;
     opt.scalars = t.scalars;

@@ -23,6 +23,7 @@ struct DecodeCase {
   argus_dtype dtype;
   int64_t heads, kvHeads, headDim, pageSize, maxPages;
   std::vector<int32_t> seqlens;
+  int64_t vHeadDim = 0; // 0: headDim
 };
 
 class AttentionDecode : public ::testing::Test {
@@ -38,6 +39,7 @@ protected:
   void check(const DecodeCase &c, uint64_t seed) {
     std::mt19937_64 rng(seed);
     const int64_t B = c.seqlens.size(), H = c.heads, KVH = c.kvHeads, D = c.headDim;
+    const int64_t DV = c.vHeadDim ? c.vHeadDim : D;
     const int64_t pages = B * c.maxPages + 3; // a pool larger than the tables use
     // Each sequence gets pages in shuffled order; sequence 1 shares sequence 0's first page.
     std::vector<int32_t> pool(static_cast<size_t>(pages));
@@ -47,28 +49,29 @@ protected:
     for (size_t i = 0; i < table.size(); ++i) table[i] = pool[i];
     if (B > 1) table[size_t(c.maxPages)] = table[0];
 
-    const int64_t nq = B * H * D, ncache = pages * c.pageSize * KVH * D;
-    Tensor q(c.dtype, nq, rng, 2.0), k(c.dtype, ncache, rng, 2.0), v(c.dtype, ncache, rng, 1.0),
-        o(c.dtype, nq, rng, 1.0);
-    o.poison(nq);
+    const int64_t nq = B * H * D, no = B * H * DV, ncache = pages * c.pageSize * KVH * D;
+    const int64_t nvcache = pages * c.pageSize * KVH * DV;
+    Tensor q(c.dtype, nq, rng, 2.0), k(c.dtype, ncache, rng, 2.0), v(c.dtype, nvcache, rng, 1.0),
+        o(c.dtype, no, rng, 1.0);
+    o.poison(no);
 
     argus_attention_decode_args a = {sizeof a};
     a.batch = B, a.num_heads = H, a.num_kv_heads = KVH, a.head_dim = D;
     a.page_size = c.pageSize, a.max_pages_per_seq = c.maxPages, a.dtype = c.dtype;
     a.q = q.bytes.data(), a.k_cache = k.bytes.data(), a.v_cache = v.bytes.data(), a.o = o.bytes.data();
-    a.block_table = table.data(), a.seqlens_kv = c.seqlens.data();
+    a.block_table = table.data(), a.seqlens_kv = c.seqlens.data(), a.v_head_dim = c.vHeadDim;
     ASSERT_EQ(decode(&a, nullptr), ARGUS_OK) << lastError();
 
     argus::ref::PagedDecodeShape s;
-    s.batch = B, s.numHeads = H, s.numKvHeads = KVH, s.headDim = D, s.pageSize = c.pageSize;
+    s.batch = B, s.numHeads = H, s.numKvHeads = KVH, s.headDim = D, s.vHeadDim = DV, s.pageSize = c.pageSize;
     s.maxPagesPerSeq = c.maxPages, s.scale = 1.0 / std::sqrt(double(float(D)));
     std::vector<int64_t> table64(table.begin(), table.end()), lens64(c.seqlens.begin(), c.seqlens.end());
-    std::vector<double> expected(static_cast<size_t>(nq));
+    std::vector<double> expected(static_cast<size_t>(no));
     argus::ref::attentionDecodeF64(s, q.values.data(), k.values.data(), v.values.data(), table64.data(),
                                    lens64.data(), expected.data());
     const double tol = argus::ref::toleranceFor(elementType(c.dtype), c.maxPages * c.pageSize, /*roundings=*/2);
-    expectClose(o, expected, tol, H, D);
-    EXPECT_TRUE(o.guardIntact(nq)) << "the kernel wrote past the output";
+    expectClose(o, expected, tol, H, DV);
+    EXPECT_TRUE(o.guardIntact(no)) << "the kernel wrote past the output";
   }
 
   const GeneratedLibrary &lib = GeneratedLibrary::get();
@@ -120,6 +123,22 @@ TEST_F(AttentionDecode, UnknownPageSizeIsUnsupported) {
   a.block_table = table.data(), a.seqlens_kv = lens.data();
   EXPECT_EQ(decode(&a, nullptr), ARGUS_ERROR_UNSUPPORTED);
   EXPECT_NE(std::string(lastError()).find("and this page size"), std::string::npos) << lastError();
+}
+
+// The decode configurations of the library's own catalog (from its
+// manifest), under ARGUS_STRICT=1 so only catalog kernels may run: run on
+// the DeepSeek-V2-Lite library (keys 192 wide, values 128).
+TEST_F(AttentionDecode, CatalogConfigurationStrict) {
+  const char *strict = std::getenv("ARGUS_STRICT");
+  if (!strict || std::string(strict) != "1") GTEST_SKIP() << "needs ARGUS_STRICT=1 and a catalog library";
+  int seen = 0;
+  for (const CatalogAttentionKernel &k : catalogAttentionKernels(lib, "attention_decode")) {
+    SCOPED_TRACE(k.entry);
+    const int32_t page = int32_t(k.pageSize);
+    check({k.dtype, 2 * k.group, 2, k.headDim, k.pageSize, 9, {0, 1, page, 9 * page - 3}, k.vHeadDim}, 60 + seen);
+    ++seen;
+  }
+  EXPECT_GT(seen, 0) << "the library's catalog has no decode configuration";
 }
 
 } // namespace

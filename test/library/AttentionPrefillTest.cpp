@@ -6,13 +6,15 @@
 // (argus/Reference/AttentionReference.h) on fresh random inputs. The output
 // is poisoned with NaN first, and a guard region after it must stay intact.
 // The catalog configuration of the library reaches its tuned kernel; others
-// reach the generic kernels (or UNSUPPORTED under ARGUS_STRICT=1).
+// reach the generic kernels (or UNSUPPORTED under ARGUS_STRICT=1). Values may
+// be narrower than keys (multi-head latent attention: 192 and 128).
 //
 //===----------------------------------------------------------------------===//
 #include "argus/Reference/AttentionReference.h"
 #include "LibraryTestSupport.h"
 
 #include <cmath>
+#include <cstddef>
 
 namespace {
 
@@ -24,7 +26,8 @@ struct Case {
   int64_t heads, kvHeads, headDim;
   std::vector<int32_t> seqQ, seqKv;
   bool causal;
-  float scale; // 0: the default 1/sqrt(head_dim)
+  float scale;         // 0: the default 1/sqrt(head_dim)
+  int64_t vHeadDim = 0; // 0: headDim
 };
 
 class AttentionPrefill : public ::testing::Test {
@@ -41,6 +44,7 @@ protected:
   void check(const Case &c, uint64_t seed) {
     std::mt19937_64 rng(seed);
     const int64_t batch = c.seqQ.size(), H = c.heads, KVH = c.kvHeads, D = c.headDim;
+    const int64_t DV = c.vHeadDim ? c.vHeadDim : D;
     std::vector<int32_t> cuQ{0}, cuKv{0};
     int64_t maxQ = 0, maxKv = 0;
     for (int64_t b = 0; b < batch; ++b) {
@@ -50,30 +54,32 @@ protected:
       maxKv = std::max<int64_t>(maxKv, c.seqKv[b]);
     }
     const int64_t nq = int64_t(cuQ.back()) * H * D, nkv = int64_t(cuKv.back()) * KVH * D;
-    Tensor q(c.dtype, nq, rng, 2.0), k(c.dtype, nkv, rng, 2.0), v(c.dtype, nkv, rng, 1.0),
-        o(c.dtype, nq, rng, 1.0);
-    o.poison(nq);
+    const int64_t nv = int64_t(cuKv.back()) * KVH * DV, no = int64_t(cuQ.back()) * H * DV;
+    Tensor q(c.dtype, nq, rng, 2.0), k(c.dtype, nkv, rng, 2.0), v(c.dtype, nv, rng, 1.0),
+        o(c.dtype, no, rng, 1.0);
+    o.poison(no);
 
     argus_attention_prefill_args a = {sizeof a};
     a.batch = batch, a.num_heads = H, a.num_kv_heads = KVH, a.head_dim = D;
     a.max_seqlen_q = maxQ, a.max_seqlen_kv = maxKv, a.dtype = c.dtype;
     a.q = q.bytes.data(), a.k = k.bytes.data(), a.v = v.bytes.data(), a.o = o.bytes.data();
     a.cu_seqlens_q = cuQ.data(), a.cu_seqlens_kv = cuKv.data();
-    a.causal = c.causal, a.scale = c.scale;
+    a.causal = c.causal, a.scale = c.scale, a.v_head_dim = c.vHeadDim;
     ASSERT_EQ(prefill(&a, nullptr), ARGUS_OK) << lastError();
 
     const double tol = argus::ref::toleranceFor(elementType(c.dtype), maxKv, /*roundings=*/2);
-    std::vector<double> expected(static_cast<size_t>(nq));
+    std::vector<double> expected(static_cast<size_t>(no));
     for (int64_t b = 0; b < batch; ++b) {
       AttentionShape s;
       s.seqQ = c.seqQ[b], s.seqKv = c.seqKv[b], s.numHeads = H, s.numKvHeads = KVH, s.headDim = D;
+      s.vHeadDim = DV;
       s.causal = c.causal;
       s.scale = c.scale != 0 ? c.scale : 1.0 / std::sqrt(double(float(D)));
       argus::ref::attentionPrefillF64(s, q.values.data() + cuQ[b] * H * D, k.values.data() + cuKv[b] * KVH * D,
-                                      v.values.data() + cuKv[b] * KVH * D, expected.data() + cuQ[b] * H * D);
+                                      v.values.data() + cuKv[b] * KVH * DV, expected.data() + cuQ[b] * H * DV);
     }
-    expectClose(o, expected, tol, H, D);
-    EXPECT_TRUE(o.guardIntact(nq)) << "the kernel wrote past the output";
+    expectClose(o, expected, tol, H, DV);
+    EXPECT_TRUE(o.guardIntact(no)) << "the kernel wrote past the output";
   }
 
   const argus_test::GeneratedLibrary &lib = argus_test::GeneratedLibrary::get();
@@ -125,6 +131,57 @@ TEST_F(AttentionPrefill, UnknownHeadDimIsUnsupported) {
   a.cu_seqlens_q = cu, a.cu_seqlens_kv = cu;
   EXPECT_EQ(prefill(&a, nullptr), ARGUS_ERROR_UNSUPPORTED);
   EXPECT_NE(std::string(lastError()).find("no kernel for f32, head_dim 80"), std::string::npos) << lastError();
+}
+
+TEST_F(AttentionPrefill, ValueDimWithoutKernelIsUnsupported) {
+  std::vector<uint16_t> buf(2 * 2 * 128);
+  int32_t cu[] = {0, 2};
+  argus_attention_prefill_args a = {sizeof a};
+  a.batch = 1, a.num_heads = 2, a.num_kv_heads = 2, a.head_dim = 128, a.v_head_dim = 64;
+  a.max_seqlen_q = 2, a.max_seqlen_kv = 2;
+  a.dtype = ARGUS_DTYPE_BF16, a.q = a.k = a.v = buf.data(), a.o = buf.data();
+  a.cu_seqlens_q = cu, a.cu_seqlens_kv = cu;
+  EXPECT_EQ(prefill(&a, nullptr), ARGUS_ERROR_UNSUPPORTED);
+  EXPECT_NE(std::string(lastError()).find("no kernel for bf16, head_dim 128, v_head_dim 64"), std::string::npos)
+      << lastError();
+  a.v_head_dim = -1;
+  EXPECT_EQ(prefill(&a, nullptr), ARGUS_ERROR_INVALID_ARGUMENT);
+  EXPECT_NE(std::string(lastError()).find("v_head_dim"), std::string::npos) << lastError();
+}
+
+// A caller built against a header without v_head_dim passes a shorter
+// struct: values are then head_dim wide.
+TEST_F(AttentionPrefill, StructWithoutValueDimIsAccepted) {
+  std::vector<uint16_t> buf(4 * 4 * 64, 0x3f80);
+  int32_t cu[] = {0, 4};
+  argus_attention_prefill_args a = {sizeof a};
+  a.struct_size = offsetof(argus_attention_prefill_args, v_head_dim);
+  a.v_head_dim = 12345; // beyond struct_size: never read
+  a.batch = 1, a.num_heads = 4, a.num_kv_heads = 2, a.head_dim = 64, a.max_seqlen_q = 4, a.max_seqlen_kv = 4;
+  a.dtype = ARGUS_DTYPE_BF16, a.q = a.k = a.v = buf.data(), a.o = buf.data();
+  a.cu_seqlens_q = cu, a.cu_seqlens_kv = cu;
+  EXPECT_EQ(prefill(&a, nullptr), ARGUS_OK) << lastError();
+  for (size_t cut : {offsetof(argus_attention_prefill_args, v_head_dim) - 1,
+                     offsetof(argus_attention_prefill_args, v_head_dim) + 4}) {
+    a.struct_size = cut; // ends inside a field
+    EXPECT_EQ(prefill(&a, nullptr), ARGUS_ERROR_INVALID_ARGUMENT) << cut;
+  }
+}
+
+// The prefill configurations of the library's own catalog (from its
+// manifest), under ARGUS_STRICT=1 so only catalog kernels may run: run on
+// the DeepSeek-V2-Lite library (queries and keys 192 wide, values 128).
+TEST_F(AttentionPrefill, CatalogConfigurationStrict) {
+  const char *strict = std::getenv("ARGUS_STRICT");
+  if (!strict || std::string(strict) != "1") GTEST_SKIP() << "needs ARGUS_STRICT=1 and a catalog library";
+  int seen = 0;
+  for (const CatalogAttentionKernel &k : catalogAttentionKernels(lib, "attention_prefill")) {
+    SCOPED_TRACE(k.entry);
+    check({k.dtype, 2 * k.group, 2, k.headDim, {1, 45, 70}, {1, 45, 90}, true, 0.0f, k.vHeadDim}, 40 + seen);
+    check({k.dtype, k.group, 1, k.headDim, {33}, {33}, false, 0.0f, k.vHeadDim}, 50 + seen);
+    ++seen;
+  }
+  EXPECT_GT(seen, 0) << "the library's catalog has no prefill configuration";
 }
 
 // Run with ARGUS_STRICT=1: the catalog configuration runs, others are refused.

@@ -8,6 +8,7 @@
 #include "argus_numerics.h"
 
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 
 #include <cmath>
 #include <cstring>
@@ -15,6 +16,30 @@
 #include <vector>
 
 namespace argus_test {
+
+/// An attention kernel the library's catalog asked for (its manifest entry).
+struct CatalogAttentionKernel {
+  argus_dtype dtype;
+  int64_t group, headDim, vHeadDim, pageSize;
+  std::string entry; // the manifest entry, for messages
+};
+
+/// The catalog (not generic) kernels of `op` ("attention_prefill" or
+/// "attention_decode") that the library's argus_manifest_json() lists.
+inline std::vector<CatalogAttentionKernel> catalogAttentionKernels(const GeneratedLibrary &lib, const char *op) {
+  std::vector<CatalogAttentionKernel> kernels;
+  auto manifestJson = lib.symbol<decltype(argus_manifest_json)>("argus_manifest_json");
+  if (!manifestJson) return kernels;
+  const nlohmann::json manifest = nlohmann::json::parse(manifestJson()); // outlives the loop below
+  for (const nlohmann::json &k : manifest.at("attention_kernels")) {
+    if (k.at("op") != op || k.contains("generic")) continue;
+    const std::string dtype = k.at("dtype");
+    kernels.push_back({dtype == "f32" ? ARGUS_DTYPE_F32 : dtype == "f16" ? ARGUS_DTYPE_F16 : ARGUS_DTYPE_BF16,
+                       k.at("group"), k.at("head_dim"), k.at("v_head_dim"), k.value("page_size", int64_t(0)),
+                       k.dump()});
+  }
+  return kernels;
+}
 
 /// A buffer of `n` elements of `dtype` and its decoded doubles.
 struct Tensor {

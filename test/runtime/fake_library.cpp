@@ -136,9 +136,9 @@ const argus_gemm_fallback argus_gemm_fallbacks[] = {
 const int32_t argus_gemm_fallback_count = 5;
 
 // No attention kernels: the entry points validate, then report UNSUPPORTED.
-const argus_attention_kernel argus_prefill_kernels[] = {{ARGUS_DTYPE_F32, 0, 0, 0, 0, nullptr, ""}};
+const argus_attention_kernel argus_prefill_kernels[] = {{ARGUS_DTYPE_F32, 0, 0, 0, 0, 0, nullptr, ""}};
 const int32_t argus_prefill_kernel_count = 0;
-const argus_attention_kernel argus_decode_kernels[] = {{ARGUS_DTYPE_F32, 0, 0, 0, 0, nullptr, ""}};
+const argus_attention_kernel argus_decode_kernels[] = {{ARGUS_DTYPE_F32, 0, 0, 0, 0, 0, nullptr, ""}};
 const int32_t argus_decode_kernel_count = 0;
 
 const argus_moe_kernel argus_moe_kernels[] = {{ARGUS_DTYPE_F32, 0, 0, 0, 0, 0, nullptr, ""}};

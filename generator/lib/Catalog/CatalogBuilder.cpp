@@ -10,7 +10,12 @@
 //   - bucket lists are non-empty and strictly increasing;
 //   - num_attention_heads % num_key_value_heads == 0, and without an explicit
 //     head_dim hidden_size % num_attention_heads == 0;
-//   - num_experts_per_tok <= the number of experts;
+//   - multi-head latent attention keys come as a group (kv_lora_rank,
+//     qk_nope_head_dim, qk_rope_head_dim, v_head_dim; q_lora_rank optional),
+//     and an explicit head_dim must equal qk_nope + qk_rope;
+//   - num_experts_per_tok <= the number of experts; one name for the expert
+//     count and one for the shared expert's size; first_k_dense_replace in
+//     [0, num_hidden_layers];
 //   - heads, KV heads, the (expert and shared-expert) intermediate sizes and
 //     vocab_size are divisible by tensor_parallel.
 //
@@ -22,6 +27,8 @@
 
 #include "argus/Catalog/CatalogHash.h"
 
+#include <algorithm>
+#include <iterator>
 #include <optional>
 
 namespace argus::catalog::detail {
@@ -133,6 +140,8 @@ private:
                        ") is not divisible by num_key_value_heads (" +
                        std::to_string(a.num_key_value_heads) + ")");
     a.head_dim_explicit = raw_.has("architecture.head_dim");
+    if (auto err = checkMla()) return err;
+    if (a.mla) return checkMoe();
     if (!a.head_dim_explicit) {
       if (a.hidden_size % a.num_attention_heads != 0)
         return error("architecture.num_attention_heads",
@@ -143,7 +152,46 @@ private:
                          "head_dim");
       a.head_dim = a.hidden_size / a.num_attention_heads;
     }
+    a.v_head_dim = a.head_dim;
     return checkMoe();
+  }
+
+  /// Multi-head latent attention: its keys as a group; head_dim follows.
+  std::optional<CatalogError> checkMla() {
+    static constexpr std::string_view kRank = "architecture.kv_lora_rank";
+    static constexpr std::string_view kGroup[] = {"architecture.qk_nope_head_dim", "architecture.qk_rope_head_dim",
+                                                  "architecture.v_head_dim"};
+    auto has = [&](std::string_view k) { return raw_.has(std::string(k)); };
+    const bool any = has(kRank) || has("architecture.q_lora_rank") ||
+                     std::any_of(std::begin(kGroup), std::end(kGroup), has);
+    if (!any) return std::nullopt;
+    if (!has(kRank))
+      return makeError(raw_.locOf("architecture"), std::string(kRank),
+                       "missing required key 'kv_lora_rank' in architecture: the keys of multi-head latent "
+                       "attention (qk_nope_head_dim, qk_rope_head_dim, v_head_dim, q_lora_rank) come with it");
+    for (std::string_view k : kGroup)
+      if (!has(k))
+        return makeError(raw_.locOf("architecture"), std::string(k),
+                         "missing required key '" + leafOf(k) +
+                             "' in architecture: kv_lora_rank makes this multi-head latent attention");
+    MlaArchitecture mla;
+    const std::pair<std::string_view, int64_t *> fields[] = {{kRank, &mla.kv_lora_rank},
+                                                             {"architecture.q_lora_rank", &mla.q_lora_rank},
+                                                             {kGroup[0], &mla.qk_nope_head_dim},
+                                                             {kGroup[1], &mla.qk_rope_head_dim},
+                                                             {kGroup[2], &mla.v_head_dim}};
+    for (auto [key, out] : fields)
+      if (auto err = sizeField(std::string(key), kMaxArchitectureSize, *out)) return err;
+    Architecture &a = catalog_.arch;
+    const int64_t qk = mla.qk_nope_head_dim + mla.qk_rope_head_dim;
+    if (a.head_dim_explicit && a.head_dim != qk)
+      return error("architecture.head_dim", "head_dim (" + std::to_string(a.head_dim) +
+                                                ") must equal qk_nope_head_dim + qk_rope_head_dim (" +
+                                                std::to_string(qk) + ") under multi-head latent attention");
+    a.head_dim = qk;
+    a.v_head_dim = mla.v_head_dim;
+    a.mla = mla;
+    return std::nullopt;
   }
 
   std::optional<CatalogError> checkMoe() {
@@ -152,22 +200,29 @@ private:
     static constexpr std::string_view kTopK = "architecture.num_experts_per_tok";
     static constexpr std::string_view kMoeInter = "architecture.moe_intermediate_size";
     static constexpr std::string_view kShared = "architecture.shared_expert_intermediate_size";
+    static constexpr std::string_view kRouted = "architecture.n_routed_experts";
+    static constexpr std::string_view kSharedCount = "architecture.n_shared_experts";
+    static constexpr std::string_view kDense = "architecture.first_k_dense_replace";
     auto has = [&](std::string_view k) { return raw_.has(std::string(k)); };
-    if (!has(kLocal) && !has(kExperts) && !has(kTopK) && !has(kMoeInter) && !has(kShared))
-      return std::nullopt;
+    const std::string_view moeKeys[] = {kLocal, kExperts, kRouted, kTopK, kMoeInter, kShared, kSharedCount, kDense};
+    const std::string_view *present = std::find_if(std::begin(moeKeys), std::end(moeKeys), has);
+    if (present == std::end(moeKeys)) return std::nullopt;
 
     MoeArchitecture moe;
-    if (has(kLocal) && has(kExperts))
-      return error(std::string(kExperts),
-                   "give only one of num_local_experts and num_experts (both name the number of "
-                   "routed experts)");
-    std::string expertsKey(has(kLocal) ? kLocal : kExperts);
-    if (!has(kLocal) && !has(kExperts)) {
-      std::string present(has(kTopK) ? kTopK : has(kMoeInter) ? kMoeInter : kShared);
+    const int namesOfCount = int(has(kLocal)) + int(has(kExperts)) + int(has(kRouted));
+    if (namesOfCount > 1)
+      return error(std::string(has(kRouted) ? kRouted : kExperts),
+                   "give only one of num_local_experts, num_experts and n_routed_experts (each names the "
+                   "number of routed experts)");
+    std::string expertsKey(has(kLocal) ? kLocal : has(kExperts) ? kExperts : kRouted);
+    if (namesOfCount == 0)
       return makeError(raw_.locOf("architecture"), "architecture.num_local_experts",
-                       "missing required key 'num_local_experts' (or 'num_experts') in "
-                       "architecture: " + leafOf(present) + " makes this a MoE model");
-    }
+                       "missing required key 'num_local_experts' (or 'num_experts', 'n_routed_experts') in "
+                       "architecture: " + leafOf(*present) + " makes this a MoE model");
+    if (has(kShared) && has(kSharedCount))
+      return error(std::string(kSharedCount),
+                   "give only one of shared_expert_intermediate_size and n_shared_experts (both size the "
+                   "shared expert)");
     if (!has(kTopK))
       return makeError(raw_.locOf("architecture"), std::string(kTopK),
                        "missing required key 'num_experts_per_tok' in architecture: " +
@@ -180,6 +235,16 @@ private:
         {std::string(kShared), &moe.shared_expert_intermediate_size}};
     for (auto &[key, out] : fields)
       if (auto err = sizeField(key, kMaxArchitectureSize, *out)) return err;
+    int64_t sharedExperts = 0;
+    if (auto err = sizeField(std::string(kSharedCount), kMaxArchitectureSize, sharedExperts)) return err;
+    if (sharedExperts) moe.shared_expert_intermediate_size = sharedExperts * moe.moe_intermediate_size;
+    if (auto it = raw_.ints.find(std::string(kDense)); it != raw_.ints.end()) {
+      if (it->second < 0 || it->second > catalog_.arch.num_hidden_layers)
+        return error(std::string(kDense), "first_k_dense_replace (" + std::to_string(it->second) +
+                                              ") must be in [0, num_hidden_layers = " +
+                                              std::to_string(catalog_.arch.num_hidden_layers) + "]");
+      moe.first_k_dense_replace = it->second;
+    }
     if (moe.num_experts_per_tok > moe.num_experts)
       return error(std::string(kTopK),
                    "num_experts_per_tok (" + std::to_string(moe.num_experts_per_tok) +
@@ -237,6 +302,7 @@ private:
                        a.moe->moe_intermediate_size});
       if (a.moe->shared_expert_intermediate_size)
         split.push_back({"shared_expert_intermediate_size", a.moe->shared_expert_intermediate_size});
+      if (a.moe->first_k_dense_replace) split.push_back({"intermediate_size", a.intermediate_size});
     } else {
       split.push_back({"intermediate_size", a.intermediate_size});
     }

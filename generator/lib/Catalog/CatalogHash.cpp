@@ -102,6 +102,14 @@ std::string canonicalText(const Catalog &c) {
     num("architecture.num_experts_per_tok", a.moe->num_experts_per_tok);
     num("architecture.moe_intermediate_size", a.moe->moe_intermediate_size);
     num("architecture.shared_expert_intermediate_size", a.moe->shared_expert_intermediate_size);
+    if (a.moe->first_k_dense_replace) num("architecture.first_k_dense_replace", a.moe->first_k_dense_replace);
+  }
+  if (a.mla) { // absent from the text of other models, whose hashes stay as they were
+    num("architecture.kv_lora_rank", a.mla->kv_lora_rank);
+    num("architecture.q_lora_rank", a.mla->q_lora_rank);
+    num("architecture.qk_nope_head_dim", a.mla->qk_nope_head_dim);
+    num("architecture.qk_rope_head_dim", a.mla->qk_rope_head_dim);
+    num("architecture.v_head_dim", a.mla->v_head_dim);
   }
   num("serving.tensor_parallel", s.tensor_parallel);
   out += "serving.decode_batch=";

@@ -49,6 +49,7 @@ std::string shapeFields(const OpConfig &op) {
     field("h", a.num_heads);
     field("kv", a.num_kv_heads);
     field("d", a.head_dim);
+    if (a.valueDim() != a.head_dim) field("dv", a.valueDim());
     if (op.kind == OpKind::AttentionPrefill) {
       s += a.causal ? ".causal" : ".full";
     } else {
@@ -113,7 +114,9 @@ std::string OpConfig::describe() const {
     const AttentionParams &a = attention();
     std::string s = std::string(kind == OpKind::AttentionPrefill ? "attention prefill" : "attention decode") +
                     ": " + std::to_string(a.num_heads) + " heads, " + std::to_string(a.num_kv_heads) +
-                    " KV heads, head_dim " + std::to_string(a.head_dim) + " (" + d + ")";
+                    " KV heads, head_dim " + std::to_string(a.head_dim) +
+                    (a.valueDim() != a.head_dim ? " (values " + std::to_string(a.valueDim()) + ")" : "") + " (" + d +
+                    ")";
     if (kind == OpKind::AttentionPrefill)
       return s + (a.causal ? ", causal" : ", non-causal") + ", " + bucketSummary("tokens", m_buckets);
     return s + ", paged KV (" + std::to_string(a.page_size) + " tokens per page, context up to " +
@@ -144,12 +147,29 @@ std::vector<OpConfig> expand(const Catalog &catalog) {
   const int64_t heads = a.num_attention_heads / tp;
   const int64_t kvHeads = a.num_key_value_heads / tp;
   std::vector<OpConfig> ops;
-  ops.push_back(gemm("qkv", dt, (heads + 2 * kvHeads) * a.head_dim, a.hidden_size, tokens));
-  ops.push_back(gemm("o", dt, a.hidden_size, heads * a.head_dim, tokens));
-  if (!a.moe) {
+  if (!a.mla) {
+    ops.push_back(gemm("qkv", dt, (heads + 2 * kvHeads) * a.head_dim, a.hidden_size, tokens));
+  } else {
+    // Multi-head latent attention, un-absorbed: queries (through a low-rank
+    // latent when q_lora_rank is given), the compressed KV latent with the
+    // shared rotary key part (replicated on every rank), and its expansion
+    // into every head's no-position key part and value.
+    const MlaArchitecture &m = *a.mla;
+    if (m.q_lora_rank) {
+      ops.push_back(gemm("q_a", dt, m.q_lora_rank, a.hidden_size, tokens));
+      ops.push_back(gemm("q_b", dt, heads * a.head_dim, m.q_lora_rank, tokens));
+    } else {
+      ops.push_back(gemm("q", dt, heads * a.head_dim, a.hidden_size, tokens));
+    }
+    ops.push_back(gemm("kv_a", dt, m.kv_lora_rank + m.qk_rope_head_dim, a.hidden_size, tokens));
+    ops.push_back(gemm("kv_b", dt, heads * (m.qk_nope_head_dim + m.v_head_dim), m.kv_lora_rank, tokens));
+  }
+  ops.push_back(gemm("o", dt, a.hidden_size, heads * a.v_head_dim, tokens));
+  if (!a.moe || a.moe->first_k_dense_replace) { // dense MLP layers (all, or a MoE model's first ones)
     ops.push_back(gemm("gate_up", dt, 2 * a.intermediate_size / tp, a.hidden_size, tokens));
     ops.push_back(gemm("down", dt, a.hidden_size, a.intermediate_size / tp, tokens));
-  } else {
+  }
+  if (a.moe) {
     const MoeArchitecture &m = *a.moe;
     ops.push_back(gemm("router", dt, m.num_experts, a.hidden_size, tokens));
     if (m.shared_expert_intermediate_size) {
@@ -176,7 +196,14 @@ std::vector<OpConfig> expand(const Catalog &catalog) {
   prefill.name = "prefill";
   prefill.dtype = dt;
   prefill.m_buckets = s.prefill_tokens;
-  prefill.params = AttentionParams{heads, kvHeads, a.head_dim, /*causal=*/true, 0, 0};
+  AttentionParams attention;
+  attention.num_heads = heads;
+  attention.num_kv_heads = kvHeads;
+  attention.head_dim = a.head_dim;
+  attention.v_head_dim = a.v_head_dim;
+  AttentionParams prefillParams = attention;
+  prefillParams.causal = true;
+  prefill.params = prefillParams;
   ops.push_back(std::move(prefill));
 
   OpConfig decode;
@@ -184,8 +211,10 @@ std::vector<OpConfig> expand(const Catalog &catalog) {
   decode.name = "decode";
   decode.dtype = dt;
   decode.m_buckets = s.decode_batch;
-  decode.params = AttentionParams{heads, kvHeads, a.head_dim, /*causal=*/false, s.kv_page_size,
-                                  s.max_context};
+  AttentionParams decodeParams = attention;
+  decodeParams.page_size = s.kv_page_size;
+  decodeParams.max_context = s.max_context;
+  decode.params = decodeParams;
   ops.push_back(std::move(decode));
   return ops;
 }

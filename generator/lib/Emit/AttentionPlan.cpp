@@ -20,7 +20,9 @@ constexpr int64_t kGenericPageSize = 16;
 
 std::string symbolOf(const AttentionKernel &k) {
   std::string s = k.kind == AttentionKind::Prefill ? "argusk_attn_prefill_" : "argusk_attn_decode_";
-  s += k.dtype + "_d" + std::to_string(k.headDim) + "_g" + std::to_string(k.group);
+  s += k.dtype + "_d" + std::to_string(k.headDim);
+  if (k.vHeadDim != k.headDim) s += "_dv" + std::to_string(k.vHeadDim);
+  s += "_g" + std::to_string(k.group);
   if (k.kind == AttentionKind::Decode) s += "_p" + std::to_string(k.pageSize);
   return s;
 }
@@ -36,6 +38,7 @@ lowering::Specialization AttentionKernel::specialization() const {
   lowering::Specialization s;
   s.constants["T"] = dtype;
   s.constants["D"] = headDim;
+  s.constants["DV"] = vHeadDim;
   s.constants["GROUP"] = group;
   if (kind == AttentionKind::Prefill) {
     s.constants["BQ"] = prefillBlockQ(dtype);
@@ -67,6 +70,7 @@ std::vector<AttentionKernel> planAttention(const std::vector<catalog::OpConfig> 
     k.kind = c.kind == catalog::OpKind::AttentionPrefill ? AttentionKind::Prefill : AttentionKind::Decode;
     k.dtype = std::string(catalog::dtypeName(c.dtype));
     k.headDim = p.head_dim;
+    k.vHeadDim = p.valueDim();
     k.group = p.num_heads / p.num_kv_heads;
     k.pageSize = k.kind == AttentionKind::Decode ? p.page_size : 0;
     k.inCatalog = true;
@@ -80,6 +84,7 @@ std::vector<AttentionKernel> planAttention(const std::vector<catalog::OpConfig> 
         k.kind = kind;
         k.dtype = dtype;
         k.headDim = headDim;
+        k.vHeadDim = headDim;
         k.pageSize = kind == AttentionKind::Decode ? kGenericPageSize : 0;
         add(k, "");
       }

@@ -109,6 +109,7 @@ json attentionManifest(const std::vector<AttentionKernel> &attention) {
                   {"template", k.templatePath()},
                   {"dtype", k.dtype},
                   {"head_dim", k.headDim},
+                  {"v_head_dim", k.vHeadDim},
                   {"group", k.group},
                   {"serves", k.ops}};
     if (k.kind == AttentionKind::Decode) entry["page_size"] = k.pageSize;
@@ -214,12 +215,13 @@ void attentionTable(std::ostringstream &os, const std::vector<AttentionKernel> &
   for (const AttentionKernel &k : attention) {
     if (k.kind != kind)
       continue;
-    os << "  {" << dtypeEnum(k.dtype) << ", " << k.headDim << ", " << k.group << ", " << k.pageSize << ", "
+    os << "  {" << dtypeEnum(k.dtype) << ", " << k.headDim << ", " << k.vHeadDim << ", " << k.group << ", "
+       << k.pageSize << ", "
        << (k.inCatalog ? 1 : 0) << ", " << k.symbol << ", " << cString(k.symbol) << "},\n";
     ++count;
   }
   if (count == 0)
-    os << "  {ARGUS_DTYPE_F32, 0, 0, 0, 0, 0, \"\"},  // placeholder, count is 0\n";
+    os << "  {ARGUS_DTYPE_F32, 0, 0, 0, 0, 0, 0, \"\"},  // placeholder, count is 0\n";
   os << "};\nconst int32_t " << countName << " = " << count << ";\n\n";
 }
 

@@ -13,7 +13,7 @@
 namespace argus::ref {
 
 void attentionPrefillF64(const AttentionShape &s, const double *q, const double *k, const double *v, double *o) {
-  const int64_t group = s.numHeads / s.numKvHeads, d = s.headDim;
+  const int64_t group = s.numHeads / s.numKvHeads, d = s.headDim, dv = s.valueDim();
   std::vector<double> scores(static_cast<size_t>(std::max<int64_t>(s.seqKv, 1)));
   for (int64_t h = 0; h < s.numHeads; ++h) {
     const int64_t g = h / group;
@@ -31,10 +31,10 @@ void attentionPrefillF64(const AttentionShape &s, const double *q, const double 
       }
       double sum = 0;
       for (int64_t j = 0; j < visible; ++j) sum += scores[j] = std::exp(scores[j] - maxScore);
-      double *oi = o + (i * s.numHeads + h) * d;
-      for (int64_t c = 0; c < d; ++c) {
+      double *oi = o + (i * s.numHeads + h) * dv;
+      for (int64_t c = 0; c < dv; ++c) {
         double out = 0;
-        for (int64_t j = 0; j < visible; ++j) out += scores[j] * v[(j * s.numKvHeads + g) * d + c];
+        for (int64_t j = 0; j < visible; ++j) out += scores[j] * v[(j * s.numKvHeads + g) * dv + c];
         oi[c] = visible > 0 ? out / sum : 0.0; // a row that sees no key is zero
       }
     }
@@ -44,19 +44,21 @@ void attentionPrefillF64(const AttentionShape &s, const double *q, const double 
 namespace {
 
 /// Tokens [begin, end) of sequence b, gathered from the pages into rows of
-/// numKvHeads * headDim; then every head of its query attends to them: o gets
+/// numKvHeads * headDim (keys) and numKvHeads * valueDim() (values); then every head of its query attends to them: o gets
 /// the softmax-weighted mean of the values, lse the log of the denominator
 /// (none: o = 0 and lse = -1e30, what the kernels write).
 void attendTokens(const PagedDecodeShape &s, int64_t b, int64_t begin, int64_t end, const double *q,
                   const double *kCache, const double *vCache, const int64_t *blockTable, double *o, double *lse) {
-  const int64_t rowElems = s.numKvHeads * s.headDim, group = s.numHeads / s.numKvHeads, d = s.headDim;
+  const int64_t group = s.numHeads / s.numKvHeads, d = s.headDim, dv = s.valueDim();
+  const int64_t rowElems = s.numKvHeads * d, vRowElems = s.numKvHeads * dv;
   const int64_t n = std::max<int64_t>(end - begin, 0);
-  std::vector<double> k(static_cast<size_t>(n * rowElems)), v(k.size()), scores(static_cast<size_t>(n));
+  std::vector<double> k(static_cast<size_t>(n * rowElems)), v(static_cast<size_t>(n * vRowElems)),
+      scores(static_cast<size_t>(n));
   for (int64_t j = 0; j < n; ++j) {
     const int64_t t = begin + j, page = blockTable[b * s.maxPagesPerSeq + t / s.pageSize];
-    const int64_t row = (page * s.pageSize + t % s.pageSize) * rowElems;
-    std::copy(kCache + row, kCache + row + rowElems, k.begin() + j * rowElems);
-    std::copy(vCache + row, vCache + row + rowElems, v.begin() + j * rowElems);
+    const int64_t slot = page * s.pageSize + t % s.pageSize;
+    std::copy(kCache + slot * rowElems, kCache + (slot + 1) * rowElems, k.begin() + j * rowElems);
+    std::copy(vCache + slot * vRowElems, vCache + (slot + 1) * vRowElems, v.begin() + j * vRowElems);
   }
   for (int64_t h = 0; h < s.numHeads; ++h) {
     const double *qh = q + (b * s.numHeads + h) * d;
@@ -68,10 +70,10 @@ void attendTokens(const PagedDecodeShape &s, int64_t b, int64_t begin, int64_t e
       maxScore = std::max(maxScore, scores[j] = dot * s.scale);
     }
     for (int64_t j = 0; j < n; ++j) sum += scores[j] = std::exp(scores[j] - maxScore);
-    for (int64_t c = 0; c < d; ++c) {
+    for (int64_t c = 0; c < dv; ++c) {
       double out = 0;
-      for (int64_t j = 0; j < n; ++j) out += scores[j] * v[j * rowElems + g * d + c];
-      o[h * d + c] = n > 0 ? out / sum : 0.0;
+      for (int64_t j = 0; j < n; ++j) out += scores[j] * v[j * vRowElems + g * dv + c];
+      o[h * dv + c] = n > 0 ? out / sum : 0.0;
     }
     if (lse) lse[h] = n > 0 ? maxScore + std::log(sum) : -1e30;
   }
@@ -82,7 +84,7 @@ void attendTokens(const PagedDecodeShape &s, int64_t b, int64_t begin, int64_t e
 void attentionDecodeF64(const PagedDecodeShape &s, const double *q, const double *kCache, const double *vCache,
                         const int64_t *blockTable, const int64_t *seqlens, double *o) {
   for (int64_t b = 0; b < s.batch; ++b)
-    attendTokens(s, b, 0, seqlens[b], q, kCache, vCache, blockTable, o + b * s.numHeads * s.headDim, nullptr);
+    attendTokens(s, b, 0, seqlens[b], q, kCache, vCache, blockTable, o + b * s.numHeads * s.valueDim(), nullptr);
 }
 
 void attentionDecodeSplitF64(const PagedDecodeShape &s, int64_t splits, const double *q, const double *kCache,
@@ -94,7 +96,7 @@ void attentionDecodeSplitF64(const PagedDecodeShape &s, int64_t splits, const do
       const int64_t begin = sp * perSplit * s.pageSize;
       const int64_t end = std::min((sp + 1) * perSplit * s.pageSize, seqlens[b]);
       const int64_t at = b * splits + sp;
-      attendTokens(s, b, begin, end, q, kCache, vCache, blockTable, op + at * s.numHeads * s.headDim,
+      attendTokens(s, b, begin, end, q, kCache, vCache, blockTable, op + at * s.numHeads * s.valueDim(),
                    lse + at * s.numHeads);
     }
 }

@@ -3,6 +3,7 @@
 
 #include "argus/Reference/AttentionReference.h"
 
+#include <algorithm>
 #include <cmath>
 #include <map>
 
@@ -52,15 +53,16 @@ std::string validateGemmTn(const std::vector<RefArg> &args) {
   return "";
 }
 
-/// Q, O: SQ x H x D; K, V: SKV x KVH x D; H a multiple of KVH.
+/// Q: SQ x H x D; K: SKV x KVH x D; V: SKV x KVH x DV; O: SQ x H x DV; H a
+/// multiple of KVH.
 std::string validateAttentionPrefill(const std::vector<RefArg> &args) {
   const std::vector<int64_t> &Q = args[0].shape, &K = args[1].shape, &V = args[2].shape, &O = args[3].shape;
   if (Q.size() != 3 || K.size() != 3 || V.size() != 3 || O.size() != 3)
     return "attention_prefill expects Q, K, V, O of rank 3 ([tokens, heads, head_dim])";
-  if (K != V)
-    return "attention_prefill expects K and V of one shape";
-  if (O != Q)
-    return "attention_prefill expects O shaped like Q";
+  if (K[0] != V[0] || K[1] != V[1])
+    return "attention_prefill expects K and V with the same tokens and heads";
+  if (O[0] != Q[0] || O[1] != Q[1] || O[2] != V[2])
+    return "attention_prefill expects O shaped like Q with V's head_dim";
   if (Q[2] != K[2])
     return "attention_prefill expects Q and K to share head_dim";
   if (K[1] < 1 || Q[1] % K[1] != 0)
@@ -74,6 +76,7 @@ void attentionPrefill(std::vector<RefArg> &args) {
   shape.seqQ = Q.shape[0];
   shape.numHeads = Q.shape[1];
   shape.headDim = Q.shape[2];
+  shape.vHeadDim = V.shape[2];
   shape.seqKv = K.shape[0];
   shape.numKvHeads = K.shape[1];
   shape.scale = argNamed(args, "scale").scalar;
@@ -81,13 +84,16 @@ void attentionPrefill(std::vector<RefArg> &args) {
   attentionPrefillF64(shape, Q.data.data(), K.data.data(), V.data.data(), O.data.data());
 }
 
-/// Q, O: B x H x D; Kc, Vc: P x PAGE x KVH x D; block_table: B x MP; seqlens: B.
+/// Q: B x H x D; O: B x H x DV; Kc: P x PAGE x KVH x D; Vc: P x PAGE x KVH x
+/// DV; block_table: B x MP; seqlens: B.
 std::string validateAttentionDecode(const std::vector<RefArg> &args) {
   const std::vector<int64_t> &Q = args[0].shape, &K = args[1].shape, &V = args[2].shape, &table = args[3].shape,
                              &lens = args[4].shape, &O = args[5].shape;
-  if (Q.size() != 3 || K.size() != 4 || V != K || table.size() != 2 || lens.size() != 1 || O != Q)
-    return "attention_decode expects Q, O of [batch, heads, head_dim], Kc, Vc of [pages, page_size, kv_heads, "
-           "head_dim], block_table of [batch, max_pages] and seqlens of [batch]";
+  if (Q.size() != 3 || K.size() != 4 || V.size() != 4 || !std::equal(K.begin(), K.end() - 1, V.begin()) ||
+      table.size() != 2 || lens.size() != 1 || O.size() != 3 || O[0] != Q[0] || O[1] != Q[1] || O[2] != V[3])
+    return "attention_decode expects Q of [batch, heads, head_dim], O of [batch, heads, v_head_dim], Kc and Vc of "
+           "[pages, page_size, kv_heads, head_dim or v_head_dim], block_table of [batch, max_pages] and seqlens of "
+           "[batch]";
   if (table[0] != Q[0] || lens[0] != Q[0])
     return "attention_decode expects block_table and seqlens to have a row per sequence";
   if (K[3] != Q[2] || K[2] < 1 || Q[1] % K[2] != 0)
@@ -116,7 +122,7 @@ struct PagedDecodeInputs {
   explicit PagedDecodeInputs(std::vector<RefArg> &args) {
     RefArg &Q = argNamed(args, "Q"), &K = argNamed(args, "Kc"), &V = argNamed(args, "Vc");
     RefArg &table = argNamed(args, "block_table"), &lens = argNamed(args, "seqlens");
-    shape.batch = Q.shape[0], shape.numHeads = Q.shape[1], shape.headDim = Q.shape[2];
+    shape.batch = Q.shape[0], shape.numHeads = Q.shape[1], shape.headDim = Q.shape[2], shape.vHeadDim = V.shape[3];
     shape.numKvHeads = K.shape[2], shape.pageSize = K.shape[1], shape.maxPagesPerSeq = table.shape[1];
     shape.scale = argNamed(args, "scale").scalar;
     q = Q.data.data(), k = K.data.data(), v = V.data.data();
@@ -130,14 +136,17 @@ void attentionDecode(std::vector<RefArg> &args) {
   attentionDecodeF64(in.shape, in.q, in.k, in.v, in.pages.data(), in.lengths.data(), argNamed(args, "O").data.data());
 }
 
-/// attention_decode's inputs followed by Op (B x S x H x D) and Lse (B x S x H).
+/// attention_decode's inputs followed by Op (B x S x H x DV) and Lse (B x S x H).
 std::string validateAttentionDecodeSplit(const std::vector<RefArg> &args) {
-  if (std::string e = validateAttentionDecode({args[0], args[1], args[2], args[3], args[4], args[0]}); !e.empty())
+  RefArg out = args[0]; // what O would be: [batch, heads, v_head_dim]
+  if (args[2].shape.size() == 4 && out.shape.size() == 3) out.shape[2] = args[2].shape[3];
+  if (std::string e = validateAttentionDecode({args[0], args[1], args[2], args[3], args[4], out}); !e.empty())
     return e;
-  const std::vector<int64_t> &Q = args[0].shape, &Op = args[5].shape, &Lse = args[6].shape;
-  if (Op.size() != 4 || Lse.size() != 3 || Op[0] != Q[0] || Op[2] != Q[1] || Op[3] != Q[2] || Lse[0] != Q[0] ||
+  const std::vector<int64_t> &Q = args[0].shape, &V = args[2].shape, &Op = args[5].shape, &Lse = args[6].shape;
+  if (Op.size() != 4 || Lse.size() != 3 || Op[0] != Q[0] || Op[2] != Q[1] || Op[3] != V[3] || Lse[0] != Q[0] ||
       Lse[1] != Op[1] || Lse[2] != Q[1] || Op[1] < 1)
-    return "attention_decode_split expects Op of [batch, splits, heads, head_dim] and Lse of [batch, splits, heads]";
+    return "attention_decode_split expects Op of [batch, splits, heads, v_head_dim] and Lse of [batch, splits, "
+           "heads]";
   return "";
 }
 
@@ -188,12 +197,14 @@ const std::map<std::string, Reference> &registry() {
       {"attention_prefill",
        {"attention_prefill", "O = softmax(scale * Q·Kᵀ [+ causal mask])·V per head, grouped KV heads",
         {"Q", "K", "V", "O", "scale", "causal"}, validateAttentionPrefill, attentionPrefill,
-        [](const std::vector<RefArg> &args) { return args[1].shape[0]; },
+        // Terms an output sums: the keys of P·V, and the head dim of the
+        // scores, whose error exp() carries into every weight.
+        [](const std::vector<RefArg> &args) { return args[1].shape[0] + args[0].shape[2]; },
         [](const std::vector<RefArg> &) { return std::vector<std::string>{"O"}; }, /*roundings=*/2}},
       {"attention_decode",
        {"attention_decode", "one query token per sequence against a paged KV cache (block table, seqlens)",
         {"Q", "Kc", "Vc", "block_table", "seqlens", "O", "scale"}, validateAttentionDecode, attentionDecode,
-        [](const std::vector<RefArg> &args) { return args[3].shape[1] * args[1].shape[1]; },
+        [](const std::vector<RefArg> &args) { return args[3].shape[1] * args[1].shape[1] + args[0].shape[2]; },
         [](const std::vector<RefArg> &) { return std::vector<std::string>{"O"}; }, /*roundings=*/2,
         arrangeDecodeInputs}},
       {"attention_decode_split",
@@ -203,7 +214,7 @@ const std::map<std::string, Reference> &registry() {
         {"Q", "Kc", "Vc", "block_table", "seqlens", "Op", "Lse", "scale"}, validateAttentionDecodeSplit,
         attentionDecodeSplit,
         [](const std::vector<RefArg> &args) {
-          return (args[3].shape[1] + args[5].shape[1] - 1) / args[5].shape[1] * args[1].shape[1];
+          return (args[3].shape[1] + args[5].shape[1] - 1) / args[5].shape[1] * args[1].shape[1] + args[0].shape[2];
         },
         [](const std::vector<RefArg> &) { return std::vector<std::string>{"Op", "Lse"}; }, /*roundings=*/2,
         arrangeDecodeInputs, /*toleranceOf=*/"Q"}},

@@ -50,6 +50,22 @@ struct MoeArchitecture {
   int64_t num_experts_per_tok = 0;   // top-k; 1 <= top-k <= num_experts
   int64_t moe_intermediate_size = 0; // per-expert FFN width; intermediate_size when not given
   int64_t shared_expert_intermediate_size = 0; // 0 when the model has no shared expert
+                                               // (DeepSeek: n_shared_experts * moe_intermediate_size)
+  int64_t first_k_dense_replace = 0; // leading layers with a dense MLP of intermediate_size (DeepSeek)
+};
+
+/// Multi-head latent attention (DeepSeek-V2/V3, HF names). Keys and values
+/// come from a compressed latent: kv_a projects the hidden state to
+/// kv_lora_rank + qk_rope_head_dim, kv_b expands the latent to every head's
+/// no-position key part and value. Attention itself runs per head with
+/// queries and keys of qk_nope_head_dim + qk_rope_head_dim and values of
+/// v_head_dim (the un-absorbed form).
+struct MlaArchitecture {
+  int64_t kv_lora_rank = 0;
+  int64_t q_lora_rank = 0;      // 0: queries projected from the hidden state directly
+  int64_t qk_nope_head_dim = 0;
+  int64_t qk_rope_head_dim = 0;
+  int64_t v_head_dim = 0;
 };
 
 /// The model's shapes, with the field names of its Hugging Face config.json.
@@ -62,10 +78,13 @@ struct Architecture {
   int64_t num_hidden_layers = 0;
   int64_t num_attention_heads = 0;
   int64_t num_key_value_heads = 0;
-  int64_t head_dim = 0;            // resolved: explicit value or hidden / heads
+  int64_t head_dim = 0;            // of queries and keys, resolved: explicit value, MLA's
+                                   // qk_nope + qk_rope, or hidden / heads
+  int64_t v_head_dim = 0;          // of values, resolved: MLA's v_head_dim, else head_dim
   bool head_dim_explicit = false;  // whether the catalog gave head_dim
   int64_t vocab_size = 0;
   std::optional<MoeArchitecture> moe; // present iff the model is MoE
+  std::optional<MlaArchitecture> mla; // present iff the model uses multi-head latent attention
 };
 
 /// What the serving engine will run. Invariants after a successful load:

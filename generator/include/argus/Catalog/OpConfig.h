@@ -15,7 +15,14 @@
 //
 // A MoE model replaces gate_up/down by `gemm.router` (N = experts, K = hidden,
 // replicated) and one `moe.e8.top2.h4096.i14336.bf16` config, plus
-// `gemm.shared_gate_up` / `gemm.shared_down` when it has a shared expert.
+// `gemm.shared_gate_up` / `gemm.shared_down` when it has a shared expert;
+// it keeps gate_up/down when its first layers are dense (DeepSeek's
+// first_k_dense_replace). Multi-head latent attention replaces qkv by
+// `gemm.q` (or `gemm.q_a` and `gemm.q_b` through a query latent),
+// `gemm.kv_a` (N = kv_lora_rank + qk_rope_head_dim) and `gemm.kv_b`
+// (N = heads * (qk_nope + v head dims), K = kv_lora_rank); its attention has
+// queries and keys of qk_nope + qk_rope and values of v_head_dim
+// (attn_prefill.h16.kv16.d192.dv128...).
 //
 // Keys are stable: they name tuning-database rows and manifest entries.
 //
@@ -49,11 +56,13 @@ struct GemmParams {
 struct AttentionParams {
   int64_t num_heads = 0;
   int64_t num_kv_heads = 0;
-  int64_t head_dim = 0;
+  int64_t head_dim = 0;      // of queries and keys
+  int64_t v_head_dim = 0;    // of values and outputs; 0: head_dim (differs in multi-head latent attention)
   bool causal = false;       // prefill only
   int64_t page_size = 0;     // decode only
   int64_t max_context = 0;   // decode only
   int64_t maxPagesPerSeq() const { return page_size ? (max_context + page_size - 1) / page_size : 0; }
+  int64_t valueDim() const { return v_head_dim ? v_head_dim : head_dim; }
 };
 
 /// Top-k routed SwiGLU experts on one rank (argus_moe_args):

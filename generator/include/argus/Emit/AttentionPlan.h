@@ -22,7 +22,8 @@ enum class AttentionKind { Prefill, Decode };
 struct AttentionKernel {
   AttentionKind kind = AttentionKind::Prefill;
   std::string dtype;     // MLIR spelling: "bf16", "f16", "f32"
-  int64_t headDim = 0;
+  int64_t headDim = 0;   // of queries and keys
+  int64_t vHeadDim = 0;  // of values and outputs (multi-head latent attention: 128 against 192)
   int64_t group = 1;     // query heads per KV head
   int64_t pageSize = 0;  // decode only
   bool inCatalog = false;
