@@ -64,13 +64,13 @@ protected:
   }
   void TearDown() override { fs::remove_all(dir); }
 
-  std::vector<GemmMeasurement> measure(const std::vector<std::string> &symbols, int64_t m, double timeout = 60) {
+  std::vector<Measurement> measure(const std::vector<std::string> &symbols, int64_t m, double timeout = 60) {
     std::vector<GemmProbe> probes;
     for (const std::string &s : symbols) probes.push_back({library, s, m});
-    std::vector<GemmMeasurement> results;
+    std::vector<Measurement> results;
     MeasureOptions opt;
     opt.timeoutSeconds = timeout;
-    std::string error = measureGemms(37, 45, {"f32", "f32"}, probes, opt, [&](size_t i, const GemmMeasurement &r) {
+    std::string error = measureGemms(37, 45, {"f32", "f32"}, probes, opt, [&](size_t i, const Measurement &r) {
       EXPECT_EQ(i, results.size()) << "results arrive in probe order";
       results.push_back(r);
     });

@@ -30,7 +30,7 @@ std::string CheckReport::summary() const {
     return os.str();
   }
   os << "reference: " << reference << "\n";
-  for (const TensorResult &t : tensors) {
+  for (const ref::TensorCheck &t : tensors) {
     os << "  " << t.name << " " << t.dtype << "[";
     for (size_t i = 0; i < t.shape.size(); ++i) os << (i ? "x" : "") << t.shape[i];
     os << "]  max rel error " << t.maxError << " (tolerance " << t.tolerance << ")";
@@ -49,17 +49,6 @@ std::string typeName(Type t) {
   llvm::raw_string_ostream os(s);
   os << t;
   return s;
-}
-
-std::string coords(const std::vector<int64_t> &shape, int64_t index) {
-  std::vector<int64_t> c(shape.size());
-  for (int d = int(shape.size()) - 1; d >= 0; --d) {
-    c[d] = index % shape[d];
-    index /= shape[d];
-  }
-  std::string s = "[";
-  for (size_t i = 0; i < c.size(); ++i) s += (i ? ", " : "") + std::to_string(c[i]);
-  return s + "]";
 }
 
 /// Compiles `kernel` with the CPU backend into a shared object and calls it.
@@ -115,6 +104,72 @@ CheckReport runAndCheck(const CheckOptions &opt) {
   }
 }
 
+std::variant<const ref::Reference *, std::string> kernelReference(func::FuncOp kernel) {
+  auto refName = kernel->getAttrOfType<StringAttr>(kernel_attr::kReference);
+  if (!refName)
+    return "kernel '" + kernel.getName().str() + "' names no reference (@kernel(..., reference=\"...\"))";
+  const ref::Reference *reference = ref::findReference(refName.str());
+  if (!reference) return "unknown reference '" + refName.str() + "'";
+  std::vector<std::string> names;
+  for (Attribute a : kernel->getAttrOfType<ArrayAttr>(kernel_attr::kArgNames)) names.push_back(cast<StringAttr>(a).str());
+  if (names != reference->argNames) return "the kernel's parameters do not match reference '" + reference->name + "'";
+  return reference;
+}
+
+std::variant<std::vector<ref::HarnessArg>, std::string>
+describeArguments(func::FuncOp kernel, const std::map<std::string, int64_t> &sizes,
+                  const std::map<std::string, double> &scalars) {
+  auto symbols = kernel->getAttrOfType<DictionaryAttr>(kernel_attr::kSymbols);
+  std::vector<std::string> names;
+  for (Attribute a : kernel->getAttrOfType<ArrayAttr>(kernel_attr::kArgNames)) names.push_back(cast<StringAttr>(a).str());
+
+  // Symbol of each (arg, dim).
+  std::map<std::pair<int64_t, int64_t>, std::string> dimSymbol;
+  for (NamedAttribute s : symbols)
+    for (Attribute use : cast<ArrayAttr>(s.getValue())) {
+      auto pair = cast<ArrayAttr>(use);
+      dimSymbol[{cast<IntegerAttr>(pair[0]).getInt(), cast<IntegerAttr>(pair[1]).getInt()}] = s.getName().str();
+    }
+
+  std::vector<ref::HarnessArg> args(names.size());
+  FunctionType type = kernel.getFunctionType();
+  for (size_t i = 0; i < names.size(); ++i) {
+    ref::HarnessArg &arg = args[i];
+    arg.name = names[i];
+    Type t = type.getInput(i);
+    if (auto tensorType = dyn_cast<GlobalTensorType>(t)) {
+      arg.isTensor = true;
+      for (int64_t d = 0; d < tensorType.getRank(); ++d) {
+        if (!tensorType.isDynamicDim(d)) {
+          arg.shape.push_back(tensorType.getShape()[d]);
+          continue;
+        }
+        const std::string &sym = dimSymbol[{int64_t(i), d}];
+        auto it = sizes.find(sym);
+        if (it == sizes.end()) return "give a size for dimension '" + sym + "' (--shape " + sym + "=...)";
+        if (it->second < 1) return "size of '" + sym + "' must be >= 1";
+        arg.shape.push_back(it->second);
+      }
+      int64_t elements = 1;
+      for (int64_t d : arg.shape)
+        if (__builtin_mul_overflow(elements, d, &elements) || elements > kMaxCheckElements)
+          return "tensor '" + names[i] + "' would hold more than " + std::to_string(kMaxCheckElements) + " elements";
+      if (!ref::parseElementType(typeName(tensorType.getElementType()), arg.type))
+        return "tensor '" + names[i] + "' has an element type the checker cannot host";
+    } else {
+      auto it = scalars.find(names[i]);
+      arg.scalar = it == scalars.end() ? 1.0 : it->second;
+      if (!std::isfinite(arg.scalar) || std::fabs(arg.scalar) > 9.0e15)
+        return "scalar '" + names[i] + "' must be a finite number of magnitude below 9e15";
+      if (t.isF32()) arg.scalar = float(arg.scalar);
+    }
+  }
+  for (auto &[name, _] : scalars)
+    if (std::find(names.begin(), names.end(), name) == names.end())
+      return "the kernel has no scalar parameter '" + name + "'";
+  return args;
+}
+
 CheckReport runChecked(const CheckOptions &opt) {
   CheckReport report;
   std::string source;
@@ -131,162 +186,42 @@ CheckReport runChecked(const CheckOptions &opt) {
   ModuleOp module = *std::get<OwningOpRef<ModuleOp>>(lowered);
   func::FuncOp kernel = emit::findKernel(module);
 
-  auto refName = kernel->getAttrOfType<StringAttr>(kernel_attr::kReference);
-  if (!refName) {
-    report.error = "kernel '" + kernel.getName().str() + "' names no reference (@kernel(..., reference=\"...\"))";
+  auto reference = kernelReference(kernel);
+  if (auto *why = std::get_if<std::string>(&reference)) {
+    report.error = *why;
     return report;
   }
-  const ref::Reference *reference = ref::findReference(refName.str());
-  if (!reference) {
-    report.error = "unknown reference '" + refName.str() + "'";
+  report.reference = std::get<const ref::Reference *>(reference)->name + ": " +
+                     std::get<const ref::Reference *>(reference)->summary;
+  auto described = describeArguments(kernel, opt.sizes, opt.scalars);
+  if (auto *why = std::get_if<std::string>(&described)) {
+    report.error = *why;
     return report;
   }
-  report.reference = reference->name + ": " + reference->summary;
-  auto argNames = kernel->getAttrOfType<ArrayAttr>(kernel_attr::kArgNames);
-  auto symbols = kernel->getAttrOfType<DictionaryAttr>(kernel_attr::kSymbols);
-  std::vector<std::string> names;
-  for (Attribute a : argNames) names.push_back(cast<StringAttr>(a).str());
-  if (names != reference->argNames) {
-    report.error = "the kernel's parameters do not match reference '" + reference->name + "'";
-    return report;
-  }
-
-  // Symbol of each (arg, dim).
-  std::map<std::pair<int64_t, int64_t>, std::string> dimSymbol;
-  for (NamedAttribute s : symbols)
-    for (Attribute use : cast<ArrayAttr>(s.getValue())) {
-      auto pair = cast<ArrayAttr>(use);
-      dimSymbol[{cast<IntegerAttr>(pair[0]).getInt(), cast<IntegerAttr>(pair[1]).getInt()}] = s.getName().str();
-    }
-
-  // --- Arguments.
-  std::mt19937_64 rng(opt.seed);
-  std::vector<ref::HostTensor> tensors;
-  std::vector<int> tensorOf(names.size(), -1);
-  std::vector<ref::RefArg> refArgs(names.size());
-  FunctionType type = kernel.getFunctionType();
-  for (size_t i = 0; i < names.size(); ++i) {
-    refArgs[i].name = names[i];
-    Type t = type.getInput(i);
-    if (auto tensorType = dyn_cast<GlobalTensorType>(t)) {
-      std::vector<int64_t> shape;
-      for (int64_t d = 0; d < tensorType.getRank(); ++d) {
-        if (!tensorType.isDynamicDim(d)) {
-          shape.push_back(tensorType.getShape()[d]);
-          continue;
-        }
-        const std::string &sym = dimSymbol[{int64_t(i), d}];
-        auto it = opt.sizes.find(sym);
-        if (it == opt.sizes.end()) {
-          report.error = "give a size for dimension '" + sym + "' (--shape " + sym + "=...)";
-          return report;
-        }
-        if (it->second < 1) {
-          report.error = "size of '" + sym + "' must be >= 1";
-          return report;
-        }
-        shape.push_back(it->second);
-      }
-      int64_t elements = 1;
-      for (int64_t d : shape)
-        if (__builtin_mul_overflow(elements, d, &elements) || elements > kMaxCheckElements) {
-          report.error = "tensor '" + names[i] + "' would hold more than " + std::to_string(kMaxCheckElements) +
-                         " elements";
-          return report;
-        }
-      ref::ElementType et;
-      if (!ref::parseElementType(typeName(tensorType.getElementType()), et)) {
-        report.error = "tensor '" + names[i] + "' has an element type the checker cannot host";
-        return report;
-      }
-      tensorOf[i] = int(tensors.size());
-      tensors.emplace_back(et, shape);
-      tensors.back().fillRandom(rng);
-      refArgs[i].isTensor = true;
-      refArgs[i].shape = shape;
-    } else {
-      auto it = opt.scalars.find(names[i]);
-      refArgs[i].scalar = it == opt.scalars.end() ? 1.0 : it->second;
-      if (!std::isfinite(refArgs[i].scalar) || std::fabs(refArgs[i].scalar) > 9.0e15) {
-        report.error = "scalar '" + names[i] + "' must be a finite number of magnitude below 9e15";
-        return report;
-      }
-      if (t.isF32()) refArgs[i].scalar = float(refArgs[i].scalar);
-    }
-  }
-  for (auto &[name, _] : opt.scalars)
-    if (std::find(names.begin(), names.end(), name) == names.end()) {
-      report.error = "the kernel has no scalar parameter '" + name + "'";
-      return report;
-    }
-  if (std::string why = reference->validate(refArgs); !why.empty()) {
-    report.error = "the kernel's tensors do not fit reference '" + reference->name + "': " + why;
-    return report;
-  }
-  for (const std::string &out : reference->pureOutputs(refArgs))
-    for (size_t i = 0; i < names.size(); ++i)
-      if (names[i] == out && tensorOf[i] >= 0) tensors[tensorOf[i]].poison();
-  for (size_t i = 0; i < names.size(); ++i)
-    if (tensorOf[i] >= 0) refArgs[i].data = tensors[tensorOf[i]].toDoubles();
-  if (reference->arrangeInputs) {
-    reference->arrangeInputs(refArgs, rng);
-    for (size_t i = 0; i < names.size(); ++i)
-      if (tensorOf[i] >= 0)
-        for (size_t j = 0; j < refArgs[i].data.size(); ++j)
-          if (!std::isnan(refArgs[i].data[j])) tensors[tensorOf[i]].set(int64_t(j), refArgs[i].data[j]);
-  }
+  ref::KernelHarness harness;
+  report.error = harness.prepare(*std::get<const ref::Reference *>(reference),
+                                 std::move(std::get<std::vector<ref::HarnessArg>>(described)), opt.seed);
+  if (!report.error.empty()) return report;
 
   // --- Run.
   if (opt.engine == Engine::Interpreter) {
     std::vector<interp::KernelArg> args;
-    for (size_t i = 0; i < names.size(); ++i) {
-      if (tensorOf[i] >= 0) args.push_back(tensors[tensorOf[i]].view());
-      else args.push_back(interp::ScalarArg{refArgs[i].scalar, int64_t(refArgs[i].scalar)});
+    for (size_t i = 0; i < harness.args().size(); ++i) {
+      if (ref::HostTensor *t = harness.tensor(i)) args.push_back(t->view());
+      else args.push_back(interp::ScalarArg{harness.args()[i].scalar, int64_t(harness.args()[i].scalar)});
     }
     if (llvm::Error e = interp::runKernel(kernel, args)) {
       report.error = llvm::toString(std::move(e));
       return report;
     }
   } else {
-    std::vector<argus_cpu_arg> args(names.size());
-    for (size_t i = 0; i < names.size(); ++i) {
-      if (tensorOf[i] >= 0) args[i].tensor = tensors[tensorOf[i]].view();
-      args[i].f = refArgs[i].scalar;
-      args[i].i = int64_t(refArgs[i].scalar);
-    }
+    std::vector<argus_cpu_arg> args = harness.cpuArgs();
     report.error = runCompiled(kernel, opt.target, opt.workDir, args);
     if (!report.error.empty()) return report;
   }
 
   // --- Reference and comparison.
-  reference->compute(refArgs);
-  int64_t reduction = reference->reductionSize ? reference->reductionSize(refArgs) : 1;
-  report.passed = true;
-  auto toleranceType = [&](const ref::HostTensor &t) {
-    for (size_t i = 0; i < names.size(); ++i)
-      if (names[i] == reference->toleranceOf && tensorOf[i] >= 0) return tensors[tensorOf[i]].type();
-    return t.type();
-  };
-  for (size_t i = 0; i < names.size(); ++i) {
-    if (tensorOf[i] < 0) continue;
-    const ref::HostTensor &t = tensors[tensorOf[i]];
-    TensorResult r;
-    r.name = names[i];
-    r.dtype = ref::elementTypeName(t.type());
-    r.shape = t.shape();
-    r.tolerance = ref::toleranceFor(toleranceType(t), reduction, reference->roundings);
-    ref::Mismatch m = ref::compare(t, refArgs[i].data, r.tolerance);
-    r.maxError = m.maxError;
-    r.mismatches = m.mismatches;
-    r.unwritten = m.unwritten;
-    if (m.index >= 0) {
-      std::ostringstream os;
-      os << names[i] << coords(t.shape(), m.index) << ": expected " << m.expected << ", got " << m.actual;
-      r.firstMismatch = os.str();
-      report.passed = false;
-    }
-    report.tensors.push_back(r);
-  }
+  report.passed = harness.compare(report.tensors);
   return report;
 }
 

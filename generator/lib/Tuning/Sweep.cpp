@@ -295,7 +295,7 @@ private:
     progress(probeOf.front().first->label + ": measuring");
     MeasureOptions mo;
     mo.threads = opt_.threads;
-    std::string error = measureGemms(g.n, g.k, g.types, probes, mo, [&](size_t i, const GemmMeasurement &m) {
+    std::string error = measureGemms(g.n, g.k, g.types, probes, mo, [&](size_t i, const Measurement &m) {
       const Config &c = *probeOf[i].first;
       const Candidate &cand = candidates[probeOf[i].second];
       record(c, cand, m.correct, m.maxError, m.correct ? m.seconds : 0, m.detail);

@@ -11,8 +11,12 @@
 #define ARGUS_CHECK_KERNELCHECK_H
 
 #include "argus/Lowering/LowerToArgus.h"
+#include "argus/Reference/KernelHarness.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 
 #include <map>
+#include <variant>
 #include <string>
 #include <vector>
 
@@ -32,26 +36,25 @@ struct CheckOptions {
   std::string workDir;                      // for Engine::Cpu builds; empty = a temp dir
 };
 
-struct TensorResult {
-  std::string name;
-  std::string dtype;
-  std::vector<int64_t> shape;
-  double tolerance = 0;
-  double maxError = 0;      // relative, see argus::ref::compare
-  int64_t mismatches = 0;
-  int64_t unwritten = 0;
-  std::string firstMismatch; // "C[3, 17]: expected 0.25, got nan"
-};
-
 struct CheckReport {
   bool passed = false;
   std::string error;         // set when the check could not run at all
   std::string reference;     // reference used
-  std::vector<TensorResult> tensors;
+  std::vector<ref::TensorCheck> tensors;
   std::string summary() const;
 };
 
 CheckReport runAndCheck(const CheckOptions &options);
+
+/// The parameters of a lowered kernel with run-time sizes for its symbolic
+/// dims and values for its scalars (default 1; f32 scalars rounded), in the
+/// harness's terms; a string saying what is missing or wrong otherwise.
+std::variant<std::vector<ref::HarnessArg>, std::string>
+describeArguments(mlir::func::FuncOp kernel, const std::map<std::string, int64_t> &sizes,
+                  const std::map<std::string, double> &scalars);
+
+/// The reference `kernel` names, checked against its parameter names.
+std::variant<const ref::Reference *, std::string> kernelReference(mlir::func::FuncOp kernel);
 
 } // namespace argus::check
 

@@ -7,15 +7,15 @@
 // must match a float64 reference within the dtype's tolerance; then the call
 // is timed (median of several samples, all threads).
 //
-// The probes run in a child process, so a candidate that crashes or hangs
-// costs its own result (recorded as a failure) and not the sweep: the parent
-// restarts a child for the probes after it.
+// The probes run in a child process (ProbeProcess.h): a candidate that
+// crashes or hangs costs its own result, not the sweep.
 //
 //===----------------------------------------------------------------------===//
 #ifndef ARGUS_TUNING_GEMMMEASURE_H
 #define ARGUS_TUNING_GEMMMEASURE_H
 
 #include "argus/Emit/GemmPlan.h"
+#include "argus/Tuning/ProbeProcess.h"
 
 #include <functional>
 #include <string>
@@ -29,25 +29,12 @@ struct GemmProbe {
   int64_t m = 0;       // rows to run
 };
 
-struct GemmMeasurement {
-  bool correct = false;
-  double maxError = 0;
-  double seconds = 0;   // median time of one call; 0 when it did not run correctly
-  std::string detail;   // why it is not correct (mismatch, unwritten elements, crash)
-};
-
-struct MeasureOptions {
-  int threads = 0;              // OpenMP threads per call (0 = all)
-  uint64_t seed = 1;            // of the random inputs
-  double timeoutSeconds = 300;  // a probe silent this long is killed
-};
-
 /// Measures every probe of one GEMM shape; `onResult(i, m)` is called in
 /// this process for probe i as soon as its result arrives (in order). "" on
 /// success, else why the measurements could not run at all.
 std::string measureGemms(int64_t n, int64_t k, const emit::GemmTypes &types, const std::vector<GemmProbe> &probes,
                          const MeasureOptions &options,
-                         const std::function<void(size_t, const GemmMeasurement &)> &onResult);
+                         const std::function<void(size_t, const Measurement &)> &onResult);
 
 } // namespace argus::tuning
 
