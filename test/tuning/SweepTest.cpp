@@ -1,16 +1,19 @@
-//===- SweepTest.cpp - the GEMM sweep and emitting from its database ------===//
+//===- SweepTest.cpp - the sweep and emitting from its database -----------===//
 //
 // Candidates start with the rule's tiles and stay within the backend's
 // limits; a sweep of a small ragged GEMM shape records every candidate as
 // proved, correct and timed; a second sweep redoes nothing; the plan built
-// from the database takes each bucket's best.
+// from the database takes each bucket's best. The same for the prefill
+// attention kernel and the MoE tiers of a tiny MoE catalog.
 //
 //===----------------------------------------------------------------------===//
+#include "argus/Catalog/Catalog.h"
 #include "argus/Tuning/Sweep.h"
 
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <map>
 #include <unistd.h>
 
 namespace fs = std::filesystem;
@@ -48,6 +51,42 @@ TEST(GemmCandidates, ProbeRowsAndParameters) {
   EXPECT_TRUE(t == (emit::GemmTiles{16, 128, 512}));
   for (const char *bad : {"", "BM=16", "BM=16,BN=64,BK=0", "BM=16,BN=64,BK=x", "BM=1,BN=2,BK=3,XX=4", "BM16"})
     EXPECT_FALSE(parseGemmParameters(bad, t)) << bad;
+}
+
+TEST(AttentionCandidates, RuleFirstThenDistinctNeighboursWithinBounds) {
+  for (const char *dtype : {"bf16", "f32"}) {
+    emit::AttentionKernel k;
+    k.dtype = dtype;
+    k.headDim = k.vHeadDim = 128;
+    k.group = 4;
+    auto candidates = emit::cpuAttentionCandidates(k, 16);
+    ASSERT_GE(candidates.size(), 4u);
+    EXPECT_EQ(candidates.front().bq, emit::chooseCpuAttentionTiles(k).bq);
+    EXPECT_EQ(candidates.front().bkv, emit::chooseCpuAttentionTiles(k).bkv);
+    for (size_t i = 0; i < candidates.size(); ++i) {
+      EXPECT_TRUE(candidates[i].bq >= 16 && candidates[i].bq <= 64) << candidates[i].bq;
+      EXPECT_TRUE(candidates[i].bkv >= 32 && candidates[i].bkv <= 128) << candidates[i].bkv;
+      for (size_t j = 0; j < i; ++j)
+        EXPECT_FALSE(candidates[i].bq == candidates[j].bq && candidates[i].bkv == candidates[j].bkv);
+    }
+    EXPECT_EQ(emit::cpuAttentionCandidates(k, 2).size(), 2u) << "the budget bounds the list";
+  }
+  emit::AttentionTiles t;
+  ASSERT_TRUE(parseAttentionParameters(attentionParameters({32, 128}), t));
+  EXPECT_EQ(t.bq, 32);
+  EXPECT_EQ(t.bkv, 128);
+  for (const char *bad : {"", "BQ=32", "BQ=32,BKV=0", "BQ=32,BKV=64,BM=1", "BQ=32,BQ=64"})
+    EXPECT_FALSE(parseAttentionParameters(bad, t)) << bad;
+}
+
+TEST(MoeCandidates, RowsStayTheTiers) {
+  for (int64_t rows : emit::moeTierBlockRows()) {
+    emit::GemmTiles rule = emit::chooseCpuMoeTiles(emit::MoeRole::GateUp, "bf16", rows);
+    auto candidates = emit::cpuGemmCandidates(rule, rows, 768, 2048, {"bf16", "bf16"}, 8, /*rowsFixed=*/true);
+    ASSERT_GE(candidates.size(), 3u);
+    EXPECT_TRUE(candidates.front() == rule);
+    for (const emit::GemmTiles &t : candidates) EXPECT_EQ(t.bm, rows);
+  }
 }
 
 class SweepTest : public ::testing::Test {
@@ -130,6 +169,64 @@ TEST_F(SweepTest, PlanFromTheDatabaseTakesEachBucketsBest) {
   }
   // A shape the database never saw takes the rule's tiles.
   EXPECT_TRUE(choose(7, 50, 60, {"f32", "f32"}) == emit::chooseCpuGemmTiles(7, 50, 60, {"f32", "f32"}));
+}
+
+/// Prefill attention and MoE tiers of shapes/../test/tuning/tiny-moe.yaml
+/// (its GEMMs are the GEMM tests' business).
+TEST_F(SweepTest, AttentionAndMoeTiersAreSweptAndChosen) {
+  auto cat = catalog::loadCatalog(ARGUS_SOURCE_DIR "/test/tuning/tiny-moe.yaml");
+  ASSERT_TRUE(bool(cat)) << cat.error().format();
+  std::vector<catalog::OpConfig> configs;
+  for (const catalog::OpConfig &c : catalog::expand(cat.value()))
+    if (c.kind == catalog::OpKind::AttentionPrefill || c.kind == catalog::OpKind::Moe) configs.push_back(c);
+  ASSERT_EQ(configs.size(), 2u);
+  auto result = sweepCatalog(configs, *db, opt);
+  ASSERT_TRUE(std::holds_alternative<SweepReport>(result)) << std::get<std::string>(result);
+  const SweepReport &first = std::get<SweepReport>(result);
+  const int moeConfigs = 2 * int(emit::moeTierBlockRows().size());
+  EXPECT_EQ(first.configs, 1 + moeConfigs);
+  EXPECT_EQ(first.candidates, first.measuredNow);
+  EXPECT_GT(first.candidates, first.configs) << "neighbours of the rule were tried too";
+  std::map<std::string, int> perConfig;
+  for (const CandidateResult &r : db->results()) ++perConfig[r.key.op + " " + r.key.shapeKey];
+  EXPECT_EQ(int(perConfig.size()), first.configs);
+  for (auto &[config, tried] : perConfig) EXPECT_LE(tried, 2) << config << ": the budget is 2";
+  EXPECT_EQ(first.refuted + first.failed + first.incorrect, 0);
+  for (const CandidateResult &r : db->results()) {
+    EXPECT_EQ(r.verification, Verification::Proved) << r.key.op << " " << r.key.parameters;
+    EXPECT_TRUE(r.correct) << r.key.op << " " << r.key.parameters << ": " << r.detail;
+    EXPECT_GT(r.seconds, 0);
+  }
+
+  // The library's plan takes each configuration's best.
+  for (const emit::AttentionKernel &k : emit::planAttention(configs, tunedAttentionChooser(*db))) {
+    if (!k.inCatalog || k.kind != emit::AttentionKind::Prefill) continue;
+    auto best = db->best("attention_prefill", attentionShapeKey(k));
+    ASSERT_TRUE(best.has_value());
+    EXPECT_EQ(attentionParameters(k.tiles), best->key.parameters);
+  }
+  int tiers = 0;
+  for (const emit::MoeEntry &e : emit::planMoe(configs, tunedMoeChooser(*db))) {
+    if (!e.inCatalog) continue;
+    std::vector<int64_t> rows = emit::moeTierBlockRows();
+    ASSERT_EQ(e.tiers.size(), rows.size());
+    for (size_t i = 0; i < rows.size(); ++i, ++tiers)
+      for (auto [role, kernel] : {std::pair{emit::MoeRole::GateUp, &e.tiers[i].gateUp},
+                                  std::pair{emit::MoeRole::Down, &e.tiers[i].down}}) {
+        auto best = db->best(role == emit::MoeRole::GateUp ? "moe_gate_up" : "moe_down", moeShapeKey(role, e, rows[i]));
+        ASSERT_TRUE(best.has_value());
+        emit::GemmTiles t;
+        ASSERT_TRUE(parseGemmParameters(best->key.parameters, t));
+        EXPECT_EQ(std::get<int64_t>(kernel->spec.constants.at("BM")), rows[i]);
+        EXPECT_EQ(std::get<int64_t>(kernel->spec.constants.at("BN")), t.bn) << kernel->symbol;
+        EXPECT_EQ(std::get<int64_t>(kernel->spec.constants.at("BK")), t.bk) << kernel->symbol;
+      }
+  }
+  EXPECT_EQ(tiers, int(emit::moeTierBlockRows().size()));
+
+  auto again = sweepCatalog(configs, *db, opt);
+  ASSERT_TRUE(std::holds_alternative<SweepReport>(again));
+  EXPECT_EQ(std::get<SweepReport>(again).measuredNow, 0) << "a second sweep finds everything in the database";
 }
 
 } // namespace

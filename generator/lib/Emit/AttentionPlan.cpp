@@ -7,14 +7,15 @@ namespace argus::emit {
 
 namespace {
 
-// Tile sizes of the CPU kernels: BQ query rows against BKV keys per step
-// keeps the score tile (BQ x BKV f32) and the accumulator (BQ x D f32) in L1/L2.
-// Each instance packs every key block it reads, so taller query tiles pack
-// keys less often: f32 takes 64 rows (1.1-1.3x over 32 at S >= 1024, one
-// thread); bf16 showed no consistent gain (0.9-1.4x) and keeps 32; 128 rows
-// exceed the stack budget of a program instance.
+// Tile sizes of the CPU kernels by rule: BQ query rows against BKV keys per
+// step keeps the score tile (BQ x BKV f32) and the accumulator (BQ x D f32)
+// in L1/L2. Each instance packs every key block it reads, so taller query
+// tiles pack keys less often: f32 takes 64 rows (1.1-1.3x over 32 at S >=
+// 1024, one thread); bf16 showed no consistent gain (0.9-1.4x) and keeps 32.
 constexpr int64_t kPrefillBlockKv = 64;
-int64_t prefillBlockQ(const std::string &dtype) { return dtype == "f32" ? 64 : 32; }
+// Candidate bounds: 128 query rows exceed the stack budget of a program
+// instance; key steps under 32 leave the mma too little work per pack.
+constexpr int64_t kMinBlockQ = 16, kMaxBlockQ = 64, kMinBlockKv = 32, kMaxBlockKv = 128;
 // Page size of the generic decode kernels (vLLM's default block size).
 constexpr int64_t kGenericPageSize = 16;
 
@@ -41,15 +42,37 @@ lowering::Specialization AttentionKernel::specialization() const {
   s.constants["DV"] = vHeadDim;
   s.constants["GROUP"] = group;
   if (kind == AttentionKind::Prefill) {
-    s.constants["BQ"] = prefillBlockQ(dtype);
-    s.constants["BKV"] = kPrefillBlockKv;
+    s.constants["BQ"] = tiles.bq;
+    s.constants["BKV"] = tiles.bkv;
   } else {
     s.constants["PAGE"] = pageSize;
   }
   return s;
 }
 
-std::vector<AttentionKernel> planAttention(const std::vector<catalog::OpConfig> &configs) {
+AttentionTiles chooseCpuAttentionTiles(const AttentionKernel &kernel) {
+  return {kernel.dtype == "f32" ? 64 : 32, kPrefillBlockKv};
+}
+
+std::vector<AttentionTiles> cpuAttentionCandidates(const AttentionKernel &kernel, int budget) {
+  const AttentionTiles rule = chooseCpuAttentionTiles(kernel);
+  std::vector<AttentionTiles> out = {rule};
+  auto add = [&](int64_t bq, int64_t bkv) {
+    bool legal = bq >= kMinBlockQ && bq <= kMaxBlockQ && bkv >= kMinBlockKv && bkv <= kMaxBlockKv;
+    bool seen = std::any_of(out.begin(), out.end(), [&](const AttentionTiles &t) { return t.bq == bq && t.bkv == bkv; });
+    if (legal && !seen) out.push_back({bq, bkv});
+  };
+  // The query rows first (they set how often keys are packed), then the key step.
+  for (int64_t bq : {rule.bq * 2, rule.bq / 2}) add(bq, rule.bkv);
+  for (int64_t bkv : {rule.bkv * 2, rule.bkv / 2}) add(rule.bq, bkv);
+  for (int64_t bq : {rule.bq * 2, rule.bq / 2})
+    for (int64_t bkv : {rule.bkv * 2, rule.bkv / 2}) add(bq, bkv);
+  if (int(out.size()) > budget) out.resize(size_t(std::max(budget, 1)));
+  return out;
+}
+
+std::vector<AttentionKernel> planAttention(const std::vector<catalog::OpConfig> &configs,
+                                           const AttentionTileChooser &choose) {
   std::vector<AttentionKernel> kernels;
   auto add = [&](AttentionKernel k, const std::string &op) {
     k.symbol = symbolOf(k);
@@ -74,6 +97,7 @@ std::vector<AttentionKernel> planAttention(const std::vector<catalog::OpConfig> 
     k.group = p.num_heads / p.num_kv_heads;
     k.pageSize = k.kind == AttentionKind::Decode ? p.page_size : 0;
     k.inCatalog = true;
+    if (k.kind == AttentionKind::Prefill) k.tiles = choose(k);
     add(k, c.name);
   }
   // Generic kernels: any head count through per-KV-head launches.
@@ -86,6 +110,7 @@ std::vector<AttentionKernel> planAttention(const std::vector<catalog::OpConfig> 
         k.headDim = headDim;
         k.vHeadDim = headDim;
         k.pageSize = kind == AttentionKind::Decode ? kGenericPageSize : 0;
+        if (kind == AttentionKind::Prefill) k.tiles = chooseCpuAttentionTiles(k);
         add(k, "");
       }
   return kernels;

@@ -65,7 +65,11 @@ constexpr int64_t kStackBudget = 512 * 1024;
 } // namespace
 
 std::vector<GemmTiles> cpuGemmCandidates(int64_t m, int64_t n, int64_t k, const GemmTypes &types, int budget) {
-  const GemmTiles rule = chooseCpuGemmTiles(m, n, k, types);
+  return cpuGemmCandidates(chooseCpuGemmTiles(m, n, k, types), m, n, k, types, budget, false);
+}
+
+std::vector<GemmTiles> cpuGemmCandidates(const GemmTiles &rule, int64_t m, int64_t n, int64_t k,
+                                         const GemmTypes &types, int budget, bool rowsFixed) {
   const int64_t tallest = types.a == "f16" ? 128 : 256;
   auto legal = [&](const GemmTiles &t) {
     // A tile up to twice the bucket: bf16 tiles of 16 rows run on AMX, which
@@ -86,7 +90,7 @@ std::vector<GemmTiles> cpuGemmCandidates(int64_t m, int64_t n, int64_t k, const 
     GemmTiles tiles;
   };
   std::vector<Ranked> ranked = {{0, 0, rule}}; // the rule even where a limit above would drop it
-  for (int i = 0; i < 3; ++i)
+  for (int i = 0; i < (rowsFixed ? 1 : 3); ++i)
     for (int j = 0; j < 3; ++j)
       for (int l = 0; l < 3; ++l) {
         GemmTiles t{bms[i], bns[j], bks[l]};

@@ -378,8 +378,8 @@ std::variant<BuildReport, std::string> buildLibrary(const BuildOptions &opt) {
   const catalog::Catalog &cat = loaded.value();
   std::vector<catalog::OpConfig> configs = catalog::expand(cat);
   GemmPlan plan = planGemms(configs, opt.chooseGemmTiles);
-  std::vector<AttentionKernel> attention = planAttention(configs);
-  std::vector<MoeEntry> moe = planMoe(configs);
+  std::vector<AttentionKernel> attention = planAttention(configs, opt.chooseAttentionTiles);
+  std::vector<MoeEntry> moe = planMoe(configs, opt.chooseMoeTiles);
   log("catalog " + cat.model + ": " + std::to_string(configs.size()) + " op configurations, " +
       std::to_string(plan.groups.size()) + " GEMM shapes, " + std::to_string(plan.kernels.size()) +
       " GEMM kernels, " + std::to_string(attention.size()) + " attention kernels, " + std::to_string(4 * moe.size()) +

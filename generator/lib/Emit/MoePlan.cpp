@@ -16,42 +16,6 @@ namespace {
 // one, Qwen3-30B-A3B shapes, one thread).
 constexpr int64_t kTierRows[] = {1, kMoeDecodeRows, 16}, kLargeBlockM = 32, kBlockN = 64;
 
-/// The k-step a GEMM of this dtype and tile height takes (GemmPlan's rule).
-int64_t blockK(const std::string &dtype, int64_t bm) {
-  return chooseCpuGemmTiles(bm, 0, 0, GemmTypes{dtype, dtype}).bk;
-}
-
-MoeKernel gateUp(const MoeEntry &e, int64_t bm) {
-  MoeKernel k;
-  k.templatePath = "templates/moe/moe_gate_up.argus";
-  k.symbol = "argusk_moe_gate_up_" + e.name + "_m" + std::to_string(bm);
-  k.spec.constants["T"] = e.dtype;
-  k.spec.constants["BM"] = bm;
-  k.spec.constants["BN"] = kBlockN;
-  k.spec.constants["BK"] = blockK(e.dtype, bm);
-  if (e.hidden > 0) {
-    k.spec.dims["N"] = e.intermediate;
-    k.spec.dims["K"] = e.hidden;
-  }
-  return k;
-}
-
-MoeKernel down(const MoeEntry &e, int64_t bm) {
-  MoeKernel k;
-  k.templatePath = "templates/gemm/gemm_tn.argus";
-  k.symbol = "argusk_moe_down_" + e.name + "_m" + std::to_string(bm);
-  k.spec.constants["TA"] = e.dtype;
-  k.spec.constants["TC"] = std::string("f32");
-  k.spec.constants["BM"] = bm;
-  k.spec.constants["BN"] = kBlockN;
-  k.spec.constants["BK"] = blockK(e.dtype, bm);
-  if (e.hidden > 0) {
-    k.spec.dims["N"] = e.hidden;
-    k.spec.dims["K"] = e.intermediate;
-  }
-  return k;
-}
-
 MoeEntry makeEntry(const std::string &dtype, int64_t hidden, int64_t intermediate, bool inCatalog) {
   MoeEntry e;
   e.dtype = dtype;
@@ -59,13 +23,56 @@ MoeEntry makeEntry(const std::string &dtype, int64_t hidden, int64_t intermediat
   e.intermediate = intermediate;
   e.inCatalog = inCatalog;
   e.name = dtype + (hidden > 0 ? "_h" + std::to_string(hidden) + "_i" + std::to_string(intermediate) : "_generic");
-  for (int64_t rows : kTierRows)
-    e.tiers.push_back({rows, gateUp(e, rows), down(e, rows)});
-  e.tiers.push_back({INT64_MAX, gateUp(e, kLargeBlockM), down(e, kLargeBlockM)});
   return e;
 }
 
+void addTiers(MoeEntry &e, const MoeTileChooser &choose) {
+  std::vector<int64_t> rows = moeTierBlockRows();
+  for (size_t i = 0; i < rows.size(); ++i) {
+    auto tiles = [&](MoeRole role) {
+      GemmTiles t = choose && e.inCatalog ? choose(role, e, rows[i]) : chooseCpuMoeTiles(role, e.dtype, rows[i]);
+      t.bm = rows[i]; // the tier's contract with the runtime
+      return t;
+    };
+    int64_t maxRows = i + 1 < rows.size() ? rows[i] : INT64_MAX;
+    e.tiers.push_back({maxRows, moeKernel(MoeRole::GateUp, e, tiles(MoeRole::GateUp)),
+                       moeKernel(MoeRole::Down, e, tiles(MoeRole::Down))});
+  }
+}
+
 } // namespace
+
+GemmTiles chooseCpuMoeTiles(MoeRole, const std::string &dtype, int64_t rows) {
+  // The k-step a GEMM of this dtype and tile height takes (GemmPlan's rule).
+  return {rows, kBlockN, chooseCpuGemmTiles(rows, 0, 0, GemmTypes{dtype, dtype}).bk};
+}
+
+std::vector<int64_t> moeTierBlockRows() {
+  std::vector<int64_t> rows(std::begin(kTierRows), std::end(kTierRows));
+  rows.push_back(kLargeBlockM);
+  return rows;
+}
+
+MoeKernel moeKernel(MoeRole role, const MoeEntry &e, const GemmTiles &tiles) {
+  MoeKernel k;
+  bool gateUp = role == MoeRole::GateUp;
+  k.templatePath = gateUp ? "templates/moe/moe_gate_up.argus" : "templates/gemm/gemm_tn.argus";
+  k.symbol = std::string(gateUp ? "argusk_moe_gate_up_" : "argusk_moe_down_") + e.name + "_m" + std::to_string(tiles.bm);
+  if (gateUp) {
+    k.spec.constants["T"] = e.dtype;
+  } else {
+    k.spec.constants["TA"] = e.dtype;
+    k.spec.constants["TC"] = std::string("f32"); // f32 rows for the combine
+  }
+  k.spec.constants["BM"] = tiles.bm;
+  k.spec.constants["BN"] = tiles.bn;
+  k.spec.constants["BK"] = tiles.bk;
+  if (e.hidden > 0) {
+    k.spec.dims["N"] = gateUp ? e.intermediate : e.hidden;
+    k.spec.dims["K"] = gateUp ? e.hidden : e.intermediate;
+  }
+  return k;
+}
 
 std::vector<const MoeKernel *> MoeEntry::kernels() const {
   std::vector<const MoeKernel *> all;
@@ -76,7 +83,7 @@ std::vector<const MoeKernel *> MoeEntry::kernels() const {
   return all;
 }
 
-std::vector<MoeEntry> planMoe(const std::vector<catalog::OpConfig> &configs) {
+std::vector<MoeEntry> planMoe(const std::vector<catalog::OpConfig> &configs, const MoeTileChooser &choose) {
   std::vector<MoeEntry> entries;
   for (const catalog::OpConfig &c : configs) {
     if (c.kind != catalog::OpKind::Moe)
@@ -87,13 +94,16 @@ std::vector<MoeEntry> planMoe(const std::vector<catalog::OpConfig> &configs) {
     auto same = std::find_if(entries.begin(), entries.end(), [&](const MoeEntry &x) { return x.name == e.name; });
     if (same == entries.end()) {
       e.ops = {c.name};
+      addTiers(e, choose);
       entries.push_back(e);
     } else if (std::find(same->ops.begin(), same->ops.end(), c.name) == same->ops.end()) {
       same->ops.push_back(c.name);
     }
   }
-  for (const char *dtype : {"bf16", "f32"})
+  for (const char *dtype : {"bf16", "f32"}) {
     entries.push_back(makeEntry(dtype, 0, 0, false));
+    addTiers(entries.back(), nullptr);
+  }
   return entries;
 }
 

@@ -123,9 +123,10 @@ std::string runProbesIsolated(size_t count, const ProbeBody &body, double timeou
     if (!childError.empty()) return "measuring candidates failed: " + childError;
     if (inFlight >= 0) { // the probe in flight took the child down: blame it, go on after it
       Measurement r;
-      r.detail = timedOut ? "the candidate ran longer than " + std::to_string(int(timeoutSeconds)) + " s " +
-                                where(size_t(inFlight))
-                          : "the candidate crashed " + where(size_t(inFlight)) + " (" + describeExit(status) + ")";
+      std::string at = where(size_t(inFlight));
+      if (!at.empty()) at = " " + at;
+      r.detail = timedOut ? "the candidate ran longer than " + std::to_string(int(timeoutSeconds)) + " s" + at
+                          : "the candidate crashed" + at + " (" + describeExit(status) + ")";
       onResult(size_t(inFlight), r);
       next = size_t(inFlight) + 1;
     } else if (next == startedAt) {

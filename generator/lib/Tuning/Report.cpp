@@ -124,6 +124,67 @@ std::vector<Row> tableRows(const ReportInput &in) {
   return rows;
 }
 
+/// One tuned attention or MoE configuration.
+struct KernelRow {
+  std::string kind, kernel, key, op, dtype, chosen, rule;
+  double flops = 0, bytes = 0;
+  int tried = 0, usable = 0;
+  std::optional<CandidateResult> best, ruleResult;
+};
+
+std::vector<KernelRow> kernelRows(const ReportInput &in) {
+  std::vector<KernelRow> rows;
+  if (!in.configs) return rows;
+  auto fill = [&](KernelRow &r) {
+    if (!in.db) return;
+    for (const CandidateResult &c : in.db->results()) {
+      if (c.key.op != r.op || c.key.shapeKey != r.key) continue;
+      ++r.tried;
+      bool usable = c.verification == Verification::Proved && c.correct && c.seconds > 0;
+      r.usable += usable;
+      if (usable && c.key.parameters == r.rule) r.ruleResult = c;
+    }
+    r.best = in.db->best(r.op, r.key);
+    if (r.best) r.chosen = r.best->key.parameters;
+  };
+  for (const emit::AttentionKernel &k : emit::planAttention(*in.configs)) {
+    if (!k.inCatalog || k.kind != emit::AttentionKind::Prefill) continue;
+    KernelRow r;
+    r.kind = "prefill attention";
+    r.kernel = k.symbol;
+    r.op = "attention_prefill";
+    r.key = attentionShapeKey(k);
+    r.dtype = k.dtype;
+    r.rule = r.chosen = attentionParameters(emit::chooseCpuAttentionTiles(k));
+    const double s = double(kAttentionProbeTokens), pairs = s * (s + 1) / 2, heads = double(k.group);
+    r.flops = 2.0 * pairs * double(k.headDim + k.vHeadDim) * heads;
+    r.bytes = s * double(bytesOf(k.dtype)) * (double(k.headDim) * (heads + 1) + double(k.vHeadDim) * (heads + 1));
+    fill(r);
+    rows.push_back(r);
+  }
+  for (const emit::MoeEntry &e : emit::planMoe(*in.configs)) {
+    if (!e.inCatalog) continue;
+    for (int64_t bm : emit::moeTierBlockRows())
+      for (emit::MoeRole role : {emit::MoeRole::GateUp, emit::MoeRole::Down}) {
+        bool gateUp = role == emit::MoeRole::GateUp;
+        KernelRow r;
+        r.kind = gateUp ? "MoE gate/up" : "MoE down";
+        r.kernel = emit::moeKernel(role, e, emit::chooseCpuMoeTiles(role, e.dtype, bm)).symbol;
+        r.op = gateUp ? "moe_gate_up" : "moe_down";
+        r.key = moeShapeKey(role, e, bm);
+        r.dtype = e.dtype;
+        r.rule = r.chosen = gemmParameters(emit::chooseCpuMoeTiles(role, e.dtype, bm));
+        double m = double(moeProbeRows(bm)), n = double(gateUp ? e.intermediate : e.hidden),
+               k = double(gateUp ? e.hidden : e.intermediate), weights = gateUp ? 2 : 1;
+        r.flops = 2.0 * m * n * k * weights;
+        r.bytes = double(bytesOf(e.dtype)) * (m * k + weights * n * k) + m * n * (gateUp ? double(bytesOf(e.dtype)) : 4);
+        fill(r);
+        rows.push_back(r);
+      }
+  }
+  return rows;
+}
+
 double computeRoof(const machine::Peaks &p, const emit::GemmTypes &t) {
   return t.a == "f32" ? p.f32Gflops : p.bf16Gflops;
 }
@@ -253,9 +314,35 @@ std::string renderReport(const ReportInput &in) {
       h << "<td colspan=\"5\">not measured</td></tr>\n";
     }
   }
-  h << "</table>\n<h2>Roofline</h2>\n" << roofline(in, rows);
+  h << "</table>\n";
+  std::vector<KernelRow> kernels = kernelRows(in);
+  if (!kernels.empty()) {
+    h << "<h2>Attention and MoE configurations</h2>\n<p class=\"note\">Prefill attention is measured causal at "
+      << kAttentionProbeTokens
+      << " tokens with one KV head and its query heads (FLOPs of the causal half); an MoE tier at its probe rows "
+         "(decode tiers on one thread, as the runtime runs them). Outputs checked against float64 in full first.</p>\n"
+      << "<table>\n<tr><th class=\"l\">kind</th><th class=\"l\">kernel</th><th class=\"l\">probe</th>"
+      << "<th class=\"l\">tiles</th><th>candidates</th><th>time</th><th>GFLOP/s</th><th>of roof</th>"
+      << "<th>vs rule</th></tr>\n";
+    for (const KernelRow &r : kernels) {
+      h << "<tr><td class=\"l\">" << escape(r.kind) << "</td><td class=\"l\">" << escape(r.kernel)
+        << "</td><td class=\"l\">" << escape(r.key) << "</td><td class=\"l\">" << escape(r.chosen) << "</td><td>"
+        << r.usable << " / " << r.tried << "</td>";
+      if (r.best) {
+        double t = r.best->seconds, gflops = r.flops / t * 1e-9;
+        double roof = std::min(computeRoof(in.peaks, {r.dtype, r.dtype}), r.flops / r.bytes * in.peaks.readGbps);
+        h << "<td>" << duration(t) << "</td><td>" << fixed(gflops, 1) << "</td><td>"
+          << (roof > 0 ? fixed(100 * gflops / roof, 0) + "%" : "–") << "</td><td>"
+          << (r.ruleResult ? fixed(r.ruleResult->seconds / t, 2) + "×" : "–") << "</td></tr>\n";
+      } else {
+        h << "<td colspan=\"4\">not measured</td></tr>\n";
+      }
+    }
+    h << "</table>\n";
+  }
+  h << "<h2>Roofline</h2>\n" << roofline(in, rows);
   if (!in.byRule.empty()) {
-    h << "<h2>Other kernels (tiles by rule, not timed by the sweep)</h2>\n<ul>\n";
+    h << "<h2>Other kernels (not timed by the sweep)</h2>\n<ul>\n";
     for (const std::string &line : in.byRule) h << "<li>" << escape(line) << "</li>\n";
     h << "</ul>\n";
   }

@@ -1,27 +1,22 @@
 //===- Sweep.cpp - tune a catalog's kernels into the tuning database ------===//
 #include "argus/Tuning/Sweep.h"
 
-#include "argus/Dialect/Argus.h"
-#include "argus/Emit/Compiler.h"
-#include "argus/Emit/KernelInstance.h"
-#include "argus/Emit/LibraryBuilder.h"
+#include "SweepEngine.h"
+
 #include "argus/Tuning/GemmMeasure.h"
+#include "argus/Tuning/KernelMeasure.h"
 
 #include <algorithm>
-#include <chrono>
-#include <cstdio>
-#include <filesystem>
+#include <cmath>
 #include <map>
-#include <set>
 #include <sstream>
-
-namespace fs = std::filesystem;
 
 namespace argus::tuning {
 
 using emit::GemmGroup;
 using emit::GemmTiles;
 using emit::GemmTypes;
+using namespace detail;
 
 int64_t gemmProbeRows(int64_t m, int64_t n, int64_t k, double maxProbeFlops) {
   double perRow = 2.0 * double(n) * double(k);
@@ -38,8 +33,12 @@ std::string gemmParameters(const GemmTiles &t) {
   return "BK=" + std::to_string(t.bk) + ",BM=" + std::to_string(t.bm) + ",BN=" + std::to_string(t.bn);
 }
 
-bool parseGemmParameters(const std::string &text, GemmTiles &tiles) {
-  GemmTiles t;
+namespace {
+
+/// Parses "A=1,B=2" into `out`, which names every parameter expected (each
+/// must appear, positive, and nothing else may).
+bool parseParameters(const std::string &text, const std::map<std::string, int64_t *> &out) {
+  std::map<std::string, int64_t> seen;
   std::istringstream in(text);
   for (std::string item; std::getline(in, item, ',');) {
     size_t eq = item.find('=');
@@ -47,289 +46,187 @@ bool parseGemmParameters(const std::string &text, GemmTiles &tiles) {
     std::string name = item.substr(0, eq), value = item.substr(eq + 1);
     char *end = nullptr;
     long long v = std::strtoll(value.c_str(), &end, 10);
-    if (value.empty() || *end || v <= 0) return false;
-    if (name == "BM") t.bm = v;
-    else if (name == "BN") t.bn = v;
-    else if (name == "BK") t.bk = v;
-    else return false;
+    if (value.empty() || *end || v <= 0 || !out.count(name) || seen.count(name)) return false;
+    seen[name] = v;
   }
-  if (!t.bm || !t.bn || !t.bk) return false;
+  if (seen.size() != out.size()) return false;
+  for (auto &[name, slot] : out) *slot = seen[name];
+  return true;
+}
+
+} // namespace
+
+bool parseGemmParameters(const std::string &text, GemmTiles &tiles) {
+  GemmTiles t;
+  if (!parseParameters(text, {{"BM", &t.bm}, {"BN", &t.bn}, {"BK", &t.bk}})) return false;
   tiles = t;
   return true;
 }
 
+std::string attentionShapeKey(const emit::AttentionKernel &k) {
+  return k.dtype + " D=" + std::to_string(k.headDim) + " DV=" + std::to_string(k.vHeadDim) + " GROUP=" +
+         std::to_string(k.group) + " S=" + std::to_string(kAttentionProbeTokens) + " causal";
+}
+
+std::string attentionParameters(const emit::AttentionTiles &t) {
+  return "BKV=" + std::to_string(t.bkv) + ",BQ=" + std::to_string(t.bq);
+}
+
+bool parseAttentionParameters(const std::string &text, emit::AttentionTiles &tiles) {
+  emit::AttentionTiles t;
+  if (!parseParameters(text, {{"BQ", &t.bq}, {"BKV", &t.bkv}})) return false;
+  tiles = t;
+  return true;
+}
+
+int64_t moeProbeRows(int64_t tileRows) { return tileRows <= emit::kMoeDecodeRows ? tileRows : std::max<int64_t>(tileRows, 128); }
+
+std::string moeShapeKey(emit::MoeRole role, const emit::MoeEntry &e, int64_t tileRows) {
+  int64_t n = role == emit::MoeRole::GateUp ? e.intermediate : e.hidden;
+  int64_t k = role == emit::MoeRole::GateUp ? e.hidden : e.intermediate;
+  return e.dtype + " N=" + std::to_string(n) + " K=" + std::to_string(k) + " M=" +
+         std::to_string(moeProbeRows(tileRows)) + " BM=" + std::to_string(tileRows) +
+         (tileRows <= emit::kMoeDecodeRows ? " one thread" : "");
+}
+
+const char *moeOp(emit::MoeRole role) { return role == emit::MoeRole::GateUp ? "moe_gate_up" : "moe_down"; }
+
 namespace {
 
-/// One op configuration of a sweep: a GEMM shape at one probe row count,
-/// with the candidates of every bucket measured there.
-struct Config {
-  std::string ops, key, label; // ops: the catalog ops of the shape, e.g. "o,down"
-  int64_t probeM = 0;
-  std::vector<GemmTiles> candidates;
-};
-
-/// One candidate kernel of a group (shared by the configurations listing it).
-struct Candidate {
-  GemmTiles tiles;
-  std::string symbol, library; // library: the linked shared object, "" until built
-  std::string failure;         // why it cannot be measured
-  Verification verification = Verification::Failed;
-};
-
-bool sameTiles(const GemmTiles &a, const GemmTiles &b) { return a.bm == b.bm && a.bn == b.bn && a.bk == b.bk; }
-
-std::string formatSeconds(double s) {
-  char buf[32];
-  if (s < 1e-3) std::snprintf(buf, sizeof buf, "%.1f us", s * 1e6);
-  else if (s < 1) std::snprintf(buf, sizeof buf, "%.2f ms", s * 1e3);
-  else std::snprintf(buf, sizeof buf, "%.2f s", s);
-  return buf;
-}
-
-/// Compiler output can be long; the database keeps its head.
-std::string clip(const std::string &text, size_t limit = 4000) {
-  return text.size() <= limit ? text : text.substr(0, limit) + "\n[... " + std::to_string(text.size() - limit) + " more bytes]";
-}
-
-class GemmSweep {
-public:
-  GemmSweep(TuningDb &db, const SweepOptions &opt) : db_(db), opt_(opt), home_(opt.homeDir) {}
-
-  std::variant<SweepReport, std::string> run(const emit::GemmPlan &plan) {
-    start_ = Clock::now();
-    std::string templateText, error;
-    if (!emit::readTextFile((home_ / kGemmTemplate).string(), templateText, error)) return error;
-    template_ = templateText;
-    for (const fs::path &d : {fs::path(opt_.workDir) / "src", fs::path(opt_.workDir) / "obj",
-                              fs::path(opt_.workDir) / "lib"}) {
-      std::error_code ec;
-      fs::create_directories(d, ec);
-      if (ec) return "cannot create '" + d.string() + "': " + ec.message();
-    }
-    std::vector<std::vector<Config>> perGroup;
-    for (const GemmGroup &g : plan.groups) {
-      perGroup.push_back(configsOf(g));
-      report_.configs += int(perGroup.back().size());
-    }
-    for (size_t gi = 0; gi < plan.groups.size(); ++gi)
-      for (const Config &c : perGroup[gi])
-        pending_ += !complete(c);
-    for (size_t gi = 0; gi < plan.groups.size(); ++gi)
-      if (std::string e = sweepGroup(plan.groups[gi], perGroup[gi]); !e.empty()) return e;
-    for (const auto &group : perGroup)
-      for (const Config &c : group)
-        for (const GemmTiles &t : c.candidates)
-          report_.candidates += db_.contains(keyOf(c, t));
-    report_.seconds = seconds(start_);
-    return report_;
-  }
-
-private:
-  using Clock = std::chrono::steady_clock;
-  static double seconds(Clock::time_point since) {
-    return std::chrono::duration<double>(Clock::now() - since).count();
-  }
-
-  /// The configurations of a group: its buckets by probe rows, each with the
-  /// union of its buckets' candidates (in order, without repeats).
-  std::vector<Config> configsOf(const GemmGroup &g) const {
-    std::map<int64_t, Config> byProbe;
-    std::string ops;
-    for (const std::string &op : g.ops) ops += (ops.empty() ? "" : ",") + op;
-    for (int64_t bound : g.bucketBounds) {
-      int64_t probe = gemmProbeRows(bound, g.n, g.k, opt_.maxProbeFlops);
-      Config &c = byProbe[probe];
-      c.probeM = probe;
-      c.ops = ops;
-      c.key = gemmShapeKey(g.types, g.n, g.k, probe);
-      c.label = ops + " M=" + std::to_string(probe);
-      for (const GemmTiles &t : emit::cpuGemmCandidates(bound, g.n, g.k, g.types, opt_.budget))
-        if (std::none_of(c.candidates.begin(), c.candidates.end(), [&](const GemmTiles &o) { return sameTiles(o, t); }))
-          c.candidates.push_back(t);
-    }
-    std::vector<Config> out;
-    for (auto &[probe, c] : byProbe) out.push_back(std::move(c));
-    return out;
-  }
-
-  CandidateKey keyOf(const Config &c, const GemmTiles &t) const {
-    return {"gemm", c.key, kGemmTemplate, gemmParameters(t), ""};
-  }
-
-  bool complete(const Config &c) const {
-    return std::all_of(c.candidates.begin(), c.candidates.end(), [&](const GemmTiles &t) { return db_.contains(keyOf(c, t)); });
-  }
-
-  void progress(const std::string &current, const std::string &best = "", bool finished = false) {
-    if (!opt_.progress) return;
-    SweepProgress p;
-    p.done = report_.configs - pending_;
-    p.total = report_.configs;
-    p.current = current;
-    p.best = best;
-    p.finished = finished;
-    if (doneNow_ > 0) p.etaSeconds = seconds(start_) / doneNow_ * pending_;
-    opt_.progress(p);
-  }
-
-  void record(const Config &c, const Candidate &cand, bool correct, double maxError, double secs,
-              const std::string &detail) {
-    CandidateResult r;
-    r.key = keyOf(c, cand.tiles);
-    r.verification = cand.verification;
-    r.detail = detail;
-    r.correct = correct;
-    r.maxError = maxError;
-    r.seconds = secs;
-    r.measured = secs > 0;
-    if (std::string e = db_.record(r); !e.empty()) dbError_ = e;
-    ++report_.measuredNow;
-    if (cand.verification == Verification::Refuted) ++report_.refuted;
-    else if (cand.verification == Verification::Failed) ++report_.failed;
-    else if (!correct) ++report_.incorrect;
-  }
-
-  /// Instantiates, proves and compiles the candidates `needed` of a group.
-  void build(const GemmGroup &g, std::vector<Candidate> &candidates, const std::string &label) {
-    mlir::DialectRegistry registry;
-    registerArgusDialects(registry);
-    mlir::MLIRContext context(registry);
-    context.disableMultithreading();
-    std::vector<emit::CompileJob> jobs;
-    std::vector<size_t> jobCandidate;
-    std::vector<std::string> flags = emit::kernelCompileFlags(home_.string(), opt_.target);
-    fs::path work(opt_.workDir);
-    for (size_t i = 0; i < candidates.size(); ++i) {
-      Candidate &cand = candidates[i];
-      progress(label + ": verifying " + std::to_string(i + 1) + "/" + std::to_string(candidates.size()));
+/// GEMMs: a group per catalog shape, a configuration per probe row count
+/// (buckets sharing a capped probe share it), the buckets' candidates.
+SweepGroup gemmGroup(const GemmGroup &g, const SweepOptions &opt) {
+  SweepGroup group;
+  std::string ops;
+  for (const std::string &op : g.ops) ops += (ops.empty() ? "" : ",") + op;
+  std::map<int64_t, SweepConfig> byProbe;
+  for (int64_t bound : g.bucketBounds) {
+    int64_t probe = gemmProbeRows(bound, g.n, g.k, opt.maxProbeFlops);
+    SweepConfig &c = byProbe[probe];
+    c.op = "gemm";
+    c.key = gemmShapeKey(g.types, g.n, g.k, probe);
+    c.label = ops + " M=" + std::to_string(probe);
+    for (const GemmTiles &t : emit::cpuGemmCandidates(bound, g.n, g.k, g.types, opt.budget)) {
       emit::GemmKernel kernel;
       kernel.n = g.n;
       kernel.k = g.k;
       kernel.types = g.types;
-      kernel.tiles = cand.tiles;
-      cand.symbol = emit::gemmKernelSymbol(kernel);
-      emit::VerifiedInstance inst = emit::instantiateVerified(context, (home_ / kGemmTemplate).string(), template_,
-                                                              kernel.specialization(), cand.symbol, opt_.target);
-      cand.verification = inst.outcome == emit::VerifiedInstance::Outcome::Proved    ? Verification::Proved
-                          : inst.outcome == emit::VerifiedInstance::Outcome::Refuted ? Verification::Refuted
-                                                                                     : Verification::Failed;
-      if (cand.verification != Verification::Proved) {
-        cand.failure = clip(inst.detail);
-        continue;
-      }
-      fs::path src = work / "src" / (cand.symbol + ".cpp");
-      std::string error;
-      if (!emit::writeIfChanged(src, inst.code, error)) {
-        cand.verification = Verification::Failed;
-        cand.failure = error;
-        continue;
-      }
-      jobs.push_back({src.string(), (work / "obj" / (cand.symbol + ".o")).string(), flags});
-      jobCandidate.push_back(i);
-    }
-    progress(label + ": compiling " + std::to_string(jobs.size()) + " candidates");
-    emit::CompileStats stats;
-    std::vector<std::string> errors = emit::compileEach(jobs, opt_.jobs, opt_.cacheDir, stats);
-    for (size_t j = 0; j < jobs.size(); ++j) {
-      Candidate &cand = candidates[jobCandidate[j]];
-      if (!errors[j].empty()) {
-        cand.verification = Verification::Failed;
-        cand.failure = clip(errors[j]);
-        continue;
-      }
-      // Linked under a temporary name: a sweep killed mid-link leaves no
-      // half-written library under the final one.
-      fs::path so = work / "lib" / (cand.symbol + ".so"), tmp = so;
-      tmp += ".tmp";
-      std::string output;
-      if (emit::runCommand({emit::cxxCompiler(), "-shared", "-fopenmp", "-o", tmp.string(), jobs[j].objectPath},
-                           output) != 0) {
-        cand.verification = Verification::Failed;
-        cand.failure = "linking the candidate failed:\n" + clip(output);
-        continue;
-      }
-      std::error_code ec;
-      fs::rename(tmp, so, ec);
-      if (ec) {
-        cand.verification = Verification::Failed;
-        cand.failure = "cannot move " + tmp.string() + ": " + ec.message();
-        continue;
-      }
-      cand.library = so.string();
+      kernel.tiles = t;
+      std::string symbol = emit::gemmKernelSymbol(kernel);
+      auto it = std::find_if(group.candidates.begin(), group.candidates.end(),
+                             [&](const CandidateSource &s) { return s.symbol == symbol; });
+      size_t index = size_t(it - group.candidates.begin());
+      if (it == group.candidates.end())
+        group.candidates.push_back({kGemmTemplate, kernel.specialization(), symbol, gemmParameters(t)});
+      if (std::find(c.candidates.begin(), c.candidates.end(), index) == c.candidates.end())
+        c.candidates.push_back(index);
     }
   }
-
-  std::string sweepGroup(const GemmGroup &g, const std::vector<Config> &configs) {
-    // Candidates of the unfinished configurations, each built once.
-    std::vector<Candidate> candidates;
-    auto indexOf = [&](const GemmTiles &t) -> size_t {
-      for (size_t i = 0; i < candidates.size(); ++i)
-        if (sameTiles(candidates[i].tiles, t)) return i;
-      return candidates.size();
-    };
-    for (const Config &c : configs)
-      for (const GemmTiles &t : c.candidates)
-        if (!db_.contains(keyOf(c, t)) && indexOf(t) == candidates.size()) candidates.push_back({t});
-    if (candidates.empty()) return "";
-    build(g, candidates, configs.front().ops);
-
-    // Candidates that cannot run are recorded now; the others are measured
-    // configuration by configuration.
+  std::vector<int64_t> probeRows;
+  for (auto &[probe, c] : byProbe) {
+    group.configs.push_back(std::move(c));
+    probeRows.push_back(probe);
+  }
+  group.measure = [g, probeRows, threads = opt.threads](const std::vector<ProbeRef> &refs, const ResultSink &sink) {
     std::vector<GemmProbe> probes;
-    std::vector<std::pair<const Config *, size_t>> probeOf; // (configuration, candidate)
-    for (const Config &c : configs)
-      for (const GemmTiles &t : c.candidates) {
-        if (db_.contains(keyOf(c, t))) continue;
-        const Candidate &cand = candidates[indexOf(t)];
-        if (cand.library.empty()) {
-          record(c, cand, false, 0, 0, cand.failure);
-        } else {
-          probes.push_back({cand.library, cand.symbol, c.probeM});
-          probeOf.push_back({&c, indexOf(t)});
-        }
-      }
-    for (const Config &c : configs)
-      finishIfComplete(c);
-    if (!dbError_.empty()) return "recording a result: " + dbError_;
-    if (probes.empty()) return "";
-    progress(probeOf.front().first->label + ": measuring");
+    for (const ProbeRef &r : refs) probes.push_back({r.library, r.symbol, probeRows[r.config]});
     MeasureOptions mo;
-    mo.threads = opt_.threads;
-    std::string error = measureGemms(g.n, g.k, g.types, probes, mo, [&](size_t i, const Measurement &m) {
-      const Config &c = *probeOf[i].first;
-      const Candidate &cand = candidates[probeOf[i].second];
-      record(c, cand, m.correct, m.maxError, m.correct ? m.seconds : 0, m.detail);
-      finishIfComplete(c);
-      if (i + 1 < probes.size() && probeOf[i + 1].first != &c) progress(probeOf[i + 1].first->label + ": measuring");
-    });
-    if (!dbError_.empty()) return "recording a result: " + dbError_;
-    return error;
-  }
+    mo.threads = threads;
+    return measureGemms(g.n, g.k, g.types, probes, mo, sink);
+  };
+  return group;
+}
 
-  /// Counts a configuration done the first time all its results are in.
-  void finishIfComplete(const Config &c) {
-    if (finished_.count(c.key) || !complete(c)) return;
-    finished_.insert(c.key);
-    --pending_;
-    ++doneNow_;
-    std::optional<CandidateResult> best = db_.best("gemm", c.key);
-    progress(c.label, best ? best->key.parameters + " " + formatSeconds(best->seconds) : "no usable candidate", true);
-  }
+/// Measures a group's probes with the harness: the arguments described once
+/// from the first candidate (the candidates differ in tiles only).
+std::function<std::string(const std::vector<ProbeRef> &, const ResultSink &)>
+harnessMeasure(const std::string &homeDir, const CandidateSource &first, std::map<std::string, int64_t> sizes,
+               std::map<std::string, double> scalars, int threads) {
+  return [=](const std::vector<ProbeRef> &refs, const ResultSink &sink) -> std::string {
+    auto described = describeKernel(homeDir, first, sizes, scalars);
+    if (auto *why = std::get_if<std::string>(&described)) return "describing " + first.symbol + ": " + *why;
+    const DescribedKernel &d = std::get<DescribedKernel>(described);
+    std::vector<KernelProbe> probes;
+    for (const ProbeRef &r : refs) probes.push_back({r.library, r.symbol});
+    MeasureOptions mo;
+    mo.threads = threads;
+    return measureKernels(*d.reference, d.args, probes, mo, sink);
+  };
+}
 
-  TuningDb &db_;
-  const SweepOptions &opt_;
-  fs::path home_;
-  std::string template_, dbError_;
-  SweepReport report_;
-  Clock::time_point start_;
-  int pending_ = 0, doneNow_ = 0;
-  std::set<std::string> finished_;
-};
+/// Attention: a group per catalog prefill kernel, measured causal at
+/// kAttentionProbeTokens tokens with one KV head and its GROUP query heads.
+SweepGroup attentionGroup(const emit::AttentionKernel &kernel, const SweepOptions &opt) {
+  SweepGroup group;
+  SweepConfig c;
+  c.op = "attention_prefill";
+  c.key = attentionShapeKey(kernel);
+  c.label = "attention " + kernel.symbol.substr(std::string("argusk_attn_").size());
+  for (const emit::AttentionTiles &t : emit::cpuAttentionCandidates(kernel, opt.budget)) {
+    emit::AttentionKernel k = kernel;
+    k.tiles = t;
+    c.candidates.push_back(group.candidates.size());
+    group.candidates.push_back({k.templatePath(), k.specialization(),
+                                k.symbol + "_bq" + std::to_string(t.bq) + "_bkv" + std::to_string(t.bkv),
+                                attentionParameters(t)});
+  }
+  group.configs.push_back(c);
+  const int64_t s = kAttentionProbeTokens;
+  group.measure = harnessMeasure(opt.homeDir, group.candidates.front(),
+                                 {{"SQ", s}, {"SKV", s}, {"H", kernel.group}, {"KVH", 1}},
+                                 {{"scale", 1.0 / std::sqrt(double(kernel.headDim))}, {"causal", 1}}, opt.threads);
+  return group;
+}
+
+/// MoE: a group per catalog entry, tier and role, measured at the tier's
+/// rows (single-threaded for decode tiers, as the runtime runs them).
+SweepGroup moeGroup(const emit::MoeEntry &e, int64_t tileRows, emit::MoeRole role, const SweepOptions &opt) {
+  SweepGroup group;
+  SweepConfig c;
+  c.op = moeOp(role);
+  c.key = moeShapeKey(role, e, tileRows);
+  c.label = std::string(role == emit::MoeRole::GateUp ? "moe gate/up " : "moe down ") + e.name + " BM=" +
+            std::to_string(tileRows);
+  int64_t n = role == emit::MoeRole::GateUp ? e.intermediate : e.hidden;
+  int64_t k = role == emit::MoeRole::GateUp ? e.hidden : e.intermediate;
+  GemmTiles rule = emit::chooseCpuMoeTiles(role, e.dtype, tileRows);
+  for (const GemmTiles &t :
+       emit::cpuGemmCandidates(rule, tileRows, n, k, GemmTypes{e.dtype, e.dtype}, opt.budget, /*rowsFixed=*/true)) {
+    emit::MoeKernel kernel = emit::moeKernel(role, e, t);
+    c.candidates.push_back(group.candidates.size());
+    group.candidates.push_back({kernel.templatePath, kernel.spec,
+                                kernel.symbol + "_n" + std::to_string(t.bn) + "_k" + std::to_string(t.bk),
+                                gemmParameters(t)});
+  }
+  group.configs.push_back(c);
+  std::map<std::string, double> scalars;
+  if (role == emit::MoeRole::Down) scalars = {{"alpha", 1}, {"beta", 0}, {"has_bias", 0}};
+  int threads = tileRows <= emit::kMoeDecodeRows ? 1 : opt.threads;
+  group.measure =
+      harnessMeasure(opt.homeDir, group.candidates.front(), {{"M", moeProbeRows(tileRows)}}, scalars, threads);
+  return group;
+}
 
 } // namespace
 
 std::variant<SweepReport, std::string> sweepGemms(const emit::GemmPlan &plan, TuningDb &db, const SweepOptions &opt) {
-  return GemmSweep(db, opt).run(plan);
+  std::vector<SweepGroup> groups;
+  for (const GemmGroup &g : plan.groups) groups.push_back(gemmGroup(g, opt));
+  return runSweep(groups, db, opt);
+}
+
+std::variant<SweepReport, std::string> sweepCatalog(const std::vector<catalog::OpConfig> &configs, TuningDb &db,
+                                                    const SweepOptions &opt) {
+  std::vector<SweepGroup> groups;
+  for (const GemmGroup &g : emit::planGemms(configs).groups) groups.push_back(gemmGroup(g, opt));
+  for (const emit::AttentionKernel &k : emit::planAttention(configs))
+    if (k.inCatalog && k.kind == emit::AttentionKind::Prefill) groups.push_back(attentionGroup(k, opt));
+  for (const emit::MoeEntry &e : emit::planMoe(configs))
+    if (e.inCatalog)
+      for (int64_t rows : emit::moeTierBlockRows())
+        for (emit::MoeRole role : {emit::MoeRole::GateUp, emit::MoeRole::Down})
+          groups.push_back(moeGroup(e, rows, role, opt));
+  return runSweep(groups, db, opt);
 }
 
 emit::GemmTileChooser tunedGemmChooser(const TuningDb &db, double maxProbeFlops) {
@@ -340,6 +237,28 @@ emit::GemmTileChooser tunedGemmChooser(const TuningDb &db, double maxProbeFlops)
     if (best && best->key.templatePath == kGemmTemplate && parseGemmParameters(best->key.parameters, tiles))
       return tiles;
     return emit::chooseCpuGemmTiles(m, n, k, types);
+  };
+}
+
+emit::AttentionTileChooser tunedAttentionChooser(const TuningDb &db) {
+  return [&db](const emit::AttentionKernel &kernel) {
+    std::optional<CandidateResult> best = db.best("attention_prefill", attentionShapeKey(kernel));
+    emit::AttentionTiles tiles;
+    if (best && best->key.templatePath == kernel.templatePath() && parseAttentionParameters(best->key.parameters, tiles))
+      return tiles;
+    return emit::chooseCpuAttentionTiles(kernel);
+  };
+}
+
+emit::MoeTileChooser tunedMoeChooser(const TuningDb &db) {
+  return [&db](emit::MoeRole role, const emit::MoeEntry &entry, int64_t rows) {
+    std::optional<CandidateResult> best = db.best(moeOp(role), moeShapeKey(role, entry, rows));
+    GemmTiles tiles;
+    GemmTiles rule = emit::chooseCpuMoeTiles(role, entry.dtype, rows);
+    if (best && best->key.templatePath == emit::moeKernel(role, entry, rule).templatePath &&
+        parseGemmParameters(best->key.parameters, tiles) && tiles.bm == rows)
+      return tiles;
+    return rule;
   };
 }
 

@@ -76,10 +76,13 @@ machine::Peaks databasePeaks(tuning::TuningDb &db, int threads, std::string &err
 std::vector<std::string> kernelsByRule(const std::vector<catalog::OpConfig> &configs) {
   std::vector<std::string> lines;
   for (const emit::AttentionKernel &k : emit::planAttention(configs))
-    lines.push_back(k.symbol + " (" + k.templatePath() + (k.inCatalog ? "" : ", generic") + ")");
+    if (!k.inCatalog || k.kind == emit::AttentionKind::Decode)
+      lines.push_back(k.symbol + " (" + k.templatePath() +
+                      (k.inCatalog ? ", no tile parameter: splits chosen at run time" : ", generic") + ")");
   for (const emit::MoeEntry &e : emit::planMoe(configs))
-    for (const emit::MoeKernel *k : e.kernels())
-      lines.push_back(k->symbol + " (" + k->templatePath + ", MoE " + e.name + ")");
+    if (!e.inCatalog)
+      for (const emit::MoeKernel *k : e.kernels())
+        lines.push_back(k->symbol + " (" + k->templatePath + ", MoE " + e.name + ", generic)");
   return lines;
 }
 
@@ -117,18 +120,21 @@ std::string buildCommand(BuildFlags flags, std::ostream &out, bool terminal) {
     if (!error.empty()) return "recording the machine's peaks: " + error;
     ProgressDisplay display(out, terminal);
     sweep.progress = [&](const tuning::SweepProgress &p) { display(p); };
-    log("sweep: up to " + std::to_string(flags.budget) + " GEMM candidates per bucket, results in " + dbPath);
-    auto swept = tuning::sweepGemms(emit::planGemms(configs), *db, sweep);
+    log("sweep: up to " + std::to_string(flags.budget) + " candidates per configuration, results in " + dbPath);
+    auto swept = tuning::sweepCatalog(configs, *db, sweep);
     if (auto *error = std::get_if<std::string>(&swept)) return "sweep: " + *error;
     const tuning::SweepReport &r = std::get<tuning::SweepReport>(swept);
     sweep.progress = nullptr;
-    log("sweep: " + std::to_string(r.configs) + " GEMM configurations, " + std::to_string(r.candidates) +
+    log("sweep: " + std::to_string(r.configs) + " configurations, " + std::to_string(r.candidates) +
         " candidate results (" + std::to_string(r.measuredNow) + " new: " + std::to_string(r.refuted) + " refuted, " +
         std::to_string(r.failed) + " failed, " + std::to_string(r.incorrect) + " incorrect) in " +
         formatDuration(r.seconds));
     build.chooseGemmTiles = tuning::tunedGemmChooser(*db, sweep.maxProbeFlops);
-    build.tuning = "GEMM tiles from a tuning database (" + std::to_string(r.configs) + " configurations, up to " +
-                   std::to_string(flags.budget) + " candidates each); attention and MoE tiles by rule";
+    build.chooseAttentionTiles = tuning::tunedAttentionChooser(*db);
+    build.chooseMoeTiles = tuning::tunedMoeChooser(*db);
+    build.tuning = "tiles from a tuning database (" + std::to_string(r.configs) +
+                   " GEMM, prefill attention and MoE configurations, up to " + std::to_string(flags.budget) +
+                   " candidates each); decode attention and generic kernels by rule";
   }
   auto result = emit::buildLibrary(build);
   if (auto *error = std::get_if<std::string>(&result)) return *error;
@@ -144,6 +150,7 @@ std::string buildCommand(BuildFlags flags, std::ostream &out, bool terminal) {
   report.db = db.get();
   report.peaks = peaks;
   report.maxProbeFlops = sweep.maxProbeFlops;
+  report.configs = &configs;
   report.byRule = kernelsByRule(configs);
   std::string reportPath = (fs::path(build.outDir) / "report.html").string(), error;
   if (!emit::writeIfChanged(reportPath, tuning::renderReport(report), error)) return error;

@@ -65,6 +65,10 @@ GemmTiles chooseCpuGemmTiles(int64_t m, int64_t n, int64_t k, const GemmTypes &t
 /// neighbours (one parameter changed, then two), each within the limits of
 /// the CPU backend's mma (BK a multiple of 32, tiles within the stack budget).
 std::vector<GemmTiles> cpuGemmCandidates(int64_t m, int64_t n, int64_t k, const GemmTypes &types, int budget);
+/// The same around another `rule` (MoE tiers); with `rowsFixed`, only BN and
+/// BK move (a tier's row count is its contract with the runtime).
+std::vector<GemmTiles> cpuGemmCandidates(const GemmTiles &rule, int64_t m, int64_t n, int64_t k,
+                                         const GemmTypes &types, int budget, bool rowsFixed);
 
 /// Chooses the tiles of a catalog bucket (m is its upper bound).
 using GemmTileChooser = std::function<GemmTiles(int64_t m, int64_t n, int64_t k, const GemmTypes &types)>;

@@ -13,7 +13,9 @@
 #ifndef ARGUS_EMIT_LIBRARYBUILDER_H
 #define ARGUS_EMIT_LIBRARYBUILDER_H
 
+#include "argus/Emit/AttentionPlan.h"
 #include "argus/Emit/GemmPlan.h"
+#include "argus/Emit/MoePlan.h"
 
 #include <functional>
 #include <string>
@@ -34,7 +36,9 @@ struct BuildOptions {
   std::string cacheDir;  // object cache; empty = OUT/.cache
   int jobs = 2;
   std::function<void(const std::string &)> log; // progress lines
-  GemmTileChooser chooseGemmTiles = chooseCpuGemmTiles; // tiles of each catalog GEMM bucket
+  GemmTileChooser chooseGemmTiles = chooseCpuGemmTiles;                // tiles of each catalog GEMM bucket
+  AttentionTileChooser chooseAttentionTiles = chooseCpuAttentionTiles; // of each catalog prefill kernel
+  MoeTileChooser chooseMoeTiles;                                       // of catalog MoE tiers (null: rule)
   std::string tuning = "tiles by rule (no tuning database)"; // how they were chosen, for the manifest
 };
 

@@ -12,8 +12,10 @@
 #define ARGUS_EMIT_MOEPLAN_H
 
 #include "argus/Catalog/OpConfig.h"
+#include "argus/Emit/GemmPlan.h"
 #include "argus/Lowering/LowerToArgus.h"
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -49,7 +51,26 @@ struct MoeEntry {
   std::vector<const MoeKernel *> kernels() const;
 };
 
-std::vector<MoeEntry> planMoe(const std::vector<catalog::OpConfig> &configs);
+/// The two kernels of a tier.
+enum class MoeRole { GateUp, Down };
+
+/// Tiles of a tier's kernel on the CPU target by rule (BM = `rows`, the
+/// tier's tile height): the build without tuning and a sweep's first candidate.
+GemmTiles chooseCpuMoeTiles(MoeRole role, const std::string &dtype, int64_t rows);
+
+/// Chooses the tiles of a catalog entry's tier kernel (BM must stay `rows`).
+using MoeTileChooser = std::function<GemmTiles(MoeRole role, const MoeEntry &entry, int64_t rows)>;
+
+/// The tile height of each tier, ascending; the last serves any rows.
+std::vector<int64_t> moeTierBlockRows();
+
+/// Entries of the catalog's MoE configurations (tiles by `choose`), then
+/// generic ones per dtype (tiles by rule).
+std::vector<MoeEntry> planMoe(const std::vector<catalog::OpConfig> &configs,
+                              const MoeTileChooser &choose = nullptr);
+
+/// A tier kernel with the given tiles (what planMoe and a sweep instantiate).
+MoeKernel moeKernel(MoeRole role, const MoeEntry &entry, const GemmTiles &tiles);
 
 } // namespace argus::emit
 

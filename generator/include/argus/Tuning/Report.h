@@ -13,6 +13,7 @@
 #ifndef ARGUS_TUNING_REPORT_H
 #define ARGUS_TUNING_REPORT_H
 
+#include "argus/Catalog/OpConfig.h"
 #include "argus/Emit/GemmPlan.h"
 #include "argus/Tuning/MachinePeaks.h"
 #include "argus/Tuning/TuningDb.h"
@@ -28,6 +29,7 @@ struct ReportInput {
   const TuningDb *db = nullptr;         // null: tiles by rule, nothing measured
   machine::Peaks peaks;                 // roofs; zero when not measured
   double maxProbeFlops = 6.4e10;        // the sweep's probe cap
+  const std::vector<catalog::OpConfig> *configs = nullptr; // for the attention and MoE tables
   std::vector<std::string> byRule;      // other kernels, one line each
 };
 

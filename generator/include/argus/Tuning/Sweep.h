@@ -1,23 +1,33 @@
 //===- Sweep.h - tune a catalog's kernels into the tuning database -*- C++ -*-===//
 //
-// The sweep behind `argus-gen build`: for every GEMM shape of a catalog and
-// every token bucket, candidates (the rule's tiles and their neighbours) go
-// through generate → verify → compile → check against float64 → time, and
-// each outcome is committed to the tuning database as it happens. Results
-// already in the database are not redone, so a killed sweep resumes where it
-// stopped. The library is then emitted from the database's best
-// (`tunedGemmChooser`), falling back to the rule where nothing was usable.
+// The sweep behind `argus-gen build`: for every op configuration of a
+// catalog, candidates (the rule's tiles and their neighbours) go through
+// generate → verify → compile → check against float64 → time, and each
+// outcome is committed to the tuning database as it happens. Results already
+// in the database are not redone, so a killed sweep resumes where it
+// stopped. The library is then emitted from the database's best (the tuned
+// choosers), falling back to the rule where nothing was usable.
 //
-// Each bucket is measured at its upper bound of rows, capped so one call
-// costs at most `maxProbeFlops` (the last buckets of a large GEMM share the
-// capped probe, and its result). The shape key names the probe, so a
-// database serves any catalog with the same shapes.
+// What is swept, and where it is measured (the shape key names the probe, so
+// a database serves any catalog with the same shapes):
+//  - GEMM: every shape and token bucket, at the bucket's upper bound of rows
+//    capped so one call costs at most `maxProbeFlops` (the last buckets of a
+//    large GEMM share the capped probe, and its result);
+//  - prefill attention: BQ and BKV of each catalog kernel, causal at
+//    kAttentionProbeTokens tokens, one KV head and its query heads;
+//  - MoE: BN and BK of each tier's gate/up and down kernels, at the tier's
+//    rows (decode tiers on one thread, as the runtime runs them).
+// Decode attention has no tile parameter: its splits follow the context and
+// the threads at run time.
 //
 //===----------------------------------------------------------------------===//
 #ifndef ARGUS_TUNING_SWEEP_H
 #define ARGUS_TUNING_SWEEP_H
 
+#include "argus/Catalog/OpConfig.h"
+#include "argus/Emit/AttentionPlan.h"
 #include "argus/Emit/GemmPlan.h"
+#include "argus/Emit/MoePlan.h"
 #include "argus/Tuning/TuningDb.h"
 
 #include <functional>
@@ -58,6 +68,9 @@ struct SweepReport {
 /// The template every GEMM candidate instantiates.
 inline constexpr const char *kGemmTemplate = "templates/gemm/gemm_tn.argus";
 
+/// Query and key tokens of a prefill attention probe.
+inline constexpr int64_t kAttentionProbeTokens = 1024;
+
 /// Rows a bucket of up to `m` rows is measured at.
 int64_t gemmProbeRows(int64_t m, int64_t n, int64_t k, double maxProbeFlops);
 
@@ -68,11 +81,29 @@ std::string gemmShapeKey(const emit::GemmTypes &types, int64_t n, int64_t k, int
 std::string gemmParameters(const emit::GemmTiles &tiles);
 bool parseGemmParameters(const std::string &text, emit::GemmTiles &tiles);
 
+/// The key and parameter text of a prefill kernel's probe and tiles.
+std::string attentionShapeKey(const emit::AttentionKernel &kernel);
+std::string attentionParameters(const emit::AttentionTiles &tiles);
+bool parseAttentionParameters(const std::string &text, emit::AttentionTiles &tiles);
+
+/// The rows an MoE tier with tiles `tileRows` tall is measured at, and the
+/// key of that probe.
+int64_t moeProbeRows(int64_t tileRows);
+std::string moeShapeKey(emit::MoeRole role, const emit::MoeEntry &entry, int64_t tileRows);
+
 /// Sweeps every catalog GEMM group of `plan` (built by rule) into `db`.
 std::variant<SweepReport, std::string> sweepGemms(const emit::GemmPlan &plan, TuningDb &db, const SweepOptions &options);
 
-/// Tiles from the database's best for each bucket, the rule's where it has none.
+/// Sweeps every tunable kernel of a catalog: its GEMM groups, prefill
+/// attention kernels and MoE tiers.
+std::variant<SweepReport, std::string> sweepCatalog(const std::vector<catalog::OpConfig> &configs, TuningDb &db,
+                                                    const SweepOptions &options);
+
+/// Tiles from the database's best for each configuration, the rule's where
+/// it has none.
 emit::GemmTileChooser tunedGemmChooser(const TuningDb &db, double maxProbeFlops);
+emit::AttentionTileChooser tunedAttentionChooser(const TuningDb &db);
+emit::MoeTileChooser tunedMoeChooser(const TuningDb &db);
 
 } // namespace argus::tuning
 

@@ -1,13 +1,15 @@
-//===- GemmMeasureTest.cpp - the sweep's measuring harness ----------------===//
+//===- MeasureTest.cpp - the sweep's measuring harnesses -------------------===//
 //
 // Hand-written f32 GEMM kernels in the CPU calling convention, each with one
-// defect, go through measureGemms: a correct one is timed; a wrong element,
-// an unwritten row, a crash and a hang each become that probe's failure,
-// and the probes after them are still measured.
+// defect, go through measureGemms (sampled rows) and measureKernels (any
+// kernel naming a reference, checked in full): a correct one is timed; a
+// wrong element, an unwritten row, a changed input, a crash and a hang each
+// become that probe's failure, and the probes after them are still measured.
 //
 //===----------------------------------------------------------------------===//
 #include "argus/Emit/Compiler.h"
 #include "argus/Tuning/GemmMeasure.h"
+#include "argus/Tuning/KernelMeasure.h"
 
 #include <gtest/gtest.h>
 
@@ -44,10 +46,14 @@ extern "C" void wrong(const argus_cpu_arg *args, int) {
 }
 extern "C" void short_rows(const argus_cpu_arg *args, int) { gemm(args, args[0].tensor.shape[0] - 1); }
 extern "C" void crash(const argus_cpu_arg *, int) { raise(SIGSEGV); }
+extern "C" void changes_input(const argus_cpu_arg *args, int) {
+  gemm(args, args[0].tensor.shape[0]);
+  ((float *)args[1].tensor.data)[5] = 0.5f;
+}
 extern "C" void hang(const argus_cpu_arg *, int) { for (;;) pause(); }
 )cpp";
 
-class GemmMeasureTest : public ::testing::Test {
+class MeasureTest : public ::testing::Test {
 protected:
   void SetUp() override {
     dir = fs::temp_directory_path() / ("argus-measure-" + std::to_string(getpid()));
@@ -82,7 +88,7 @@ protected:
   std::string library;
 };
 
-TEST_F(GemmMeasureTest, CorrectKernelIsTimed) {
+TEST_F(MeasureTest, CorrectKernelIsTimed) {
   auto r = measure({"good"}, 13);
   ASSERT_EQ(r.size(), 1u);
   EXPECT_TRUE(r[0].correct) << r[0].detail;
@@ -90,7 +96,7 @@ TEST_F(GemmMeasureTest, CorrectKernelIsTimed) {
   EXPECT_LT(r[0].maxError, 1e-5);
 }
 
-TEST_F(GemmMeasureTest, DefectsAreFailuresOfTheirOwnProbe) {
+TEST_F(MeasureTest, DefectsAreFailuresOfTheirOwnProbe) {
   auto r = measure({"wrong", "good", "short_rows", "crash", "good", "missing_symbol", "good"}, 9);
   ASSERT_EQ(r.size(), 7u);
   EXPECT_FALSE(r[0].correct);
@@ -107,10 +113,61 @@ TEST_F(GemmMeasureTest, DefectsAreFailuresOfTheirOwnProbe) {
   for (int i : {0, 2, 3, 5}) EXPECT_EQ(r[i].seconds, 0) << "a failed probe has no time";
 }
 
-TEST_F(GemmMeasureTest, HangIsKilledAfterTheTimeout) {
+TEST_F(MeasureTest, HangIsKilledAfterTheTimeout) {
   auto r = measure({"hang", "good"}, 4, 2);
   ASSERT_EQ(r.size(), 2u);
   EXPECT_FALSE(r[0].correct);
+  EXPECT_NE(r[0].detail.find("ran longer than 2 s"), std::string::npos) << r[0].detail;
+  EXPECT_TRUE(r[1].correct) << r[1].detail;
+}
+
+/// The same kernels through the harness, as reference "gemm_tn" (f32, 9 x 37 x 45).
+std::vector<Measurement> measureWithHarness(const std::string &library, const std::vector<std::string> &symbols,
+                                            double timeout = 60) {
+  auto matrix = [](const char *name, int64_t rows, int64_t cols) {
+    return ref::HarnessArg{name, true, ref::ElementType::F32, {rows, cols}, 0};
+  };
+  std::vector<ref::HarnessArg> args = {matrix("A", 9, 45), matrix("B", 37, 45), matrix("C", 9, 37),
+                                       {"bias", true, ref::ElementType::F32, {37}, 0},
+                                       {"alpha", false, ref::ElementType::F32, {}, 1.0},
+                                       {"beta", false, ref::ElementType::F32, {}, 0.0},
+                                       {"has_bias", false, ref::ElementType::I32, {}, 1.0}};
+  std::vector<KernelProbe> probes;
+  for (const std::string &s : symbols) probes.push_back({library, s});
+  MeasureOptions opt;
+  opt.timeoutSeconds = timeout;
+  std::vector<Measurement> results;
+  std::string error = measureKernels(*ref::findReference("gemm_tn"), args, probes, opt,
+                                     [&](size_t i, const Measurement &r) {
+                                       EXPECT_EQ(i, results.size()) << "results arrive in order";
+                                       results.push_back(r);
+                                     });
+  EXPECT_EQ(error, "");
+  return results;
+}
+
+TEST_F(MeasureTest, HarnessChecksEveryTensorAndResetsInputs) {
+  auto r = measureWithHarness(library, {"good", "wrong", "short_rows", "changes_input", "good", "crash", "good"});
+  ASSERT_EQ(r.size(), 7u);
+  EXPECT_TRUE(r[0].correct) << r[0].detail;
+  EXPECT_GT(r[0].seconds, 0);
+  EXPECT_FALSE(r[1].correct);
+  EXPECT_NE(r[1].detail.find("C[8, 3]: expected"), std::string::npos) << r[1].detail;
+  EXPECT_FALSE(r[2].correct);
+  EXPECT_NE(r[2].detail.find("37 elements of C never written"), std::string::npos) << r[2].detail;
+  EXPECT_FALSE(r[3].correct);
+  EXPECT_NE(r[3].detail.find("B[0, 5]: expected"), std::string::npos) << "inputs must come back unchanged: "
+                                                                      << r[3].detail;
+  EXPECT_TRUE(r[4].correct) << "inputs are reset after a kernel that changed them: " << r[4].detail;
+  EXPECT_FALSE(r[5].correct);
+  EXPECT_NE(r[5].detail.find("the candidate crashed (killed by signal"), std::string::npos) << r[5].detail;
+  EXPECT_TRUE(r[6].correct) << r[6].detail;
+  for (int i : {1, 2, 3, 5}) EXPECT_EQ(r[i].seconds, 0) << "a failed probe has no time";
+}
+
+TEST_F(MeasureTest, HarnessKillsAHang) {
+  auto r = measureWithHarness(library, {"hang", "good"}, 2);
+  ASSERT_EQ(r.size(), 2u);
   EXPECT_NE(r[0].detail.find("ran longer than 2 s"), std::string::npos) << r[0].detail;
   EXPECT_TRUE(r[1].correct) << r[1].detail;
 }

@@ -1,0 +1,73 @@
+//===- SweepEngine.h - the sweep's pipeline, whatever the kernel -*- C++ -*-===//
+//
+// What a sweep does with the candidates of any kernel family: each is
+// instantiated from its template, proved by the verifier, compiled and
+// linked into its own shared object once; the family then measures it at
+// each configuration that lists it; every outcome is committed to the
+// tuning database as it happens, and results already there are not redone.
+// The families (Sweep.cpp) say which candidates, configurations and
+// measurements there are.
+//
+//===----------------------------------------------------------------------===//
+#ifndef ARGUS_TUNING_SWEEPENGINE_H
+#define ARGUS_TUNING_SWEEPENGINE_H
+
+#include "argus/Lowering/LowerToArgus.h"
+#include "argus/Reference/KernelHarness.h"
+#include "argus/Tuning/ProbeProcess.h"
+#include "argus/Tuning/Sweep.h"
+
+#include <functional>
+#include <string>
+#include <variant>
+#include <vector>
+
+namespace argus::tuning::detail {
+
+/// One candidate kernel: a template instance.
+struct CandidateSource {
+  std::string templatePath;      // relative to the Argus tree
+  lowering::Specialization spec;
+  std::string symbol;            // unique in the sweep: names its source, object and shared object
+  std::string parameters;        // the database's text of its tunable parameters
+};
+
+/// One op configuration (a database shape key) and the candidates it tries.
+struct SweepConfig {
+  std::string op, key, label;
+  std::vector<size_t> candidates; // indices into SweepGroup::candidates
+};
+
+/// A built candidate to run at a configuration.
+struct ProbeRef {
+  size_t config = 0, candidate = 0;
+  std::string library, symbol;
+};
+
+using ResultSink = std::function<void(size_t, const Measurement &)>;
+
+/// Candidates built together and configurations measured together.
+struct SweepGroup {
+  std::vector<CandidateSource> candidates;
+  std::vector<SweepConfig> configs;
+  /// Measures the probes, reporting each (by index) as it finishes; "" or
+  /// why nothing could be measured.
+  std::function<std::string(const std::vector<ProbeRef> &, const ResultSink &)> measure;
+};
+
+std::variant<SweepReport, std::string> runSweep(const std::vector<SweepGroup> &groups, TuningDb &db,
+                                                const SweepOptions &options);
+
+/// The parameters of a template instance for the harness, with these sizes
+/// of its symbolic dims and scalar values; and the reference it names.
+struct DescribedKernel {
+  const ref::Reference *reference = nullptr;
+  std::vector<ref::HarnessArg> args;
+};
+std::variant<DescribedKernel, std::string> describeKernel(const std::string &homeDir, const CandidateSource &source,
+                                                          const std::map<std::string, int64_t> &sizes,
+                                                          const std::map<std::string, double> &scalars);
+
+} // namespace argus::tuning::detail
+
+#endif // ARGUS_TUNING_SWEEPENGINE_H
