@@ -19,6 +19,7 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <numeric>
 #include <sstream>
 
 namespace fs = std::filesystem;
@@ -496,8 +497,9 @@ std::variant<BuildReport, std::string> buildLibrary(const BuildOptions &opt) {
                                                     [](const GemmKernel &k) { return k.n == 0; })) +
                      static_cast<int>(std::count_if(attention.begin(), attention.end(),
                                                     [](const AttentionKernel &k) { return !k.inCatalog; })) +
-                     4 * static_cast<int>(std::count_if(moe.begin(), moe.end(),
-                                                        [](const MoeEntry &e) { return !e.inCatalog; }));
+                     std::accumulate(moe.begin(), moe.end(), 0, [](int sum, const MoeEntry &e) {
+                       return sum + (e.inCatalog ? 0 : static_cast<int>(e.kernels().size()));
+                     });
   report.tunedKernels = report.kernels - report.fallbacks;
   report.groups = static_cast<int>(plan.groups.size());
   report.compiled = stats.compiled;
