@@ -12,7 +12,8 @@
 
 namespace argus::ref {
 
-void attentionPrefillF64(const AttentionShape &s, const double *q, const double *k, const double *v, double *o) {
+void attentionPrefillF64(const AttentionShape &s, const double *q, const double *k, const double *v, double *o,
+                         double *magnitude) {
   const int64_t group = s.numHeads / s.numKvHeads, d = s.headDim, dv = s.valueDim();
   std::vector<double> scores(static_cast<size_t>(std::max<int64_t>(s.seqKv, 1)));
   for (int64_t h = 0; h < s.numHeads; ++h) {
@@ -31,11 +32,16 @@ void attentionPrefillF64(const AttentionShape &s, const double *q, const double 
       }
       double sum = 0;
       for (int64_t j = 0; j < visible; ++j) sum += scores[j] = std::exp(scores[j] - maxScore);
-      double *oi = o + (i * s.numHeads + h) * dv;
+      const int64_t at = (i * s.numHeads + h) * dv;
       for (int64_t c = 0; c < dv; ++c) {
-        double out = 0;
-        for (int64_t j = 0; j < visible; ++j) out += scores[j] * v[(j * s.numKvHeads + g) * dv + c];
-        oi[c] = visible > 0 ? out / sum : 0.0; // a row that sees no key is zero
+        double out = 0, mag = 0;
+        for (int64_t j = 0; j < visible; ++j) {
+          const double vj = v[(j * s.numKvHeads + g) * dv + c];
+          out += scores[j] * vj;
+          mag += scores[j] * std::fabs(vj);
+        }
+        o[at + c] = visible > 0 ? out / sum : 0.0; // a row that sees no key is zero
+        if (magnitude) magnitude[at + c] = visible > 0 ? mag / sum : 0.0;
       }
     }
   }
@@ -48,7 +54,8 @@ namespace {
 /// the softmax-weighted mean of the values, lse the log of the denominator
 /// (none: o = 0 and lse = -1e30, what the kernels write).
 void attendTokens(const PagedDecodeShape &s, int64_t b, int64_t begin, int64_t end, const double *q,
-                  const double *kCache, const double *vCache, const int64_t *blockTable, double *o, double *lse) {
+                  const double *kCache, const double *vCache, const int64_t *blockTable, double *o, double *lse,
+                  double *magnitude) {
   const int64_t group = s.numHeads / s.numKvHeads, d = s.headDim, dv = s.valueDim();
   const int64_t rowElems = s.numKvHeads * d, vRowElems = s.numKvHeads * dv;
   const int64_t n = std::max<int64_t>(end - begin, 0);
@@ -71,9 +78,14 @@ void attendTokens(const PagedDecodeShape &s, int64_t b, int64_t begin, int64_t e
     }
     for (int64_t j = 0; j < n; ++j) sum += scores[j] = std::exp(scores[j] - maxScore);
     for (int64_t c = 0; c < dv; ++c) {
-      double out = 0;
-      for (int64_t j = 0; j < n; ++j) out += scores[j] * v[j * vRowElems + g * dv + c];
+      double out = 0, mag = 0;
+      for (int64_t j = 0; j < n; ++j) {
+        const double vj = v[j * vRowElems + g * dv + c];
+        out += scores[j] * vj;
+        mag += scores[j] * std::fabs(vj);
+      }
       o[h * dv + c] = n > 0 ? out / sum : 0.0;
+      if (magnitude) magnitude[h * dv + c] = n > 0 ? mag / sum : 0.0;
     }
     if (lse) lse[h] = n > 0 ? maxScore + std::log(sum) : -1e30;
   }
@@ -82,22 +94,25 @@ void attendTokens(const PagedDecodeShape &s, int64_t b, int64_t begin, int64_t e
 } // namespace
 
 void attentionDecodeF64(const PagedDecodeShape &s, const double *q, const double *kCache, const double *vCache,
-                        const int64_t *blockTable, const int64_t *seqlens, double *o) {
+                        const int64_t *blockTable, const int64_t *seqlens, double *o, double *magnitude) {
+  const int64_t row = s.numHeads * s.valueDim();
   for (int64_t b = 0; b < s.batch; ++b)
-    attendTokens(s, b, 0, seqlens[b], q, kCache, vCache, blockTable, o + b * s.numHeads * s.valueDim(), nullptr);
+    attendTokens(s, b, 0, seqlens[b], q, kCache, vCache, blockTable, o + b * row, nullptr,
+                 magnitude ? magnitude + b * row : nullptr);
 }
 
 void attentionDecodeSplitF64(const PagedDecodeShape &s, int64_t splits, const double *q, const double *kCache,
                              const double *vCache, const int64_t *blockTable, const int64_t *seqlens, double *op,
-                             double *lse) {
+                             double *lse, double *magnitude) {
   const int64_t perSplit = (s.maxPagesPerSeq + splits - 1) / splits;
   for (int64_t b = 0; b < s.batch; ++b)
     for (int64_t sp = 0; sp < splits; ++sp) {
       const int64_t begin = sp * perSplit * s.pageSize;
       const int64_t end = std::min((sp + 1) * perSplit * s.pageSize, seqlens[b]);
       const int64_t at = b * splits + sp;
-      attendTokens(s, b, begin, end, q, kCache, vCache, blockTable, op + at * s.numHeads * s.valueDim(),
-                   lse + at * s.numHeads);
+      const int64_t row = at * s.numHeads * s.valueDim();
+      attendTokens(s, b, begin, end, q, kCache, vCache, blockTable, op + row, lse + at * s.numHeads,
+                   magnitude ? magnitude + row : nullptr);
     }
 }
 

@@ -29,6 +29,7 @@ std::string KernelHarness::prepare(const Reference &reference, std::vector<Harne
   tensors_.clear();
   tensorOf_.assign(args_.size(), -1);
   computed_ = false;
+  magnitudes_.clear();
   std::mt19937_64 rng(seed);
   std::vector<RefArg> refArgs(args_.size());
   for (size_t i = 0; i < args_.size(); ++i) {
@@ -87,6 +88,7 @@ void KernelHarness::reset() {
 bool KernelHarness::compare(std::vector<TensorCheck> &checks) {
   if (!computed_) {
     reference_->compute(expected_);
+    if (reference_->magnitudes) magnitudes_ = reference_->magnitudes(expected_);
     computed_ = true;
   }
   int64_t reduction = reference_->reductionSize ? reference_->reductionSize(expected_) : 1;
@@ -105,7 +107,9 @@ bool KernelHarness::compare(std::vector<TensorCheck> &checks) {
     r.dtype = elementTypeName(t->type());
     r.shape = t->shape();
     r.tolerance = toleranceFor(toleranceType(*t), reduction, reference_->roundings);
-    Mismatch m = ref::compare(*t, expected_[i].data, r.tolerance);
+    auto magnitude = magnitudes_.find(r.name);
+    Mismatch m = ref::compare(*t, expected_[i].data, r.tolerance,
+                              magnitude == magnitudes_.end() ? nullptr : &magnitude->second);
     r.maxError = m.maxError;
     r.mismatches = m.mismatches;
     r.unwritten = m.unwritten;

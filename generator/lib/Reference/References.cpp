@@ -70,8 +70,8 @@ std::string validateAttentionPrefill(const std::vector<RefArg> &args) {
   return "";
 }
 
-void attentionPrefill(std::vector<RefArg> &args) {
-  RefArg &Q = argNamed(args, "Q"), &K = argNamed(args, "K"), &V = argNamed(args, "V"), &O = argNamed(args, "O");
+AttentionShape prefillShape(std::vector<RefArg> &args) {
+  RefArg &Q = argNamed(args, "Q"), &K = argNamed(args, "K"), &V = argNamed(args, "V");
   AttentionShape shape;
   shape.seqQ = Q.shape[0];
   shape.numHeads = Q.shape[1];
@@ -81,7 +81,19 @@ void attentionPrefill(std::vector<RefArg> &args) {
   shape.numKvHeads = K.shape[1];
   shape.scale = argNamed(args, "scale").scalar;
   shape.causal = argNamed(args, "causal").scalar != 0;
-  attentionPrefillF64(shape, Q.data.data(), K.data.data(), V.data.data(), O.data.data());
+  return shape;
+}
+
+void attentionPrefill(std::vector<RefArg> &args) {
+  attentionPrefillF64(prefillShape(args), argNamed(args, "Q").data.data(), argNamed(args, "K").data.data(),
+                      argNamed(args, "V").data.data(), argNamed(args, "O").data.data());
+}
+
+std::map<std::string, std::vector<double>> attentionPrefillMagnitudes(std::vector<RefArg> &args) {
+  std::vector<double> out(argNamed(args, "O").data.size()), magnitude(out.size());
+  attentionPrefillF64(prefillShape(args), argNamed(args, "Q").data.data(), argNamed(args, "K").data.data(),
+                      argNamed(args, "V").data.data(), out.data(), magnitude.data());
+  return {{"O", std::move(magnitude)}};
 }
 
 /// Q: B x H x D; O: B x H x DV; Kc: P x PAGE x KVH x D; Vc: P x PAGE x KVH x
@@ -136,6 +148,13 @@ void attentionDecode(std::vector<RefArg> &args) {
   attentionDecodeF64(in.shape, in.q, in.k, in.v, in.pages.data(), in.lengths.data(), argNamed(args, "O").data.data());
 }
 
+std::map<std::string, std::vector<double>> attentionDecodeMagnitudes(std::vector<RefArg> &args) {
+  PagedDecodeInputs in(args);
+  std::vector<double> out(argNamed(args, "O").data.size()), magnitude(out.size());
+  attentionDecodeF64(in.shape, in.q, in.k, in.v, in.pages.data(), in.lengths.data(), out.data(), magnitude.data());
+  return {{"O", std::move(magnitude)}};
+}
+
 /// attention_decode's inputs followed by Op (B x S x H x DV) and Lse (B x S x H).
 std::string validateAttentionDecodeSplit(const std::vector<RefArg> &args) {
   RefArg out = args[0]; // what O would be: [batch, heads, v_head_dim]
@@ -155,6 +174,15 @@ void attentionDecodeSplit(std::vector<RefArg> &args) {
   RefArg &Op = argNamed(args, "Op"), &Lse = argNamed(args, "Lse");
   attentionDecodeSplitF64(in.shape, Op.shape[1], in.q, in.k, in.v, in.pages.data(), in.lengths.data(), Op.data.data(),
                           Lse.data.data());
+}
+
+std::map<std::string, std::vector<double>> attentionDecodeSplitMagnitudes(std::vector<RefArg> &args) {
+  PagedDecodeInputs in(args);
+  const RefArg &Op = argNamed(args, "Op"), &Lse = argNamed(args, "Lse");
+  std::vector<double> op(Op.data.size()), lse(Lse.data.size()), magnitude(op.size());
+  attentionDecodeSplitF64(in.shape, Op.shape[1], in.q, in.k, in.v, in.pages.data(), in.lengths.data(), op.data(),
+                          lse.data(), magnitude.data());
+  return {{"Op", std::move(magnitude)}};
 }
 
 /// X: M x K; Wg, Wu: N x K; H: M x N.
@@ -200,13 +228,14 @@ const std::map<std::string, Reference> &registry() {
         // Terms an output sums: the keys of P·V, and the head dim of the
         // scores, whose error exp() carries into every weight.
         [](const std::vector<RefArg> &args) { return args[1].shape[0] + args[0].shape[2]; },
-        [](const std::vector<RefArg> &) { return std::vector<std::string>{"O"}; }, /*roundings=*/2}},
+        [](const std::vector<RefArg> &) { return std::vector<std::string>{"O"}; }, /*roundings=*/2,
+        /*arrangeInputs=*/nullptr, /*toleranceOf=*/"", attentionPrefillMagnitudes}},
       {"attention_decode",
        {"attention_decode", "one query token per sequence against a paged KV cache (block table, seqlens)",
         {"Q", "Kc", "Vc", "block_table", "seqlens", "O", "scale"}, validateAttentionDecode, attentionDecode,
         [](const std::vector<RefArg> &args) { return args[3].shape[1] * args[1].shape[1] + args[0].shape[2]; },
         [](const std::vector<RefArg> &) { return std::vector<std::string>{"O"}; }, /*roundings=*/2,
-        arrangeDecodeInputs}},
+        arrangeDecodeInputs, /*toleranceOf=*/"", attentionDecodeMagnitudes}},
       {"attention_decode_split",
        {"attention_decode_split",
         "attention_decode's context cut into splits (flash-decoding): per split, the attention over it alone and "
@@ -217,7 +246,7 @@ const std::map<std::string, Reference> &registry() {
           return (args[3].shape[1] + args[5].shape[1] - 1) / args[5].shape[1] * args[1].shape[1] + args[0].shape[2];
         },
         [](const std::vector<RefArg> &) { return std::vector<std::string>{"Op", "Lse"}; }, /*roundings=*/2,
-        arrangeDecodeInputs, /*toleranceOf=*/"Q"}},
+        arrangeDecodeInputs, /*toleranceOf=*/"Q", attentionDecodeSplitMagnitudes}},
       {"moe_gate_up",
        {"moe_gate_up", "H = silu(X·Wgᵀ) * (X·Wuᵀ): the gate/up half of a SwiGLU expert",
         {"X", "Wg", "Wu", "H"}, validateMoeGateUp, moeGateUp,
@@ -254,7 +283,8 @@ double toleranceFor(ElementType type, int64_t reduction, int roundings) {
   }
 }
 
-Mismatch compare(const HostTensor &actual, const std::vector<double> &expected, double tol) {
+Mismatch compare(const HostTensor &actual, const std::vector<double> &expected, double tol,
+                 const std::vector<double> *magnitude) {
   Mismatch result;
   double sumSq = 0;
   for (double e : expected)
@@ -267,7 +297,8 @@ Mismatch compare(const HostTensor &actual, const std::vector<double> &expected, 
       result.unwritten++;
       bad = true;
     } else {
-      double err = std::fabs(a - e) / (std::fabs(e) + rms + 1e-300);
+      double scale = magnitude ? (*magnitude)[i] : std::fabs(e) + rms;
+      double err = std::fabs(a - e) / (scale + 1e-300);
       result.maxError = std::max(result.maxError, std::isnan(err) ? INFINITY : err);
       bad = !(err <= tol) && !(std::isnan(a) && std::isnan(e));
     }

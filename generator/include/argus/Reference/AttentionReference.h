@@ -25,9 +25,11 @@ struct AttentionShape {
 /// headDim; v, o of valueDim()). Query head h
 /// reads KV head h / (numHeads / numKvHeads). Causal masking is aligned
 /// bottom-right: query i sees keys j <= i + seqKv - seqQ; a query that sees
-/// no key gets zeros.
+/// no key gets zeros. `magnitude` (optional, shaped like o) gets the
+/// magnitude of the terms each output sums, sum_j p_j |v_j| (the scale of
+/// its rounding error; see Reference::magnitudes).
 void attentionPrefillF64(const AttentionShape &shape, const double *q, const double *k, const double *v,
-                         double *o);
+                         double *o, double *magnitude = nullptr);
 
 struct PagedDecodeShape {
   int64_t batch = 0, numHeads = 1, numKvHeads = 1, headDim = 1;
@@ -43,7 +45,7 @@ struct PagedDecodeShape {
 /// value cache valueDim() wide); sequence b has seqlens[b] tokens (none:
 /// zeros). q is [batch, numHeads, headDim], o [batch, numHeads, valueDim()].
 void attentionDecodeF64(const PagedDecodeShape &shape, const double *q, const double *kCache, const double *vCache,
-                        const int64_t *blockTable, const int64_t *seqlens, double *o);
+                        const int64_t *blockTable, const int64_t *seqlens, double *o, double *magnitude = nullptr);
 
 /// The same context cut into `splits` runs of ceil(maxPagesPerSeq / splits)
 /// pages (flash-decoding): for each sequence b, split s and head h, op
@@ -53,7 +55,7 @@ void attentionDecodeF64(const PagedDecodeShape &shape, const double *q, const do
 /// attentionDecodeF64 is their merge: sum_s exp(lse_s) op_s / sum_s exp(lse_s).
 void attentionDecodeSplitF64(const PagedDecodeShape &shape, int64_t splits, const double *q, const double *kCache,
                              const double *vCache, const int64_t *blockTable, const int64_t *seqlens, double *op,
-                             double *lse);
+                             double *lse, double *magnitude = nullptr);
 
 } // namespace argus::ref
 

@@ -14,6 +14,7 @@
 
 #include "argus/Reference/References.h"
 
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -68,6 +69,7 @@ private:
   std::vector<int> tensorOf_;                  // argument -> tensors_ index, -1 for scalars
   std::vector<std::optional<HostTensor>> initial_; // per tensor: its prepared values, unless a pure output
   std::vector<RefArg> expected_;               // the reference's arguments, computed lazily
+  std::map<std::string, std::vector<double>> magnitudes_; // of outputs the reference scales (Reference::magnitudes)
   bool computed_ = false;
 };
 
