@@ -7,6 +7,11 @@
  * `num_threads` bounds the OpenMP threads used over program instances
  * (0 = the OpenMP default).
  *
+ * A kernel reads only what its parameter needs: a tensor's data and its
+ * first `rank` sizes and strides, a scalar's f (floats) or i (integers).
+ * The other fields are unspecified: the dispatchers leave them unwritten,
+ * since the stores of a full argument block are much of a dispatch.
+ *
  *===----------------------------------------------------------------------===*/
 #ifndef ARGUS_CPU_ABI_H
 #define ARGUS_CPU_ABI_H
