@@ -1,8 +1,8 @@
 // Hopper bf16 GEMM: Argus tile configurations against cuBLAS, side by side in one run.
 //
 // For every shape: fresh random inputs, every output poisoned with NaN, each configuration checked
-// against a float64 reference, then timed with CUDA events (warm-up, median of 25 samples, inputs
-// rotated over enough sets to exceed twice the L2). Prints a table and writes one JSON line per
+// against a float64 reference, then all timed with CUDA events, taking turns (warm-up, median of
+// 25 samples, inputs rotated over enough sets to exceed twice the L2). Prints a table and writes one JSON line per
 // (shape, implementation) to the file named by --json.
 //
 // Build: nvcc -O3 -std=c++20 -gencode=arch=compute_90a,code=sm_90a -I dist/runtime/cuda
@@ -84,10 +84,12 @@ template <int BM, int BN, int Stages> Implementation splitConfig(int split) {
 }
 
 std::vector<Implementation> prefillImplementations() {
-  // Split-K earns its place where few tiles cover C (N = 1280 at M = 512: 40 tiles of 128 x 128).
+  // Split-K earns its place where few tiles cover C (N = 1280 at M = 512: 40 tiles of 128 x 128);
+  // 128 x 160 tiles cut N = 1280 into 8 columns, so 16 row tiles (or 8 x split 2, 4 x split 4)
+  // make 128 CTAs for 132 SMs.
   return {persistentConfig<128, 256, 3>(), persistentConfig<128, 128, 5>(), persistentConfig<128, 192, 4>(),
-          splitConfig<128, 128, 4>(2),     splitConfig<128, 128, 4>(4),     splitConfig<64, 128, 4>(4),
-          {"cublas", runCublas}};
+          persistentConfig<128, 160, 4>(), splitConfig<128, 128, 4>(2),     splitConfig<128, 128, 4>(3),
+          splitConfig<128, 160, 4>(2),     splitConfig<128, 160, 4>(4),     {"cublas", runCublas}};
 }
 
 std::vector<Implementation> decodeImplementations() {
@@ -200,28 +202,35 @@ public:
     return r;
   }
 
-  // Median seconds per call over 25 samples, each sample one pass over every input set.
-  double time(const Implementation &impl) {
+  // Median seconds per call of each implementation over 25 samples, each sample one pass over
+  // every input set. The implementations take turns sample by sample, so that a drift of the
+  // clocks (power, temperature, neighbours) weighs on all of them alike.
+  std::vector<double> time(const std::vector<Implementation> &impls) {
     cudaEvent_t start, stop;
     ARGUS_CUDA_CHECK(cudaEventCreate(&start));
     ARGUS_CUDA_CHECK(cudaEventCreate(&stop));
-    for (int warm = 0; warm < 2; ++warm)
-      for (int s = 0; s < sets; ++s)
-        ARGUS_CUDA_CHECK(impl.run(args(s, 0.0f, false)));
-    std::vector<double> samples;
-    for (int sample = 0; sample < 25; ++sample) {
-      ARGUS_CUDA_CHECK(cudaEventRecord(start));
-      for (int s = 0; s < sets; ++s)
-        ARGUS_CUDA_CHECK(impl.run(args(s, 0.0f, false)));
-      ARGUS_CUDA_CHECK(cudaEventRecord(stop));
-      ARGUS_CUDA_CHECK(cudaEventSynchronize(stop));
-      float ms;
-      ARGUS_CUDA_CHECK(cudaEventElapsedTime(&ms, start, stop));
-      samples.push_back(ms * 1e-3 / sets);
-    }
+    for (const Implementation &impl : impls)
+      for (int warm = 0; warm < 2; ++warm)
+        for (int s = 0; s < sets; ++s)
+          ARGUS_CUDA_CHECK(impl.run(args(s, 0.0f, false)));
+    std::vector<std::vector<double>> samples(impls.size());
+    for (int sample = 0; sample < 25; ++sample)
+      for (size_t i = 0; i < impls.size(); ++i) {
+        ARGUS_CUDA_CHECK(cudaEventRecord(start));
+        for (int s = 0; s < sets; ++s)
+          ARGUS_CUDA_CHECK(impls[i].run(args(s, 0.0f, false)));
+        ARGUS_CUDA_CHECK(cudaEventRecord(stop));
+        ARGUS_CUDA_CHECK(cudaEventSynchronize(stop));
+        float ms;
+        ARGUS_CUDA_CHECK(cudaEventElapsedTime(&ms, start, stop));
+        samples[i].push_back(ms * 1e-3 / sets);
+      }
     cudaEventDestroy(start);
     cudaEventDestroy(stop);
-    return medianOf(samples);
+    std::vector<double> medians;
+    for (auto &v : samples)
+      medians.push_back(medianOf(v));
+    return medians;
   }
 
   const Shape shape;
@@ -349,9 +358,15 @@ int main(int argc, char **argv) {
       const double bytes = 2.0 * (double(shape.m) * shape.k + double(shape.n) * shape.k + double(shape.m) * shape.n);
       double bestArgus = 1e30, cublasTime = 0;
       std::string bestName;
-      for (const Implementation &impl : group.impls) {
-        CheckResult c = run.checkOnce(impl, beta, epilogueCase);
-        const double seconds = options.checkOnly ? 1e-30 : run.time(impl);
+      std::vector<CheckResult> checks;
+      for (const Implementation &impl : group.impls)
+        checks.push_back(run.checkOnce(impl, beta, epilogueCase));
+      const std::vector<double> times =
+          options.checkOnly ? std::vector<double>(group.impls.size(), 1e-30) : run.time(group.impls);
+      for (size_t i = 0; i < group.impls.size(); ++i) {
+        const Implementation &impl = group.impls[i];
+        const CheckResult &c = checks[i];
+        const double seconds = times[i];
         if (!c.pass) {
           ++failures;
           std::printf("FAIL %s on %s %s %dx%dx%d: rel %.3g worst %.3g failures %llu nonfinite %llu\n", impl.name.c_str(),

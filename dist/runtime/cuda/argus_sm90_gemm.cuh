@@ -270,6 +270,7 @@ __global__ void __launch_bounds__(GemmSharedLayout<BM, BN, Stages>::kThreads, 1)
   constexpr int kConsumers = GemmSharedLayout<BM, BN, Stages>::kConsumers;
   constexpr int kConsumerOutputBytes = 64 * BN * sizeof(TC);
   constexpr int kGroupM = 2048 / BN;  // a band's A rows about match the B rows of its columns
+  static_assert(!StoreByTma || BN % OutputBoxes<TC>::kColumns == 0, "the TMA store moves whole boxes");
   extern __shared__ uint8_t sharedRaw[];
   const auto shared = GemmShared<BM, BN, Stages, kConsumers * kConsumerOutputBytes>::setUp(sharedRaw, &mapA, &mapB);
   const int tilesM = (epilogue.m + BM - 1) / BM, tilesN = (epilogue.n + BN - 1) / BN;
@@ -351,9 +352,9 @@ __global__ void __launch_bounds__(GemmSharedLayout<BM, BN, Stages>::kThreads, 1)
   clusterSync();  // every partial tile of the cluster is staged
 
   if (warpgroup > 0) {
-    const int rowsPerRank = BM / split, firstRow = int(rank) * rowsPerRank;
+    const int firstRow = int(rank) * BM / split, rows = (int(rank) + 1) * BM / split - firstRow;
     const bool vectorOk = vectorStores<TC, 4>(epilogue);
-    for (int g = threadIdx.x - 128; g < rowsPerRank * (BN / 4); g += kConsumers * 128) {
+    for (int g = threadIdx.x - 128; g < rows * (BN / 4); g += kConsumers * 128) {
       const int r = firstRow + g / (BN / 4), col = (g % (BN / 4)) * 4;
       const float *element = &shared.staging[r * Layout::kStagingPitch + col];
       float sum[4] = {0.f, 0.f, 0.f, 0.f};

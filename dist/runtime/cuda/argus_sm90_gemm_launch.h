@@ -104,15 +104,22 @@ cudaError_t launchGemmPersistent(const GemmArgs &args, cudaStream_t stream) {
   // The TMA store writes plain results; C read back for beta goes through element stores.
   CUtensorMap mapC = {};
   const GemmEpilogue &e = args.epilogue;
-  const bool storeByTma = e.beta == 0.0f && tmaCompatibleOutput<TC>(e.c, e.ldc) &&
+  constexpr bool kWholeBoxes = BN % (128 / sizeof(TC)) == 0;  // the store moves 128-byte-wide boxes
+  const bool storeByTma = kWholeBoxes && e.beta == 0.0f && tmaCompatibleOutput<TC>(e.c, e.ldc) &&
                           encodeTileMap(&mapC, tensorMapType<TC>(), sizeof(TC), e.c, args.m, args.n, e.ldc, 64) ==
                               cudaSuccess;
-  auto kernel = storeByTma ? gemmTnPersistent<BM, BN, Stages, TC, true> : gemmTnPersistent<BM, BN, Stages, TC, false>;
-  static const cudaError_t attributeStatus =
-      std::max(allowSharedMemory(gemmTnPersistent<BM, BN, Stages, TC, true>, Layout::kBytes),
-               allowSharedMemory(gemmTnPersistent<BM, BN, Stages, TC, false>, Layout::kBytes));
+  auto kernel = gemmTnPersistent<BM, BN, Stages, TC, false>;
+  static const cudaError_t attributeStatus = allowSharedMemory(kernel, Layout::kBytes);
   if (attributeStatus != cudaSuccess)
     return attributeStatus;
+  if constexpr (kWholeBoxes) {
+    static const cudaError_t tmaStoreAttributeStatus =
+        allowSharedMemory(gemmTnPersistent<BM, BN, Stages, TC, true>, Layout::kBytes);
+    if (tmaStoreAttributeStatus != cudaSuccess)
+      return tmaStoreAttributeStatus;
+    if (storeByTma)
+      kernel = gemmTnPersistent<BM, BN, Stages, TC, true>;
+  }
   static const int multiprocessors = multiprocessorCount();
   if (multiprocessors < 1)
     return cudaErrorNoDevice;
@@ -125,11 +132,11 @@ cudaError_t launchGemmPersistent(const GemmArgs &args, cudaStream_t stream) {
   return cudaGetLastError();
 }
 
-// Small M: one tile per CTA; `split` CTAs (1..8, dividing BM) form a cluster sharing a tile's K range.
+// Small M: one tile per CTA; `split` CTAs (1..8) form a cluster sharing a tile's K range.
 template <int BM, int BN, int Stages, typename TC>
 cudaError_t launchGemmSplitK(const GemmArgs &args, int split, cudaStream_t stream) {
   using Layout = GemmSharedLayout<BM, BN, Stages>;
-  if (split < 1 || split > 8 || BM % split != 0)
+  if (split < 1 || split > 8)
     return cudaErrorInvalidValue;
   CUtensorMap mapA, mapB;
   if (cudaError_t e = encodeOperandMaps<BM, BN>(args, &mapA, &mapB); e != cudaSuccess)
