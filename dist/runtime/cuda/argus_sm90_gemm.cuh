@@ -18,6 +18,7 @@
 #pragma once
 
 #include "argus_sm90.cuh"
+#include "argus_sm90_schedule.h"
 
 #include <cuda_bf16.h>
 
@@ -43,24 +44,11 @@ template <int BM, int BN, int Stages, int OutputBytes = 0> struct GemmSharedLayo
   static constexpr size_t kStagingBytes = size_t(BM) * kStagingPitch * 4;
   static constexpr size_t kOutputOffset = kTileBytes + 1024;  // after the barriers, 1024-aligned
   static constexpr size_t kBytes = kOutputOffset + OutputBytes + 1024;  // + alignment of the base
+  static_assert(Stages >= 2, "a consumer releases a stage only after issuing the next one");
   static_assert(BM % 64 == 0 && BM <= 128, "one or two consumer warpgroups of 64 rows");
   static_assert(BN % 16 == 0 && BN <= 256, "wgmma N");
   static_assert(kStagingBytes <= kTileBytes, "the split-K epilogue stages the tile in the operand buffers");
   static_assert(kBytes <= 232448, "Hopper's shared memory per block");
-};
-
-// Position in the stage ring. Persistent CTAs continue it across tiles, so both sides count slices,
-// not tiles. The producer waits on "empty" with the opposite parity: a fresh barrier counts its
-// preceding phase as complete, so the first round of stages is free.
-struct RingCursor {
-  int stage = 0;
-  uint32_t phase = 0;
-  __device__ __forceinline__ void advance(int stages) {
-    if (++stage == stages) {
-      stage = 0;
-      phase ^= 1;
-    }
-  }
 };
 
 template <int BM, int BN, int Stages, int OutputBytes = 0> struct GemmShared {
@@ -98,7 +86,7 @@ template <int BM, int BN, int Stages, int OutputBytes = 0> struct GemmShared {
                                           int m0, int n0, int first, int count) const {
     constexpr uint32_t kStageBytes = (BM + BN) * kSliceK * 2;
     for (int i = 0; i < count; ++i) {
-      barrierWait(&empty[cursor.stage], cursor.phase ^ 1);
+      barrierWait(&empty[cursor.stage], cursor.emptyParity());
       barrierArriveExpectBytes(&full[cursor.stage], kStageBytes);
       const int kOffset = (first + i) * kSliceK;
       tmaLoad2d(tilesA + cursor.stage * BM * kSliceK, mapA, &full[cursor.stage], kOffset, m0);
@@ -117,7 +105,7 @@ template <int BM, int BN, int Stages, int OutputBytes = 0> struct GemmShared {
     const bool signals = threadIdx.x % 32 == 0;
     int previous = 0;
     for (int i = 0; i < count; ++i) {
-      barrierWait(&full[cursor.stage], cursor.phase);
+      barrierWait(&full[cursor.stage], cursor.fullParity());
       fenceRegisters(acc);
       wgmmaFence();
 #pragma unroll
@@ -143,11 +131,6 @@ template <int BM, int BN, int Stages, int OutputBytes = 0> struct GemmShared {
     }
   }
 };
-
-// wgmma m64nN accumulator fragment: register 4j + {0,1} holds row lane/4, columns 8j + 2(lane%4)
-// + {0,1} of the warp's 16 rows; 4j + {2,3} the same columns eight rows down.
-__device__ __forceinline__ int fragmentRow(int warp, int lane) { return warp * 16 + lane / 4; }
-__device__ __forceinline__ int fragmentColumn(int j, int lane) { return j * 8 + (lane % 4) * 2; }
 
 __device__ __forceinline__ void storeValue(__nv_bfloat16 *p, float v) { *p = __float2bfloat16_rn(v); }
 __device__ __forceinline__ void storeValue(float *p, float v) { *p = v; }
@@ -203,25 +186,11 @@ __device__ __forceinline__ void storeEpilogue(const GemmEpilogue &e, int row, in
     storeValue(out + i, v[i]);
 }
 
-// Tile `t` of a persistent walk, in bands of `GroupM` tile rows: CTAs in flight together cover a
-// few rows and columns of tiles rather than one long row, so their operands stay in L2.
-template <int GroupM> __device__ __forceinline__ int2 rasterizeTile(int t, int tilesM, int tilesN) {
-  const int perBand = GroupM * tilesN;
-  const int firstM = (t / perBand) * GroupM;
-  const int bandRows = min(GroupM, tilesM - firstM);
-  const int within = t % perBand;
-  return make_int2(firstM + within % bandRows, within / bandRows);
-}
-
-// A consumer's 64 output rows as the TMA store reads them: boxes of 64 rows x 128 bytes, 128-byte
-// swizzled so that a warp's fragment writes (8 rows x 16 bytes) fall in distinct banks.
+// A consumer's 64 output rows as the TMA store reads them (outputBoxOffset).
 template <typename TC> struct OutputBoxes {
   static constexpr int kColumns = 128 / sizeof(TC);
   static constexpr int kBoxBytes = 64 * 128;
-  __device__ __forceinline__ static uint32_t offset(int row, int col) {
-    const int box = col / kColumns, byte = (col % kColumns) * int(sizeof(TC));
-    return box * kBoxBytes + row * 128 + (((byte >> 4) ^ (row & 7)) << 4) + (byte & 15);
-  }
+  __device__ __forceinline__ static uint32_t offset(int row, int col) { return outputBoxOffset(row, col, sizeof(TC)); }
 };
 
 // One consumer's 64 x BN results with alpha and bias applied, out through the TMA store. Its
@@ -283,8 +252,8 @@ __global__ void __launch_bounds__(GemmSharedLayout<BM, BN, Stages>::kThreads, 1)
       releaseRegisters<40>();
     if (threadIdx.x == 0)
       for (int t = blockIdx.x; t < tilesM * tilesN; t += gridDim.x) {
-        const int2 tile = rasterizeTile<kGroupM>(t, tilesM, tilesN);
-        shared.produce(cursor, &mapA, &mapB, tile.x * BM, tile.y * BN, 0, slices);
+        const TilePosition tile = rasterizeTile(t, tilesM, tilesN, kGroupM);
+        shared.produce(cursor, &mapA, &mapB, tile.m * BM, tile.n * BN, 0, slices);
       }
     return;
   }
@@ -295,19 +264,19 @@ __global__ void __launch_bounds__(GemmSharedLayout<BM, BN, Stages>::kThreads, 1)
   const bool pairOk = vectorStores<TC, 2>(epilogue);
   float acc[BN / 2];
   for (int t = blockIdx.x; t < tilesM * tilesN; t += gridDim.x) {
-    const int2 tile = rasterizeTile<kGroupM>(t, tilesM, tilesN);
+    const TilePosition tile = rasterizeTile(t, tilesM, tilesN, kGroupM);
     shared.consume(acc, cursor, consumer, slices);
-    const int row = fragmentRow(warp, lane), firstRow = tile.x * BM + consumer * 64;
+    const int row = fragmentRow(warp, lane), firstRow = tile.m * BM + consumer * 64;
     if constexpr (!StoreByTma) {
 #pragma unroll
       for (int j = 0; j < BN / 8; ++j) {
-        const int col = tile.y * BN + fragmentColumn(j, lane);
+        const int col = tile.n * BN + fragmentColumn(j, lane);
         float upper[2] = {acc[4 * j], acc[4 * j + 1]}, lower[2] = {acc[4 * j + 2], acc[4 * j + 3]};
         storeEpilogue<TC, 2>(epilogue, firstRow + row, col, upper, pairOk);
         storeEpilogue<TC, 2>(epilogue, firstRow + row + 8, col, lower, pairOk);
       }
     } else {
-      storeTileByTma<BN, TC>(acc, epilogue, mapC, output, tile.y * BN, firstRow, consumer, row, lane);
+      storeTileByTma<BN, TC>(acc, epilogue, mapC, output, tile.n * BN, firstRow, consumer, row, lane);
     }
   }
   if constexpr (StoreByTma)
@@ -326,18 +295,16 @@ __global__ void __launch_bounds__(GemmSharedLayout<BM, BN, Stages>::kThreads, 1)
   const int split = gridDim.z;
   const uint32_t rank = clusterRank();
   const int m0 = blockIdx.x * BM, n0 = blockIdx.y * BN;
-  const int sliceCount = (k + kSliceK - 1) / kSliceK;
-  const int sliceBegin = int(int64_t(sliceCount) * rank / split);
-  const int sliceEnd = int(int64_t(sliceCount) * (rank + 1) / split);
+  const Range sliceRange = splitRange((k + kSliceK - 1) / kSliceK, int(rank), split);
   RingCursor cursor;
 
   if (warpgroup == 0) {
     if (threadIdx.x == 0)
-      shared.produce(cursor, &mapA, &mapB, m0, n0, sliceBegin, sliceEnd - sliceBegin);
+      shared.produce(cursor, &mapA, &mapB, m0, n0, sliceRange.begin, sliceRange.end - sliceRange.begin);
   } else {
     const int consumer = warpgroup - 1, warp = (threadIdx.x / 32) % 4, lane = threadIdx.x % 32;
     float acc[BN / 2];
-    shared.consume(acc, cursor, consumer, sliceEnd - sliceBegin);
+    shared.consume(acc, cursor, consumer, sliceRange.end - sliceRange.begin);
     // Every consumer has finished reading the operand buffers before they become the staging tile.
     namedBarrier(1, kConsumers * 128);
     const int row = consumer * 64 + fragmentRow(warp, lane);
@@ -352,10 +319,10 @@ __global__ void __launch_bounds__(GemmSharedLayout<BM, BN, Stages>::kThreads, 1)
   clusterSync();  // every partial tile of the cluster is staged
 
   if (warpgroup > 0) {
-    const int firstRow = int(rank) * BM / split, rows = (int(rank) + 1) * BM / split - firstRow;
+    const Range rows = splitRange(BM, int(rank), split);
     const bool vectorOk = vectorStores<TC, 4>(epilogue);
-    for (int g = threadIdx.x - 128; g < rows * (BN / 4); g += kConsumers * 128) {
-      const int r = firstRow + g / (BN / 4), col = (g % (BN / 4)) * 4;
+    for (int g = threadIdx.x - 128; g < (rows.end - rows.begin) * (BN / 4); g += kConsumers * 128) {
+      const int r = rows.begin + g / (BN / 4), col = (g % (BN / 4)) * 4;
       const float *element = &shared.staging[r * Layout::kStagingPitch + col];
       float sum[4] = {0.f, 0.f, 0.f, 0.f};
       for (int source = 0; source < split; ++source) {

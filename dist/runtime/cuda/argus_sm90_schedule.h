@@ -1,0 +1,72 @@
+// The integer bookkeeping of the Hopper GEMM kernels: which tile a persistent CTA takes next, where
+// a CTA is in the stage ring, how split-K ranks share slices and rows, and where an output element
+// sits in the swizzled store buffer. Plain C++ that nvcc compiles for the device and any C++17
+// compiler for the host, so that its invariants are unit-tested without a GPU
+// (test/cuda/Sm90ScheduleTest.cpp).
+#pragma once
+
+#include <cstdint>
+
+#ifdef __CUDACC__
+#define ARGUS_HOST_DEVICE __host__ __device__ __forceinline__
+#else
+#define ARGUS_HOST_DEVICE inline
+#endif
+
+namespace argus::sm90 {
+
+struct TilePosition {
+  int m, n;  // tile row and column
+};
+
+// Tile `t` of a persistent walk, in bands of `groupM` tile rows, column by column inside a band:
+// CTAs in flight together cover a few rows and columns of tiles rather than one long row, so
+// their operands stay in L2. A bijection from [0, tilesM * tilesN) onto the tiles.
+ARGUS_HOST_DEVICE TilePosition rasterizeTile(int t, int tilesM, int tilesN, int groupM) {
+  const int perBand = groupM * tilesN;
+  const int firstM = (t / perBand) * groupM;
+  const int bandRows = tilesM - firstM < groupM ? tilesM - firstM : groupM;
+  const int within = t % perBand;
+  return {firstM + within % bandRows, within / bandRows};
+}
+
+// Position in the ring of `stages` shared-memory stages. Persistent CTAs continue it across tiles,
+// so producer and consumers count slices, not tiles. Consumers wait on a stage's "full" barrier
+// for parity `phase`; the producer waits on its "empty" barrier for `phase ^ 1`, which a fresh
+// barrier counts as its completed preceding phase, so the first round of stages is free.
+struct RingCursor {
+  int stage = 0;
+  uint32_t phase = 0;
+  ARGUS_HOST_DEVICE uint32_t fullParity() const { return phase; }       // consumers: the stage is loaded
+  ARGUS_HOST_DEVICE uint32_t emptyParity() const { return phase ^ 1; }  // producer: the stage is released
+  ARGUS_HOST_DEVICE void advance(int stages) {
+    if (++stage == stages) {
+      stage = 0;
+      phase ^= 1;
+    }
+  }
+};
+
+// Part `index` of [0, total) cut into `parts` nearly equal, contiguous pieces: [begin, end).
+struct Range {
+  int begin, end;
+};
+ARGUS_HOST_DEVICE Range splitRange(int total, int index, int parts) {
+  return {int(int64_t(total) * index / parts), int(int64_t(total) * (index + 1) / parts)};
+}
+
+// wgmma m64nN accumulator fragment: register 4j + {0,1} holds row lane/4, columns 8j + 2(lane%4)
+// + {0,1} of the warp's 16 rows; 4j + {2,3} the same columns eight rows down.
+ARGUS_HOST_DEVICE int fragmentRow(int warp, int lane) { return warp * 16 + lane / 4; }
+ARGUS_HOST_DEVICE int fragmentColumn(int j, int lane) { return j * 8 + (lane % 4) * 2; }
+
+// Byte offset of element (row, col) of a consumer's 64-row output tile as the TMA store reads it:
+// boxes of 64 rows x 128 bytes side by side, each 128-byte swizzled (16-byte chunk c of row r
+// stored at chunk c ^ (r % 8)), so that a warp's fragment writes fall in distinct banks.
+ARGUS_HOST_DEVICE uint32_t outputBoxOffset(int row, int col, int elementBytes) {
+  const int columnsPerBox = 128 / elementBytes;
+  const int box = col / columnsPerBox, byte = (col % columnsPerBox) * elementBytes;
+  return uint32_t(box * 64 * 128 + row * 128 + (((byte >> 4) ^ (row & 7)) << 4) + (byte & 15));
+}
+
+}  // namespace argus::sm90
