@@ -92,10 +92,13 @@ inline argus::ref::ElementType elementType(argus_dtype t) {
          : t == ARGUS_DTYPE_BF16 ? argus::ref::ElementType::BF16 : argus::ref::ElementType::F16;
 }
 
-/// Every element of `got` within `tol` * (|expected| + rms(expected)) of
-/// `expected`; failures name (token, head, column) of a [tokens, heads, dim] tensor.
+/// Every element of `got` within `tol` * scale of `expected`: scale is the
+/// element's `magnitude` (the sum of |terms| it adds up, whose rounding the
+/// tolerance bounds; argus::ref::attention*F64 compute it), or else
+/// |expected| + rms(expected). Failures name (token, head, column) of a
+/// [tokens, heads, dim] tensor.
 inline void expectClose(const Tensor &got, const std::vector<double> &expected, double tol, int64_t heads,
-                        int64_t dim) {
+                        int64_t dim, const std::vector<double> *magnitude = nullptr) {
   const int64_t n = static_cast<int64_t>(expected.size());
   double sumSq = 0;
   for (double e : expected) sumSq += e * e;
@@ -103,7 +106,8 @@ inline void expectClose(const Tensor &got, const std::vector<double> &expected, 
   int64_t bad = 0;
   for (int64_t i = 0; i < n; ++i) {
     const double value = got.get(i), want = expected[i];
-    if (!(std::fabs(value - want) <= tol * (std::fabs(want) + rms)) && bad++ < 3)
+    const double scale = magnitude ? (*magnitude)[i] : std::fabs(want) + rms;
+    if (!(std::fabs(value - want) <= tol * scale) && bad++ < 3)
       ADD_FAILURE() << "element [" << i / (heads * dim) << ", head " << i / dim % heads << ", " << i % dim
                     << "] = " << value << ", expected " << want << " (tolerance " << tol << ")";
   }
