@@ -69,4 +69,49 @@ ARGUS_HOST_DEVICE uint32_t outputBoxOffset(int row, int col, int elementBytes) {
   return uint32_t(box * 64 * 128 + row * 128 + (((byte >> 4) ^ (row & 7)) << 4) + (byte & 15));
 }
 
+// One compiled GEMM configuration: a persistent kernel (large M) or a split-K cluster kernel.
+struct GemmConfig {
+  bool persistent;
+  int bm, bn, stages, split;
+};
+
+// The configuration for an M x N output when no measurement is at hand: a build without a GPU,
+// or a shape outside the catalog. Fitted to the H100 sweep in bench/results/cuda-gemm-h100.md,
+// whose winners it reproduces within 0.7% in geometric mean (7% at worst; 2.2% and 16% on an
+// earlier run's prefill shapes). test/cuda/Sm90ScheduleTest.cpp holds it to that sweep.
+// - M <= 64 streams the weights: 64-row tiles; a persistent 64 x 128 kernel when N gives 64 or
+//   more column tiles, else split-K, doubling the split while the CTAs still fit the SMs.
+// - Larger M: the persistent 128 x BN kernel whose tile count wastes the least of its last wave,
+//   wider tiles first; when even that keeps half the SMs idle, 128 x 128 tiles with split 2.
+ARGUS_HOST_DEVICE GemmConfig chooseGemmConfig(int64_t m, int64_t n, int multiprocessors) {
+  auto ceilDiv = [](int64_t a, int64_t b) { return (a + b - 1) / b; };
+  if (m <= 64) {
+    const int64_t tiles = ceilDiv(n, 128);
+    if (tiles >= 64)
+      return {true, 64, 128, 6, 1};
+    int split = 1;
+    while (split < 8 && 2 * split * tiles <= multiprocessors)
+      split *= 2;
+    return {false, 64, 128, 4, split};
+  }
+  struct Width {
+    int bn, stages;
+    double efficiency;  // of a full wave of such tiles, from the sweep's large shapes
+  };
+  const Width widths[] = {{256, 3, 1.0}, {192, 4, 1.0}, {160, 4, 0.93}, {128, 5, 0.97}};
+  Width best = widths[0];
+  double bestCost = 0;
+  int64_t bestTiles = 0;
+  for (const Width &w : widths) {
+    const int64_t tiles = ceilDiv(m, 128) * ceilDiv(n, w.bn);
+    // rounds of tiles x the time of one tile, which grows as BN / efficiency
+    const double cost = double(ceilDiv(tiles, multiprocessors)) * w.bn / w.efficiency;
+    if (bestTiles == 0 || cost < bestCost)
+      best = w, bestCost = cost, bestTiles = tiles;
+  }
+  if (2 * bestTiles <= multiprocessors)
+    return {false, 128, 128, 4, 2};
+  return {true, 128, best.bn, best.stages, 1};
+}
+
 }  // namespace argus::sm90
