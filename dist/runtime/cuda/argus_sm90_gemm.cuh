@@ -9,7 +9,8 @@
 // Two kernels share that main loop:
 // - gemmTnPersistent (large M): one CTA per SM walks tiles in M-grouped order so that the CTAs in
 //   flight share operand rows in L2; the producer runs ahead into the next tile while consumers
-//   store the last one straight from registers.
+//   hand the last one to an asynchronous TMA store (or, with beta or an unaligned C, store it
+//   element by element).
 // - gemmTnSplitK (small M, memory-bound): one tile per CTA, and a cluster of `split` CTAs along
 //   grid z shares its K range. Their partial tiles meet in distributed shared memory: every CTA
 //   stages its accumulators, and rank r sums rows [r·BM/split, (r+1)·BM/split) of all partials,
