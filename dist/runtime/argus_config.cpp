@@ -9,6 +9,7 @@
 
 #include "argus_bucketing.h"
 #include "argus_checks.h"
+#include "argus_env.h"
 #include "argus_error.h"
 #include "argus_isa.h"
 #include "argus_registry.h"
@@ -20,7 +21,6 @@
 #include <cstring>
 #include <mutex>
 #include <string>
-#include <strings.h>
 #include <vector>
 
 namespace argus_rt {
@@ -33,12 +33,6 @@ std::vector<const Config *> &snapshots() { // keeps every snapshot alive
   return *all;
 }
 
-bool oneOf(const std::string &value, std::initializer_list<const char *> names) {
-  for (const char *n : names)
-    if (strcasecmp(value.c_str(), n) == 0) return true;
-  return false;
-}
-
 void setError(Config &c, argus_status status, const std::string &message) {
   if (c.status != ARGUS_OK) return; // keep the first problem
   c.status = status;
@@ -46,16 +40,8 @@ void setError(Config &c, argus_status status, const std::string &message) {
 }
 
 void readStrict(Config &c) {
-  const char *raw = std::getenv("ARGUS_STRICT");
-  std::string value = raw ? raw : "";
-  if (oneOf(value, {"", "0", "false", "no", "off"}))
-    c.strict = false;
-  else if (oneOf(value, {"1", "true", "yes", "on"}))
-    c.strict = true;
-  else
-    setError(c, ARGUS_ERROR_INVALID_ARGUMENT,
-             "environment variable ARGUS_STRICT must be 1 or 0 (or true/false), got '" + value +
-                 "'");
+  std::string problem = readSwitch("ARGUS_STRICT", &c.strict);
+  if (!problem.empty()) setError(c, ARGUS_ERROR_INVALID_ARGUMENT, problem);
 }
 
 void readNumThreads(Config &c) {
