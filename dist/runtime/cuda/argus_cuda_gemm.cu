@@ -1,0 +1,181 @@
+//===- argus_cuda_gemm.cu - argus_gemm of a cuda-sm90a library ------------===//
+//
+// Sequencing as on the CPU: environment -> arguments valid -> plan -> device
+// -> run. Planning needs no GPU, so argus_gemm_kernel_name answers on any
+// machine and an unsupported call is reported as such before the device is
+// asked. Pointers are device pointers; the work is enqueued on `stream` (a
+// cudaStream_t, NULL for the legacy default stream) and nothing synchronises.
+//
+//===----------------------------------------------------------------------===//
+#include "argus_bucketing.h"
+#include "argus_checks.h"
+#include "argus_cuda_device.h"
+#include "argus_cuda_launch.h"
+#include "argus_cuda_registry.h"
+#include "argus_env.h"
+#include "argus_error.h"
+#include "argus_gemm_validate.h"
+#include "argus_sm90_schedule.h"
+
+#include <algorithm>
+#include <climits>
+#include <string>
+
+namespace argus_rt {
+namespace {
+
+using argus::sm90::GemmConfig;
+using argus::sm90::launchArgusGemm;
+
+enum class PlanKind { Noop, BetaScale, Kernel };
+
+struct CudaGemmPlan {
+  PlanKind kind = PlanKind::Noop;
+  argus_cuda_gemm_launcher launcher = nullptr;
+  const char *name = "argus_noop";
+};
+
+// ARGUS_STRICT, read once: "" when valid, else what is wrong with it.
+const std::string &strictProblem(bool *strict) {
+  static bool value = false;
+  static const std::string problem = readSwitch("ARGUS_STRICT", &value);
+  *strict = value;
+  return problem;
+}
+
+// The generic path's launcher and name for a configuration chooseGemmConfig returns.
+struct GenericKernel {
+  GemmConfig config;
+  argus_cuda_gemm_launcher launcher;
+  const char *name;
+};
+const GenericKernel kGenericKernels[] = {
+    {{true, 64, 128, 6, 1}, launchArgusGemm<true, 64, 128, 6>, "argus_sm90_generic_p_64x128_s6"},
+    {{false, 64, 128, 4, 1}, launchArgusGemm<false, 64, 128, 4, 1>, "argus_sm90_generic_k_64x128_s4"},
+    {{false, 64, 128, 4, 2}, launchArgusGemm<false, 64, 128, 4, 2>, "argus_sm90_generic_k_64x128_s4_k2"},
+    {{false, 64, 128, 4, 4}, launchArgusGemm<false, 64, 128, 4, 4>, "argus_sm90_generic_k_64x128_s4_k4"},
+    {{false, 64, 128, 4, 8}, launchArgusGemm<false, 64, 128, 4, 8>, "argus_sm90_generic_k_64x128_s4_k8"},
+    {{false, 128, 128, 4, 2}, launchArgusGemm<false, 128, 128, 4, 2>, "argus_sm90_generic_k_128x128_s4_k2"},
+    {{true, 128, 256, 3, 1}, launchArgusGemm<true, 128, 256, 3>, "argus_sm90_generic_p_128x256_s3"},
+    {{true, 128, 192, 4, 1}, launchArgusGemm<true, 128, 192, 4>, "argus_sm90_generic_p_128x192_s4"},
+    {{true, 128, 160, 4, 1}, launchArgusGemm<true, 128, 160, 4>, "argus_sm90_generic_p_128x160_s4"},
+    {{true, 128, 128, 5, 1}, launchArgusGemm<true, 128, 128, 5>, "argus_sm90_generic_p_128x128_s5"},
+};
+
+const GenericKernel *genericKernel(const GemmConfig &c) {
+  for (const GenericKernel &g : kGenericKernels)
+    if (g.config.persistent == c.persistent && g.config.bm == c.bm && g.config.bn == c.bn &&
+        g.config.stages == c.stages && g.config.split == c.split)
+      return &g;
+  return nullptr;
+}
+
+int32_t findGroup(const argus_gemm_args &g) {
+  for (int32_t i = 0; i < argus_cuda_gemm_group_count; ++i)
+    if (argus_cuda_gemm_groups[i].n == g.n && argus_cuda_gemm_groups[i].k == g.k)
+      return i;
+  return -1;
+}
+
+// Picks what runs for VALID args; everything the kernels cannot take is UNSUPPORTED here.
+argus_status planCudaGemm(const argus_gemm_args &g, bool strict, const char *function, CudaGemmPlan *plan) {
+  if (g.a_type != ARGUS_DTYPE_BF16 || g.b_type != ARGUS_DTYPE_BF16 || g.c_type != ARGUS_DTYPE_BF16)
+    return fail(ARGUS_ERROR_UNSUPPORTED, "%s: a cuda-sm90a library computes bf16 x bf16 -> bf16, got %s x %s -> %s",
+                function, dtypeName(g.a_type), dtypeName(g.b_type), dtypeName(g.c_type));
+  if (g.m == 0 || g.n == 0) {
+    *plan = {};
+    return ARGUS_OK;
+  }
+  if (g.k == 0) {
+    *plan = {PlanKind::BetaScale, nullptr, "argus_beta_scale"};
+    return ARGUS_OK;
+  }
+  if (g.m > INT_MAX || g.n > INT_MAX || g.k > INT_MAX)
+    return fail(ARGUS_ERROR_UNSUPPORTED, "%s: m, n and k must each be below 2^31 on cuda-sm90a", function);
+  if (!argus::sm90::tmaCompatible(g.a, g.lda) || !argus::sm90::tmaCompatible(g.b, g.ldb))
+    return fail(ARGUS_ERROR_UNSUPPORTED,
+                "%s: the Hopper kernels read A and B with TMA, which needs 16-byte aligned a and b and lda and "
+                "ldb multiples of 8 (got lda=%lld, ldb=%lld)",
+                function, static_cast<long long>(g.lda), static_cast<long long>(g.ldb));
+  if (int32_t i = findGroup(g); i >= 0) {
+    const argus_cuda_gemm_group &group = argus_cuda_gemm_groups[i];
+    const int32_t bucket = argus_bucket_index(group.bucket_bounds, group.bucket_count, g.m);
+    *plan = {PlanKind::Kernel, group.launchers[bucket], group.names[bucket]};
+    return ARGUS_OK;
+  }
+  if (strict)
+    return fail(ARGUS_ERROR_UNSUPPORTED,
+                "%s: no catalog kernel for n=%lld, k=%lld, and ARGUS_STRICT=1 forbids the generic kernels", function,
+                static_cast<long long>(g.n), static_cast<long long>(g.k));
+  static const int multiprocessors = argus::sm90::multiprocessorCount();
+  const GenericKernel *kernel =
+      genericKernel(argus::sm90::chooseGemmConfig(g.m, g.n, multiprocessors > 0 ? multiprocessors : 132));
+  if (!kernel)
+    return fail(ARGUS_ERROR_INTERNAL, "%s: the generic configuration for m=%lld, n=%lld is not compiled", function,
+                static_cast<long long>(g.m), static_cast<long long>(g.n));
+  *plan = {PlanKind::Kernel, kernel->launcher, kernel->name};
+  return ARGUS_OK;
+}
+
+argus_status prepare(const argus_gemm_args *args, const char *function, CudaGemmPlan *plan) {
+  bool strict = false;
+  if (const std::string &problem = strictProblem(&strict); !problem.empty())
+    return fail(ARGUS_ERROR_INVALID_ARGUMENT, "%s: %s", function, problem.c_str());
+  if (argus_status s = validateGemm(args, function))
+    return s;
+  return planCudaGemm(*args, strict, function, plan);
+}
+
+// k == 0: C = beta * C + bias, C not read when beta is 0 (BLAS).
+__global__ void betaScale(__nv_bfloat16 *c, int64_t ldc, const __nv_bfloat16 *bias, float beta, int64_t m, int64_t n) {
+  for (int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; i < m * n; i += int64_t(gridDim.x) * blockDim.x) {
+    const int64_t row = i / n, col = i % n;
+    __nv_bfloat16 *out = c + row * ldc + col;
+    float v = beta != 0.0f ? beta * __bfloat162float(*out) : 0.0f;
+    if (bias)
+      v += __bfloat162float(bias[col]);
+    *out = __float2bfloat16_rn(v);
+  }
+}
+
+} // namespace
+} // namespace argus_rt
+
+using namespace argus_rt;
+
+extern "C" {
+
+ARGUS_API argus_status argus_gemm(const argus_gemm_args *args, void *stream) {
+  return guard("argus_gemm", [&] {
+    CudaGemmPlan plan;
+    if (argus_status s = prepare(args, "argus_gemm", &plan))
+      return s;
+    if (plan.kind == PlanKind::Noop)
+      return ARGUS_OK;
+    if (argus_status s = cudaDeviceReady("argus_gemm"))
+      return s;
+    if (plan.kind == PlanKind::BetaScale) {
+      const int64_t elements = args->m * args->n;
+      const int blocks = int(std::min<int64_t>((elements + 255) / 256, 4096));
+      betaScale<<<blocks, 256, 0, static_cast<cudaStream_t>(stream)>>>(
+          static_cast<__nv_bfloat16 *>(args->c), args->ldc, static_cast<const __nv_bfloat16 *>(args->bias),
+          args->beta, args->m, args->n);
+      return cudaStatus("argus_gemm", int(cudaGetLastError()));
+    }
+    return cudaStatus("argus_gemm", plan.launcher(args, stream));
+  });
+}
+
+ARGUS_API const char *argus_gemm_kernel_name(const argus_gemm_args *args) {
+  const char *name = nullptr;
+  guard("argus_gemm_kernel_name", [&] {
+    CudaGemmPlan plan;
+    if (argus_status s = prepare(args, "argus_gemm_kernel_name", &plan))
+      return s;
+    name = plan.name;
+    return ARGUS_OK;
+  });
+  return name;
+}
+
+} // extern "C"

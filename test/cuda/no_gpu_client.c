@@ -1,0 +1,70 @@
+/* A C99 client of a cuda-sm90a library on a machine WITHOUT a GPU: the library loads, describes
+ * itself, plans (argus_gemm_kernel_name), rejects what its kernels cannot take with the right
+ * status before asking for a device, and reports the missing GPU as ARGUS_ERROR_DEVICE. */
+#include "argus_kernels.h"
+
+#include <stdio.h>
+#include <string.h>
+
+static int failures = 0;
+
+static void expect(int ok, const char *what) {
+  if (!ok) {
+    ++failures;
+    printf("FAIL: %s (last error: %s)\n", what, argus_last_error() ? argus_last_error() : "none");
+  } else {
+    printf("ok: %s\n", what);
+  }
+}
+
+static argus_gemm_args gemm(int64_t m, int64_t n, int64_t k) {
+  static char fake[64] __attribute__((aligned(16))); /* never dereferenced on the host */
+  argus_gemm_args a;
+  memset(&a, 0, sizeof a);
+  a.struct_size = sizeof a;
+  a.m = m, a.n = n, a.k = k;
+  a.a_type = a.b_type = a.c_type = ARGUS_DTYPE_BF16;
+  a.a = fake, a.lda = k, a.b = fake, a.ldb = k, a.c = fake, a.ldc = n;
+  a.alpha = 1.0f, a.beta = 0.0f;
+  return a;
+}
+
+int main(void) {
+  expect(argus_abi_version() == ARGUS_ABI_VERSION, "ABI version");
+  expect(strcmp(argus_version(), "0.0.0-test") == 0, "library version");
+  expect(strstr(argus_manifest_json(), "cuda-sm90a") != NULL, "manifest names the target");
+
+  argus_gemm_args a = gemm(16, 4096, 4096);
+  const char *name = argus_gemm_kernel_name(&a);
+  expect(name && strcmp(name, "argus_sm90_o_m64") == 0, "a catalog shape plans its bucket's kernel");
+  a = gemm(3000, 4096, 4096);
+  name = argus_gemm_kernel_name(&a);
+  expect(name && strcmp(name, "argus_sm90_o_m8192") == 0, "a prefill shape plans the prefill bucket");
+  a = gemm(2048, 1280, 8192);
+  name = argus_gemm_kernel_name(&a);
+  expect(name && strstr(name, "argus_sm90_generic_") == name, "another shape plans a generic kernel");
+
+  expect(argus_gemm(NULL, NULL) == ARGUS_ERROR_INVALID_ARGUMENT, "NULL args are invalid");
+  a = gemm(16, 4096, 4096);
+  a.a_type = a.b_type = a.c_type = ARGUS_DTYPE_F32;
+  expect(argus_gemm(&a, NULL) == ARGUS_ERROR_UNSUPPORTED, "f32 is unsupported on cuda-sm90a");
+  a = gemm(16, 4096, 4096);
+  a.lda = 4100; /* rows 8200 bytes apart: not a TMA pitch */
+  expect(argus_gemm(&a, NULL) == ARGUS_ERROR_UNSUPPORTED && strstr(argus_last_error(), "TMA"),
+         "a leading dimension TMA cannot stride is unsupported, and says why");
+  a = gemm(0, 4096, 4096);
+  expect(argus_gemm(&a, NULL) == ARGUS_OK, "an empty problem needs no device");
+
+  a = gemm(16, 4096, 4096);
+  expect(argus_gemm(&a, NULL) == ARGUS_ERROR_DEVICE && strstr(argus_last_error(), "CUDA") &&
+             strstr(argus_last_error(), "argus_gemm"),
+         "without a GPU, argus_gemm reports ARGUS_ERROR_DEVICE with the CUDA reason");
+  printf("  (%s)\n", argus_last_error());
+
+  argus_attention_prefill_args p;
+  memset(&p, 0, sizeof p);
+  p.struct_size = sizeof p;
+  expect(argus_attention_prefill(&p, NULL) == ARGUS_ERROR_UNSUPPORTED, "attention is not in this library yet");
+  printf("%d failure(s)\n", failures);
+  return failures ? 1 : 0;
+}
