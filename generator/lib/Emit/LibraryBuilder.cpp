@@ -10,6 +10,7 @@
 #include "argus/Emit/GemmPlan.h"
 #include "argus/Emit/KernelInstance.h"
 #include "argus/Emit/MoePlan.h"
+#include "LibraryFiles.h"
 
 #include <nlohmann/json.hpp>
 
@@ -78,19 +79,6 @@ std::string dtypeEnum(const std::string &t) {
   if (t == "fp8") return "ARGUS_DTYPE_FP8_E4M3";
   assert(false && "GEMM plans only hold f32, f16, bf16 and fp8 types");
   return "ARGUS_DTYPE_F32";
-}
-
-std::string cString(const std::string &s) {
-  std::string out = "\"";
-  for (char c : s) {
-    switch (c) {
-    case '"': out += "\\\""; break;
-    case '\\': out += "\\\\"; break;
-    case '\n': out += "\\n\"\n\""; break;
-    default: out += c;
-    }
-  }
-  return out + "\"";
 }
 
 /// Ops whose entry points have no kernel in this library.
@@ -309,58 +297,6 @@ std::string tablesSource(const GemmPlan &plan, const std::vector<AttentionKernel
   return os.str();
 }
 
-/// Replaces every @NAME@ of `text` (CMake configure_file(@ONLY) syntax).
-std::string fillTemplate(std::string text, const std::map<std::string, std::string> &values) {
-  for (const auto &[name, value] : values) {
-    std::string key = "@" + name + "@";
-    for (size_t at = text.find(key); at != std::string::npos; at = text.find(key, at + value.size()))
-      text.replace(at, key.size(), value);
-  }
-  return text;
-}
-
-/// pkg-config and CMake package files from dist/templates, relocatable.
-std::string writePackageFiles(const fs::path &home, const fs::path &out, const catalog::Catalog &cat,
-                              const std::string &target, const std::string &manifest) {
-  std::map<std::string, std::string> values = {{"ARGUS_VERSION", kLibraryVersion},
-                                               {"ARGUS_ABI_VERSION", "1"},
-                                               {"ARGUS_MODEL", cat.model},
-                                               {"ARGUS_TARGET", target}};
-  const std::pair<const char *, fs::path> files[] = {
-      {"argus_kernels.pc.in", out / "lib" / "pkgconfig" / "argus_kernels.pc"},
-      {"ArgusKernelsConfig.cmake.in", out / "lib" / "cmake" / "ArgusKernels" / "ArgusKernelsConfig.cmake"},
-      {"ArgusKernelsConfigVersion.cmake.in",
-       out / "lib" / "cmake" / "ArgusKernels" / "ArgusKernelsConfigVersion.cmake"}};
-  std::string error, text;
-  std::error_code ec;
-  for (const auto &[name, dest] : files) {
-    if (!readTextFile((home / "dist" / "templates" / name).string(), text, error))
-      return error;
-    fs::create_directories(dest.parent_path(), ec);
-    if (!writeIfChanged(dest, fillTemplate(text, values), error))
-      return error;
-  }
-  fs::create_directories(out / "share" / "argus_kernels", ec);
-  if (!writeIfChanged(out / "share" / "argus_kernels" / "manifest.json", manifest, error))
-    return error;
-  return "";
-}
-
-std::vector<std::string> runtimeSources(const fs::path &runtimeDir, std::string &error) {
-  std::string text;
-  if (!readTextFile((runtimeDir / "sources.txt").string(), text, error))
-    return {};
-  std::vector<std::string> sources;
-  std::istringstream in(text);
-  for (std::string line; std::getline(in, line);) {
-    line.erase(0, line.find_first_not_of(" \t\r"));
-    line.erase(line.find_last_not_of(" \t\r") + 1);
-    if (!line.empty() && line[0] != '#')
-      sources.push_back((runtimeDir / line).string());
-  }
-  return sources;
-}
-
 } // namespace
 
 std::variant<BuildReport, std::string> buildLibrary(const BuildOptions &opt) {
@@ -447,7 +383,7 @@ std::variant<BuildReport, std::string> buildLibrary(const BuildOptions &opt) {
                                            "-fvisibility-inlines-hidden", "-fopenmp",
                                            "-I" + (home / "dist" / "include").string(), "-I" + runtimeDir.string()};
   jobs.push_back({(srcDir / "argus_tables.cpp").string(), (objDir / "argus_tables.o").string(), runtimeFlags});
-  std::vector<std::string> runtime = runtimeSources(runtimeDir, error);
+  std::vector<std::string> runtime = runtimeSources(runtimeDir / "sources.txt", runtimeDir, error);
   if (runtime.empty())
     return "no runtime sources: " + error;
   for (const std::string &src : runtime)
@@ -465,9 +401,8 @@ std::variant<BuildReport, std::string> buildLibrary(const BuildOptions &opt) {
 
   std::string fullName = std::string("libargus_kernels.so.") + kLibraryVersion;
   fs::path library = libDir / fullName;
-  // Link to a temporary name, then rename: a process using the library (or a
-  // concurrent reader) never sees a half-written file.
-  fs::path linked = libDir / (fullName + ".tmp");
+  fs::path linked = libDir / (fullName + ".tmp"); // installLibrary renames it
+
   std::vector<std::string> link = {cxxCompiler(), "-shared", "-fopenmp", "-o", linked.string(),
                                    std::string("-Wl,-soname,") + kLibrarySoname,
                                    "-Wl,--version-script=" + (runtimeDir / "argus_exports.map").string()};
@@ -476,16 +411,8 @@ std::variant<BuildReport, std::string> buildLibrary(const BuildOptions &opt) {
   std::string output;
   if (runCommand(link, output) != 0)
     return "linking " + library.string() + " failed:\n" + output;
-  fs::rename(linked, library, ec);
-  if (ec) return "cannot move " + linked.string() + " to " + library.string() + ": " + ec.message();
-  for (const std::string &alias : {std::string(kLibrarySoname), std::string("libargus_kernels.so")}) {
-    fs::remove(libDir / alias, ec);
-    fs::create_symlink(alias == kLibrarySoname ? fullName : std::string(kLibrarySoname), libDir / alias, ec);
-    if (ec) return "cannot create link " + (libDir / alias).string() + ": " + ec.message();
-  }
-  fs::copy_file(home / "dist" / "include" / "argus_kernels.h", includeDir / "argus_kernels.h",
-                fs::copy_options::overwrite_existing, ec);
-  if (ec) return "cannot copy argus_kernels.h: " + ec.message();
+  if (std::string error = installLibrary(linked, home, out); !error.empty())
+    return error;
   std::string packageError = writePackageFiles(home, out, cat, opt.target, manifest);
   if (!packageError.empty())
     return packageError;
