@@ -87,12 +87,18 @@ std::string readFile(const std::string &path) {
 
 } // namespace
 
+const std::string &compilerIdentity(const std::string &compiler) {
+  static std::mutex mutex;
+  static std::map<std::string, std::string> identities; // never erased: references stay valid
+  std::lock_guard<std::mutex> lock(mutex);
+  auto [it, inserted] = identities.try_emplace(compiler);
+  if (inserted)
+    runCommand({compiler, "--version"}, it->second);
+  return it->second;
+}
+
 const std::string &compilerIdentity() {
-  static const std::string id = [] {
-    std::string out;
-    runCommand({cxxCompiler(), "--version"}, out);
-    return out;
-  }();
+  static const std::string &id = compilerIdentity(cxxCompiler());
   return id;
 }
 
@@ -140,10 +146,11 @@ std::vector<std::string> compileJobs(const std::vector<CompileJob> &jobs, int pa
           return;
       }
       const CompileJob &job = jobs[i];
+      const std::string compiler = job.compiler.empty() ? cxxCompiler() : job.compiler;
       std::string key;
       fs::path cached;
       if (!cacheDir.empty()) {
-        std::string identity = readFile(job.sourcePath) + "\n" + compilerIdentity();
+        std::string identity = readFile(job.sourcePath) + "\n" + compilerIdentity(compiler);
         for (const std::string &f : job.flags) {
           identity += "\n" + f;
           if (auto it = headerDigest.find(f); it != headerDigest.end())
@@ -162,7 +169,7 @@ std::vector<std::string> compileJobs(const std::vector<CompileJob> &jobs, int pa
           }
         }
       }
-      std::vector<std::string> argv{cxxCompiler()};
+      std::vector<std::string> argv{compiler};
       argv.insert(argv.end(), job.flags.begin(), job.flags.end());
       argv.insert(argv.end(), {"-c", job.sourcePath, "-o", job.objectPath});
       std::string output;

@@ -7,6 +7,7 @@
 #include "argus/Dialect/Argus.h"
 #include "argus/Emit/AttentionPlan.h"
 #include "argus/Emit/Compiler.h"
+#include "argus/Emit/CudaLibraryBuilder.h"
 #include "argus/Emit/GemmPlan.h"
 #include "argus/Emit/KernelInstance.h"
 #include "argus/Emit/MoePlan.h"
@@ -28,9 +29,6 @@ using json = nlohmann::json;
 
 #ifndef ARGUS_SOURCE_DIR
 #define ARGUS_SOURCE_DIR "."
-#endif
-#ifndef ARGUS_GENERATOR_VERSION
-#define ARGUS_GENERATOR_VERSION "0.0.0"
 #endif
 
 namespace argus::emit {
@@ -178,22 +176,16 @@ json manifestFor(const catalog::Catalog &cat, const BuildOptions &opt, const Gem
     groups.push_back(groupJson(g));
   for (const GemmGroup &g : plan.fallbacks)
     fallbacks.push_back(groupJson(g));
-  return {{"library", "argus_kernels"},
-          {"version", kLibraryVersion},
-          {"abi_version", 1},
-          {"generator_version", ARGUS_GENERATOR_VERSION},
-          {"model", cat.model},
-          {"dtype", std::string(catalog::dtypeName(cat.dtype))},
-          {"target", opt.target},
-          {"isa", targetIsa(opt.target)},
-          {"catalog", {{"file", fs::path(cat.path).filename().string()}, {"hash", cat.content_hash}}},
-          {"tuning", opt.tuning},
-          {"gemm_groups", groups},
-          {"gemm_fallbacks", fallbacks},
-          {"kernels", kernels},
-          {"attention_kernels", attentionManifest(attention)},
-          {"moe", moeManifest(moe)},
-          {"unsupported_ops", unsupportedOps(attention)}};
+  json manifest = manifestHeader(cat, opt.target);
+  manifest.update({{"isa", targetIsa(opt.target)},
+                   {"tuning", opt.tuning},
+                   {"gemm_groups", groups},
+                   {"gemm_fallbacks", fallbacks},
+                   {"kernels", kernels},
+                   {"attention_kernels", attentionManifest(attention)},
+                   {"moe", moeManifest(moe)},
+                   {"unsupported_ops", unsupportedOps(attention)}});
+  return manifest;
 }
 
 /// The table `name` of `kind` kernels (argus_registry.h) and its `countName`.
@@ -304,8 +296,8 @@ std::variant<BuildReport, std::string> buildLibrary(const BuildOptions &opt) {
   auto log = [&](const std::string &line) {
     if (opt.log) opt.log(line);
   };
-  if (!codegen::isCpuTarget(opt.target))
-    return "unsupported target '" + opt.target + "': this build of argus-gen generates cpu-avx512 and cpu-avx2";
+  if (!codegen::isCpuTarget(opt.target) && !isCudaTarget(opt.target))
+    return "unsupported target '" + opt.target + "': argus-gen generates cpu-avx512, cpu-avx2 and cuda-sm90a";
   if (opt.outDir.empty())
     return std::string("no output directory given (--out DIR)");
 
@@ -313,6 +305,8 @@ std::variant<BuildReport, std::string> buildLibrary(const BuildOptions &opt) {
   if (!loaded)
     return loaded.error().format();
   const catalog::Catalog &cat = loaded.value();
+  if (isCudaTarget(opt.target))
+    return buildCudaLibrary(opt, cat);
   std::vector<catalog::OpConfig> configs = catalog::expand(cat);
   GemmPlan plan = planGemms(configs, opt.chooseGemmTiles);
   std::vector<AttentionKernel> attention = planAttention(configs, opt.chooseAttentionTiles);
@@ -399,26 +393,15 @@ std::variant<BuildReport, std::string> buildLibrary(const BuildOptions &opt) {
   if (!failure.empty())
     return failure;
 
-  std::string fullName = std::string("libargus_kernels.so.") + kLibraryVersion;
-  fs::path library = libDir / fullName;
-  fs::path linked = libDir / (fullName + ".tmp"); // installLibrary renames it
-
-  std::vector<std::string> link = {cxxCompiler(), "-shared", "-fopenmp", "-o", linked.string(),
-                                   std::string("-Wl,-soname,") + kLibrarySoname,
-                                   "-Wl,--version-script=" + (runtimeDir / "argus_exports.map").string()};
-  for (const CompileJob &j : jobs)
-    link.push_back(j.objectPath);
-  std::string output;
-  if (runCommand(link, output) != 0)
-    return "linking " + library.string() + " failed:\n" + output;
-  if (std::string error = installLibrary(linked, home, out); !error.empty())
+  std::string library;
+  if (std::string error = linkLibrary({cxxCompiler(), "-shared", "-fopenmp", std::string("-Wl,-soname,") + kLibrarySoname,
+                                       "-Wl,--version-script=" + (runtimeDir / "argus_exports.map").string()},
+                                      jobs, home, out, cat, opt.target, manifest, library);
+      !error.empty())
     return error;
-  std::string packageError = writePackageFiles(home, out, cat, opt.target, manifest);
-  if (!packageError.empty())
-    return packageError;
 
   BuildReport report;
-  report.libraryPath = library.string();
+  report.libraryPath = library;
   report.kernels = static_cast<int>(instances.size());
   report.fallbacks = static_cast<int>(std::count_if(plan.kernels.begin(), plan.kernels.end(),
                                                     [](const GemmKernel &k) { return k.n == 0; })) +

@@ -9,7 +9,22 @@
 
 namespace fs = std::filesystem;
 
+#ifndef ARGUS_GENERATOR_VERSION
+#define ARGUS_GENERATOR_VERSION "0.0.0"
+#endif
+
 namespace argus::emit {
+
+nlohmann::json manifestHeader(const catalog::Catalog &cat, const std::string &target) {
+  return {{"library", "argus_kernels"},
+          {"version", kLibraryVersion},
+          {"abi_version", 1},
+          {"generator_version", ARGUS_GENERATOR_VERSION},
+          {"model", cat.model},
+          {"dtype", std::string(catalog::dtypeName(cat.dtype))},
+          {"target", target},
+          {"catalog", {{"file", fs::path(cat.path).filename().string()}, {"hash", cat.content_hash}}}};
+}
 
 std::string cString(const std::string &s) {
   std::string out = "\"";
@@ -98,6 +113,23 @@ std::string installLibrary(const fs::path &linked, const fs::path &home, const f
                 fs::copy_options::overwrite_existing, ec);
   if (ec) return "cannot copy argus_kernels.h: " + ec.message();
   return "";
+}
+
+std::string linkLibrary(std::vector<std::string> linker, const std::vector<CompileJob> &jobs, const fs::path &home,
+                        const fs::path &out, const catalog::Catalog &cat, const std::string &target,
+                        const std::string &manifest, std::string &libraryPath) {
+  const std::string fullName = std::string("libargus_kernels.so.") + kLibraryVersion;
+  libraryPath = (out / "lib" / fullName).string();
+  const fs::path linked = out / "lib" / (fullName + ".tmp"); // installLibrary renames it
+  linker.insert(linker.end(), {"-o", linked.string()});
+  for (const CompileJob &j : jobs)
+    linker.push_back(j.objectPath);
+  std::string output;
+  if (runCommand(linker, output) != 0)
+    return "linking " + libraryPath + " failed:\n" + output;
+  if (std::string error = installLibrary(linked, home, out); !error.empty())
+    return error;
+  return writePackageFiles(home, out, cat, target, manifest);
 }
 
 } // namespace argus::emit

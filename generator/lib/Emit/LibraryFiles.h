@@ -9,12 +9,19 @@
 #define ARGUS_EMIT_LIBRARYFILES_H
 
 #include "argus/Catalog/Catalog.h"
+#include "argus/Emit/Compiler.h"
+
+#include <nlohmann/json.hpp>
 
 #include <filesystem>
 #include <string>
 #include <vector>
 
 namespace argus::emit {
+
+/// The manifest fields every library has: library, version, ABI and
+/// generator versions, model, dtype, target and catalog (file and hash).
+nlohmann::json manifestHeader(const catalog::Catalog &cat, const std::string &target);
 
 /// `s` as a C string literal (quotes, escapes, newlines split across lines).
 std::string cString(const std::string &s);
@@ -30,6 +37,15 @@ std::vector<std::string> runtimeSources(const std::filesystem::path &listFile, c
 /// header to OUT/include; "" or what failed.
 std::string installLibrary(const std::filesystem::path &linked, const std::filesystem::path &home,
                            const std::filesystem::path &out);
+
+/// Links the objects of `jobs` with `linker` (the command and its flags:
+/// shared, SONAME, version script; this appends the output and the objects),
+/// installs the library (installLibrary) and writes the package files
+/// (writePackageFiles); "" or what failed. `libraryPath` gets
+/// OUT/lib/libargus_kernels.so.X.Y.Z.
+std::string linkLibrary(std::vector<std::string> linker, const std::vector<CompileJob> &jobs,
+                        const std::filesystem::path &home, const std::filesystem::path &out, const catalog::Catalog &cat,
+                        const std::string &target, const std::string &manifest, std::string &libraryPath);
 
 /// pkg-config and CMake package files from dist/templates, relocatable, and
 /// share/argus_kernels/manifest.json; "" or what failed.

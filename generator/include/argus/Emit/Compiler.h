@@ -18,6 +18,7 @@ struct CompileJob {
   std::string sourcePath;          // file to compile
   std::string objectPath;          // where the object must end up
   std::vector<std::string> flags;  // compiler flags (no -c / -o)
+  std::string compiler;            // empty: cxxCompiler() (nvcc for CUDA sources)
 };
 
 struct CompileStats {
@@ -29,8 +30,9 @@ struct CompileStats {
 std::string cxxCompiler();
 
 /// The compiler's `--version` output: part of every cache key, so a compiler
-/// upgrade invalidates cached objects.
+/// upgrade invalidates cached objects. Without an argument, cxxCompiler()'s.
 const std::string &compilerIdentity();
+const std::string &compilerIdentity(const std::string &compiler);
 
 /// Runs `command` (argv) and captures its combined output; returns the exit status.
 int runCommand(const std::vector<std::string> &argv, std::string &output);
