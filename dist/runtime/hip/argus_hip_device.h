@@ -1,0 +1,164 @@
+//===- argus_hip_device.h - what a CDNA kernel may touch, on either side ---===//
+//
+// The Argus HIP kernels are written against this header only, never against
+// HIP's own headers, so that one source builds two ways:
+//
+//   device   clang++-22 -x hip --offload-arch=gfx942|gfx90a -nogpulib -nogpuinc
+//            --offload-device-only: every call below is one amdgcn builtin;
+//   host     any C++17 compiler with ARGUS_HIP_EMULATE defined: every call goes
+//            to the wave emulator (test/hip/argus_hip_emulator.h), which runs a
+//            workgroup as one host thread per work-item, so the kernels'
+//            indexing, masking, LDS swizzle and barriers are tested without an
+//            AMD GPU.
+//
+// What the emulator cannot vouch for is the hardware's side of the contract:
+// the MFMA operand and result layouts below (taken from AMD's CDNA3 ISA guide,
+// section 7.1, "Dependent arithmetic and data layouts") and the buffer range
+// check. Both are written down here once, and the emulator implements exactly
+// these statements.
+//
+//===----------------------------------------------------------------------===//
+#ifndef ARGUS_HIP_DEVICE_H
+#define ARGUS_HIP_DEVICE_H
+
+#if defined(__HIP_DEVICE_COMPILE__)
+#define ARGUS_HIP_DEVICE_CODE 1
+#define ARGUS_HIP_FN __attribute__((device)) inline __attribute__((always_inline))
+#define ARGUS_HIP_KERNEL(threads) \
+  extern "C" __attribute__((global)) __attribute__((amdgpu_flat_work_group_size(threads, threads)))
+#elif defined(ARGUS_HIP_EMULATE)
+#define ARGUS_HIP_DEVICE_CODE 0
+#define ARGUS_HIP_FN inline
+#else
+#error "argus_hip_device.h: compile with clang -x hip for the device, or define ARGUS_HIP_EMULATE for the host"
+#endif
+
+#include "argus_hip_vectors.h"
+
+#if !ARGUS_HIP_DEVICE_CODE
+#include "argus_hip_emulator.h"
+#endif
+
+namespace argus::hip {
+
+//===----------------------------------------------------------------------===//
+// Work-items and barriers
+//===----------------------------------------------------------------------===//
+
+ARGUS_HIP_FN int workItem() {
+#if ARGUS_HIP_DEVICE_CODE
+  return int(__builtin_amdgcn_workitem_id_x());
+#else
+  return emu::workItem();
+#endif
+}
+
+/// Workgroup coordinate `d` (0: x, 1: y).
+ARGUS_HIP_FN int workGroup(int d) {
+#if ARGUS_HIP_DEVICE_CODE
+  return int(d == 0 ? __builtin_amdgcn_workgroup_id_x() : __builtin_amdgcn_workgroup_id_y());
+#else
+  return emu::workGroup(d);
+#endif
+}
+
+ARGUS_HIP_FN int lane() { return workItem() % kWaveSize; }
+ARGUS_HIP_FN int wave() { return workItem() / kWaveSize; }
+
+/// __syncthreads: every LDS write before it is seen by every read after it.
+ARGUS_HIP_FN void barrier() {
+#if ARGUS_HIP_DEVICE_CODE
+  __builtin_amdgcn_fence(__ATOMIC_RELEASE, "workgroup");
+  __builtin_amdgcn_s_barrier();
+  __builtin_amdgcn_fence(__ATOMIC_ACQUIRE, "workgroup");
+#else
+  emu::barrier();
+#endif
+}
+
+//===----------------------------------------------------------------------===//
+// LDS
+//===----------------------------------------------------------------------===//
+
+// ARGUS_LDS(name, bytes): a 16-byte aligned LDS array of the workgroup, as a
+// `char *name`. Declare each at most once per kernel, in the same order on
+// every work-item (the emulator hands out consecutive slices of one arena).
+#if ARGUS_HIP_DEVICE_CODE
+#define ARGUS_LDS(name, bytes)                                                           \
+  __attribute__((shared)) __attribute__((aligned(16))) static char name##_storage[bytes]; \
+  char *const name = name##_storage
+#else
+#define ARGUS_LDS(name, bytes) char *const name = ::argus::hip::emu::lds(bytes)
+#endif
+
+//===----------------------------------------------------------------------===//
+// Buffer resources (global memory with a hardware range check)
+//===----------------------------------------------------------------------===//
+
+// A raw buffer: `bytes` bytes from `base`, stride 0. A load whose dword lies
+// (partly) past `bytes` reads 0 for that dword and never faults, so tiles
+// hanging over the last row read zeros without a branch. The dword-3 word is
+// the one gfx90a and gfx942 take for raw 32-bit accesses.
+struct BufferResource {
+#if ARGUS_HIP_DEVICE_CODE
+  __amdgpu_buffer_rsrc_t rsrc;
+#else
+  const char *base;
+  uint32_t bytes;
+#endif
+};
+
+ARGUS_HIP_FN BufferResource makeBuffer(const void *base, uint32_t bytes) {
+#if ARGUS_HIP_DEVICE_CODE
+  return {__builtin_amdgcn_make_buffer_rsrc(const_cast<void *>(base), short(0), int(bytes), 0x00020000)};
+#else
+  return {static_cast<const char *>(base), bytes};
+#endif
+}
+
+/// 16 bytes at `offset` (a multiple of 4) of buffer `r`: buffer_load_dwordx4.
+ARGUS_HIP_FN u32x4 bufferLoad16(BufferResource r, uint32_t offset) {
+#if ARGUS_HIP_DEVICE_CODE
+  return __builtin_bit_cast(u32x4, __builtin_amdgcn_raw_buffer_load_b128(r.rsrc, offset, 0, 0));
+#else
+  return emu::bufferLoad16(r.base, r.bytes, offset);
+#endif
+}
+
+//===----------------------------------------------------------------------===//
+// MFMA
+//===----------------------------------------------------------------------===//
+
+/// v_mfma_f32_32x32x8_bf16 (the _1k variant of gfx90a and gfx942), over one
+/// wave: D = A·Bᵀ + C for a 32x32 block and 8 values of k.
+///   operands   lane l holds row (A) / column (B) l % 32, k = 4·(l / 32) + 0..3;
+///   result     lane l holds column l % 32 and, in element e (0..15),
+///              row 8·(e / 4) + 4·(l / 32) + e % 4.
+/// Which 8 k a call covers is the caller's choice, as long as A and B agree.
+ARGUS_HIP_FN f32x16 mfma32x32x8(bf16x4 a, bf16x4 b, f32x16 c) {
+#if ARGUS_HIP_DEVICE_CODE
+  return __builtin_amdgcn_mfma_f32_32x32x8bf16_1k(a, b, c, 0, 0, 0);
+#else
+  return emu::mfma32x32x8(a, b, c);
+#endif
+}
+
+/// Row of result element `e` of mfma32x32x8 in lane `l` (its column is l % 32).
+ARGUS_HIP_FN int mfmaResultRow(int l, int e) { return 8 * (e / 4) + 4 * (l / 32) + e % 4; }
+
+//===----------------------------------------------------------------------===//
+// bf16 (round to nearest even, NaN kept), as argus_numerics.h
+//===----------------------------------------------------------------------===//
+
+ARGUS_HIP_FN float bf16ToFloat(uint16_t h) { return __builtin_bit_cast(float, uint32_t(h) << 16); }
+
+ARGUS_HIP_FN uint16_t floatToBf16(float f) {
+  const uint32_t bits = __builtin_bit_cast(uint32_t, f);
+  if ((bits & 0x7fffffffu) > 0x7f800000u)
+    return uint16_t((bits >> 16) | 0x0040u);
+  return uint16_t((bits + 0x7fffu + ((bits >> 16) & 1u)) >> 16);
+}
+
+} // namespace argus::hip
+
+#endif // ARGUS_HIP_DEVICE_H

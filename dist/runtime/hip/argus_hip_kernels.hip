@@ -1,0 +1,30 @@
+//===- argus_hip_kernels.hip - the code object of a hip library ------------===//
+//
+// Every kernel a hip-gfx942 / hip-gfx90a library launches, one extern "C"
+// symbol each, compiled device-only by clang-22 (no ROCm install):
+//
+//   clang++-22 -x hip --offload-arch=gfx942 -nogpulib -nogpuinc -O3 -std=c++17
+//       --offload-device-only --no-gpu-bundle-output -I dist/runtime/hip
+//       argus_hip_kernels.hip -o argus_hip_gfx942.co
+//
+// The GEMM list must match kGemmShapes (argus_hip_schedule.h); test/hip checks
+// that every shape's symbol is in the code object.
+//
+//===----------------------------------------------------------------------===//
+#include "argus_hip_gemm_kernel.h"
+
+using argus::hip::GemmParams;
+
+#define ARGUS_HIP_GEMM_KERNEL(BM, BN, WM, WN)                                         \
+  ARGUS_HIP_KERNEL(WM *WN * 64) void argus_hip_gemm_##BM##x##BN##_w##WM##x##WN(GemmParams p) { \
+    argus::hip::gemmTn<BM, BN, WM, WN>(p);                                            \
+  }
+
+ARGUS_HIP_GEMM_KERNEL(256, 256, 2, 4)
+ARGUS_HIP_GEMM_KERNEL(128, 128, 2, 2)
+ARGUS_HIP_GEMM_KERNEL(64, 128, 2, 2)
+ARGUS_HIP_GEMM_KERNEL(32, 64, 1, 2)
+
+ARGUS_HIP_KERNEL(256) void argus_hip_gemm_beta_scale(GemmParams p, int workGroups) {
+  argus::hip::gemmBetaScale(p, workGroups);
+}

@@ -1,0 +1,136 @@
+//===- argus_hip_emulator.cpp - the wave emulator -------------------------===//
+#include "argus_hip_emulator.h"
+
+#include <condition_variable>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <memory>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+namespace argus::hip::emu {
+namespace {
+
+[[noreturn]] void abortWith(const char *what) {
+  std::fprintf(stderr, "argus hip emulator: %s\n", what);
+  std::abort();
+}
+
+// A reusable barrier for `count` threads (std::barrier is C++20).
+class Barrier {
+public:
+  explicit Barrier(int count) : count(count) {}
+  void wait() {
+    std::unique_lock<std::mutex> lock(mutex);
+    const unsigned generation = this->generation;
+    if (++arrived == count) {
+      arrived = 0;
+      ++this->generation;
+      changed.notify_all();
+      return;
+    }
+    changed.wait(lock, [&] { return generation != this->generation; });
+  }
+
+private:
+  std::mutex mutex;
+  std::condition_variable changed;
+  const int count;
+  int arrived = 0;
+  unsigned generation = 0;
+};
+
+// What the lanes of one wave exchange in an MFMA.
+struct Wave {
+  Barrier barrier{kWaveSize};
+  bf16x4 a[kWaveSize], b[kWaveSize];
+};
+
+struct Workgroup {
+  Workgroup(const Launch &launch, int x, int y)
+      : x(x), y(y), ldsBytes(launch.ldsBytes), lds(std::size_t(launch.ldsBytes), char(0xff)), barrier(launch.threads),
+        waves(std::size_t(launch.threads / kWaveSize)) {}
+  const int x, y, ldsBytes;
+  std::vector<char> lds;  // poisoned: 0xffff is a bf16 NaN, so reading unwritten LDS shows
+  Barrier barrier;
+  std::vector<Wave> waves;
+};
+
+struct WorkItem {
+  Workgroup *group = nullptr;
+  int item = 0;
+  int ldsUsed = 0;
+};
+thread_local WorkItem current;
+
+float bf16(short bits) {
+  const uint32_t word = uint32_t(uint16_t(bits)) << 16;
+  float f;
+  std::memcpy(&f, &word, sizeof f);
+  return f;
+}
+
+} // namespace
+
+int workItem() { return current.item; }
+int workGroup(int d) { return d == 0 ? current.group->x : current.group->y; }
+void barrier() { current.group->barrier.wait(); }
+
+char *lds(int bytes) {
+  const int offset = (current.ldsUsed + 15) / 16 * 16;
+  if (offset + bytes > current.group->ldsBytes)
+    abortWith("the kernel takes more LDS than its launch declares");
+  current.ldsUsed = offset + bytes;
+  return current.group->lds.data() + offset;
+}
+
+u32x4 bufferLoad16(const char *base, uint32_t bytes, uint32_t offset) {
+  u32x4 v = {0, 0, 0, 0};
+  if (offset >= bytes)
+    return v;
+  if (bytes - offset < 16)
+    abortWith("a 16-byte buffer load straddles the end of its buffer");
+  std::memcpy(&v, base + offset, 16);
+  return v;
+}
+
+// The layout argus_hip_device.h states for v_mfma_f32_32x32x8_bf16.
+f32x16 mfma32x32x8(bf16x4 a, bf16x4 b, f32x16 c) {
+  Wave &wave = current.group->waves[std::size_t(current.item / kWaveSize)];
+  const int l = current.item % kWaveSize;
+  wave.a[l] = a;
+  wave.b[l] = b;
+  wave.barrier.wait();
+  const int col = l % 32;
+  for (int e = 0; e < 16; ++e) {
+    const int row = 8 * (e / 4) + 4 * (l / 32) + e % 4;
+    float sum = c[e];
+    for (int k = 0; k < 8; ++k)
+      sum += bf16(wave.a[row + 32 * (k / 4)][k % 4]) * bf16(wave.b[col + 32 * (k / 4)][k % 4]);
+    c[e] = sum;
+  }
+  wave.barrier.wait();  // before any lane overwrites its operands for the next MFMA
+  return c;
+}
+
+void run(const Launch &launch, const std::function<void()> &kernel) {
+  if (launch.threads <= 0 || launch.threads % kWaveSize != 0)
+    abortWith("a launch needs a positive multiple of 64 work-items");
+  for (int y = 0; y < launch.gridY; ++y)
+    for (int x = 0; x < launch.gridX; ++x) {
+      auto group = std::make_unique<Workgroup>(launch, x, y);
+      std::vector<std::thread> items;
+      items.reserve(std::size_t(launch.threads));
+      for (int t = 0; t < launch.threads; ++t)
+        items.emplace_back([&, t] {
+          current = {group.get(), t, 0};
+          kernel();
+        });
+      for (std::thread &item : items)
+        item.join();
+    }
+}
+
+} // namespace argus::hip::emu
