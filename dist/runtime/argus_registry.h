@@ -158,6 +158,7 @@ extern const char argus_generated_manifest[]; /* JSON, returned by argus_manifes
 extern const char argus_generated_isa[];      /* comma-separated CPU features the kernels
                                                  were compiled for, e.g. "avx2,fma";
                                                  "" for none (see argus_isa.h for names) */
+extern const char argus_generated_target[];   /* GPU libraries only: "cuda-sm90a", "hip-gfx942", ... */
 
 #ifdef __cplusplus
 } /* extern "C" */

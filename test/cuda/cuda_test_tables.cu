@@ -15,4 +15,5 @@ const argus_cuda_gemm_group argus_cuda_gemm_groups[] = {{4096, 4096, 2, qkv_boun
 const int32_t argus_cuda_gemm_group_count = 1;
 const char argus_generated_version[] = "0.0.0-test";
 const char argus_generated_manifest[] = "{\"target\": \"cuda-sm90a\", \"model\": \"runtime-test\"}";
+const char argus_generated_target[] = "cuda-sm90a";
 }

@@ -1,25 +1,21 @@
 //===- argus_cuda_gemm.cu - argus_gemm of a cuda-sm90a library ------------===//
 //
 // Sequencing as on the CPU: environment -> arguments valid -> plan -> device
-// -> run. Planning needs no GPU, so argus_gemm_kernel_name answers on any
-// machine and an unsupported call is reported as such before the device is
-// asked. Pointers are device pointers; the work is enqueued on `stream` (a
+// -> run (the front shared with the hip target is argus_gpu_gemm.h).
+// Planning needs no GPU, so argus_gemm_kernel_name answers on any machine and
+// an unsupported call is reported as such before the device is asked.
+// Pointers are device pointers; the work is enqueued on `stream` (a
 // cudaStream_t, NULL for the legacy default stream) and nothing synchronises.
 //
 //===----------------------------------------------------------------------===//
-#include "argus_bucketing.h"
-#include "argus_checks.h"
 #include "argus_cuda_device.h"
 #include "argus_cuda_launch.h"
 #include "argus_cuda_registry.h"
-#include "argus_env.h"
 #include "argus_error.h"
-#include "argus_gemm_validate.h"
+#include "argus_gpu_gemm.h"
 #include "argus_sm90_schedule.h"
 
 #include <algorithm>
-#include <climits>
-#include <string>
 
 namespace argus_rt {
 namespace {
@@ -34,14 +30,6 @@ struct CudaGemmPlan {
   argus_cuda_gemm_launcher launcher = nullptr;
   const char *name = "argus_noop";
 };
-
-// ARGUS_STRICT, read once: "" when valid, else what is wrong with it.
-const std::string &strictProblem(bool *strict) {
-  static bool value = false;
-  static const std::string problem = readSwitch("ARGUS_STRICT", &value);
-  *strict = value;
-  return problem;
-}
 
 // The generic path's launcher and name for a configuration chooseGemmConfig returns.
 struct GenericKernel {
@@ -70,43 +58,30 @@ const GenericKernel *genericKernel(const GemmConfig &c) {
   return nullptr;
 }
 
-int32_t findGroup(const argus_gemm_args &g) {
-  for (int32_t i = 0; i < argus_cuda_gemm_group_count; ++i)
-    if (argus_cuda_gemm_groups[i].n == g.n && argus_cuda_gemm_groups[i].k == g.k)
-      return i;
-  return -1;
-}
-
-// Picks what runs for VALID args; everything the kernels cannot take is UNSUPPORTED here.
-argus_status planCudaGemm(const argus_gemm_args &g, bool strict, const char *function, CudaGemmPlan *plan) {
-  if (g.a_type != ARGUS_DTYPE_BF16 || g.b_type != ARGUS_DTYPE_BF16 || g.c_type != ARGUS_DTYPE_BF16)
-    return fail(ARGUS_ERROR_UNSUPPORTED, "%s: a cuda-sm90a library computes bf16 x bf16 -> bf16, got %s x %s -> %s",
-                function, dtypeName(g.a_type), dtypeName(g.b_type), dtypeName(g.c_type));
-  if (g.m == 0 || g.n == 0) {
-    *plan = {};
+// Picks what runs for `args`; everything the kernels cannot take is UNSUPPORTED here.
+argus_status prepare(const argus_gemm_args *args, const char *function, CudaGemmPlan *plan) {
+  GpuGemmStep step;
+  bool strict;
+  if (argus_status s = prepareGpuGemm(args, "cuda-sm90a", function, &step, &strict))
+    return s;
+  if (step != GpuGemmStep::Kernel) {
+    *plan = step == GpuGemmStep::Noop ? CudaGemmPlan{} : CudaGemmPlan{PlanKind::BetaScale, nullptr, "argus_beta_scale"};
     return ARGUS_OK;
   }
-  if (g.k == 0) {
-    *plan = {PlanKind::BetaScale, nullptr, "argus_beta_scale"};
-    return ARGUS_OK;
-  }
-  if (g.m > INT_MAX || g.n > INT_MAX || g.k > INT_MAX)
-    return fail(ARGUS_ERROR_UNSUPPORTED, "%s: m, n and k must each be below 2^31 on cuda-sm90a", function);
+  const argus_gemm_args &g = *args;
   if (!argus::sm90::tmaCompatible(g.a, g.lda) || !argus::sm90::tmaCompatible(g.b, g.ldb))
     return fail(ARGUS_ERROR_UNSUPPORTED,
                 "%s: the Hopper kernels read A and B with TMA, which needs 16-byte aligned a and b and lda and "
                 "ldb multiples of 8 (got lda=%lld, ldb=%lld)",
                 function, static_cast<long long>(g.lda), static_cast<long long>(g.ldb));
-  if (int32_t i = findGroup(g); i >= 0) {
-    const argus_cuda_gemm_group &group = argus_cuda_gemm_groups[i];
-    const int32_t bucket = argus_bucket_index(group.bucket_bounds, group.bucket_count, g.m);
-    *plan = {PlanKind::Kernel, group.launchers[bucket], group.names[bucket]};
+  const argus_cuda_gemm_group *group = nullptr;
+  int32_t bucket = 0;
+  if (findGemmBucket(argus_cuda_gemm_groups, argus_cuda_gemm_group_count, g, &group, &bucket)) {
+    *plan = {PlanKind::Kernel, group->launchers[bucket], group->names[bucket]};
     return ARGUS_OK;
   }
   if (strict)
-    return fail(ARGUS_ERROR_UNSUPPORTED,
-                "%s: no catalog kernel for n=%lld, k=%lld, and ARGUS_STRICT=1 forbids the generic kernels", function,
-                static_cast<long long>(g.n), static_cast<long long>(g.k));
+    return strictGemmRefusal(g, function);
   static const int multiprocessors = argus::sm90::multiprocessorCount();
   const GenericKernel *kernel =
       genericKernel(argus::sm90::chooseGemmConfig(g.m, g.n, multiprocessors > 0 ? multiprocessors : 132));
@@ -115,15 +90,6 @@ argus_status planCudaGemm(const argus_gemm_args &g, bool strict, const char *fun
                 static_cast<long long>(g.m), static_cast<long long>(g.n));
   *plan = {PlanKind::Kernel, kernel->launcher, kernel->name};
   return ARGUS_OK;
-}
-
-argus_status prepare(const argus_gemm_args *args, const char *function, CudaGemmPlan *plan) {
-  bool strict = false;
-  if (const std::string &problem = strictProblem(&strict); !problem.empty())
-    return fail(ARGUS_ERROR_INVALID_ARGUMENT, "%s: %s", function, problem.c_str());
-  if (argus_status s = validateGemm(args, function))
-    return s;
-  return planCudaGemm(*args, strict, function, plan);
 }
 
 // k == 0: C = beta * C + bias, C not read when beta is 0 (BLAS).

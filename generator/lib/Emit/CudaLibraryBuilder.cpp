@@ -58,27 +58,29 @@ std::string launcherName(const sm90::GemmConfig &c) {
          ", " + std::to_string(c.bn) + ", " + std::to_string(c.stages) + ", " + std::to_string(c.split) + ">";
 }
 
-struct CudaBucket {
-  int64_t bound;
-  sm90::GemmConfig config;
-  std::string kernelName;
-};
+nlohmann::json configJson(const sm90::GemmConfig &c) {
+  return {{"schedule", c.persistent ? "persistent" : "split-k"},
+          {"BM", c.bm},
+          {"BN", c.bn},
+          {"stages", c.stages},
+          {"split", c.split}};
+}
 
 struct CudaGroup {
   const GemmGroup *group;
-  std::vector<CudaBucket> buckets;
+  std::vector<GpuBucket> buckets;
+  std::vector<sm90::GemmConfig> configs;  // per bucket
 };
 
 std::vector<CudaGroup> planCudaGemms(const GemmPlan &plan) {
   std::vector<CudaGroup> groups;
   for (const GemmGroup &g : plan.groups) {
-    CudaGroup cuda{&g, {}};
-    std::string ops;
-    for (const std::string &op : g.ops)
-      ops += (ops.empty() ? "" : "_") + op;
+    CudaGroup cuda{&g, {}, {}};
     for (int64_t bound : g.bucketBounds) {
       const sm90::GemmConfig config = sm90::chooseGemmConfig(bound, g.n, kMultiprocessors);
-      cuda.buckets.push_back({bound, config, "argus_sm90_" + ops + "_m" + std::to_string(bound) + "_" + configName(config)});
+      cuda.configs.push_back(config);
+      cuda.buckets.push_back({bound, "argus_sm90_" + joinedOps(g.ops) + "_m" + std::to_string(bound) + "_" +
+                                         configName(config), configJson(config)});
     }
     groups.push_back(std::move(cuda));
   }
@@ -87,30 +89,8 @@ std::vector<CudaGroup> planCudaGemms(const GemmPlan &plan) {
 
 json manifestFor(const catalog::Catalog &cat, const BuildOptions &opt, const std::vector<CudaGroup> &groups) {
   json gemmGroups = json::array();
-  for (const CudaGroup &g : groups) {
-    json buckets = json::array();
-    int64_t low = 1;
-    for (size_t i = 0; i < g.buckets.size(); ++i) {
-      const CudaBucket &b = g.buckets[i];
-      const bool last = i + 1 == g.buckets.size();
-      buckets.push_back({{"m_min", low},
-                         {"m_max", last ? json(nullptr) : json(b.bound)},
-                         {"kernel", b.kernelName},
-                         {"config",
-                          {{"schedule", b.config.persistent ? "persistent" : "split-k"},
-                           {"BM", b.config.bm},
-                           {"BN", b.config.bn},
-                           {"stages", b.config.stages},
-                           {"split", b.config.split}}}});
-      low = b.bound + 1;
-    }
-    gemmGroups.push_back({{"ops", g.group->ops},
-                          {"n", g.group->n},
-                          {"k", g.group->k},
-                          {"a_type", "bf16"},
-                          {"c_type", "bf16"},
-                          {"buckets", buckets}});
-  }
+  for (const CudaGroup &g : groups)
+    gemmGroups.push_back(gpuGemmGroupJson(g.group->ops, g.group->n, g.group->k, g.buckets));
   json manifest = manifestHeader(cat, opt.target);
   manifest.update({{"tuning", "Hopper configurations by rule (chooseGemmConfig, fitted to the H100 sweep of "
                               "bench/results/cuda-gemm-h100.md); other shapes by the same rule at run time"},
@@ -125,16 +105,10 @@ std::string tablesSource(const std::vector<CudaGroup> &groups, const std::string
      << "#include \"argus_cuda_launch.h\"\n#include \"argus_cuda_registry.h\"\n\n";
   for (size_t i = 0; i < groups.size(); ++i) {
     const std::string prefix = "group" + std::to_string(i);
-    const std::vector<CudaBucket> &buckets = groups[i].buckets;
-    os << "static const int64_t " << prefix << "_bounds[] = {";
-    for (size_t b = 0; b < buckets.size(); ++b)
-      os << (b ? ", " : "") << buckets[b].bound;
-    os << "};\nstatic const argus_cuda_gemm_launcher " << prefix << "_launchers[] = {";
-    for (size_t b = 0; b < buckets.size(); ++b)
-      os << (b ? ",\n    " : "\n    ") << launcherName(buckets[b].config);
-    os << "};\nstatic const char *const " << prefix << "_names[] = {";
-    for (size_t b = 0; b < buckets.size(); ++b)
-      os << (b ? ", " : "") << cString(buckets[b].kernelName);
+    os << gpuBucketArrays(prefix, groups[i].buckets) << "static const argus_cuda_gemm_launcher " << prefix
+       << "_launchers[] = {";
+    for (size_t b = 0; b < groups[i].configs.size(); ++b)
+      os << (b ? ",\n    " : "\n    ") << launcherName(groups[i].configs[b]);
     os << "};\n\n";
   }
   os << "extern \"C\" {\nconst argus_cuda_gemm_group argus_cuda_gemm_groups[] = {\n";
@@ -150,6 +124,7 @@ std::string tablesSource(const std::vector<CudaGroup> &groups, const std::string
     os << "  {0, 0, 0, nullptr, nullptr, nullptr},  // placeholder, count is 0\n";
   os << "};\nconst int32_t argus_cuda_gemm_group_count = " << groups.size() << ";\n"
      << "const char argus_generated_version[] = " << cString(kLibraryVersion) << ";\n"
+     << "const char argus_generated_target[] = \"cuda-sm90a\";\n"
      << "const char argus_generated_manifest[] =\n" << cString(manifest) << ";\n}\n";
   return os.str();
 }
@@ -171,12 +146,9 @@ std::variant<BuildReport, std::string> buildCudaLibrary(const BuildOptions &opt,
            " --version' failed:\n" + version;
 
   const fs::path home(opt.homeDir.empty() ? defaultHomeDir() : opt.homeDir), runtimeDir = home / "dist" / "runtime";
-  const fs::path out(opt.outDir), srcDir = out / "src", objDir = out / "obj", libDir = out / "lib";
-  std::error_code ec;
-  for (const fs::path &d : {srcDir, objDir, libDir}) {
-    fs::create_directories(d, ec);
-    if (ec) return "cannot create '" + d.string() + "': " + ec.message();
-  }
+  const fs::path out(opt.outDir), srcDir = out / "src", objDir = out / "obj";
+  if (std::string failure = createBuildDirs(out); !failure.empty())
+    return failure;
   const std::string manifest = manifestFor(cat, opt, groups).dump(2) + "\n";
   std::string error;
   if (!writeIfChanged((out / "manifest.json").string(), manifest, error) ||

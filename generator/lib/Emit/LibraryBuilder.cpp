@@ -9,6 +9,7 @@
 #include "argus/Emit/Compiler.h"
 #include "argus/Emit/CudaLibraryBuilder.h"
 #include "argus/Emit/GemmPlan.h"
+#include "argus/Emit/HipLibraryBuilder.h"
 #include "argus/Emit/KernelInstance.h"
 #include "argus/Emit/MoePlan.h"
 #include "LibraryFiles.h"
@@ -296,8 +297,9 @@ std::variant<BuildReport, std::string> buildLibrary(const BuildOptions &opt) {
   auto log = [&](const std::string &line) {
     if (opt.log) opt.log(line);
   };
-  if (!codegen::isCpuTarget(opt.target) && !isCudaTarget(opt.target))
-    return "unsupported target '" + opt.target + "': argus-gen generates cpu-avx512, cpu-avx2 and cuda-sm90a";
+  if (!codegen::isCpuTarget(opt.target) && !isCudaTarget(opt.target) && hipArch(opt.target).empty())
+    return "unsupported target '" + opt.target +
+           "': argus-gen generates cpu-avx512, cpu-avx2, cuda-sm90a, hip-gfx942 and hip-gfx90a";
   if (opt.outDir.empty())
     return std::string("no output directory given (--out DIR)");
 
@@ -307,6 +309,8 @@ std::variant<BuildReport, std::string> buildLibrary(const BuildOptions &opt) {
   const catalog::Catalog &cat = loaded.value();
   if (isCudaTarget(opt.target))
     return buildCudaLibrary(opt, cat);
+  if (!hipArch(opt.target).empty())
+    return buildHipLibrary(opt, cat);
   std::vector<catalog::OpConfig> configs = catalog::expand(cat);
   GemmPlan plan = planGemms(configs, opt.chooseGemmTiles);
   std::vector<AttentionKernel> attention = planAttention(configs, opt.chooseAttentionTiles);

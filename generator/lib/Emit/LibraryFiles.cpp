@@ -39,6 +39,48 @@ std::string cString(const std::string &s) {
   return out + "\"";
 }
 
+nlohmann::json gpuGemmGroupJson(const std::vector<std::string> &ops, int64_t n, int64_t k,
+                                const std::vector<GpuBucket> &buckets) {
+  nlohmann::json list = nlohmann::json::array();
+  int64_t low = 1;
+  for (size_t i = 0; i < buckets.size(); ++i) {
+    const bool last = i + 1 == buckets.size();
+    list.push_back({{"m_min", low},
+                    {"m_max", last ? nlohmann::json(nullptr) : nlohmann::json(buckets[i].bound)},
+                    {"kernel", buckets[i].kernelName},
+                    {"config", buckets[i].config}});
+    low = buckets[i].bound + 1;
+  }
+  return {{"ops", ops}, {"n", n}, {"k", k}, {"a_type", "bf16"}, {"c_type", "bf16"}, {"buckets", list}};
+}
+
+std::string joinedOps(const std::vector<std::string> &ops) {
+  std::string joined;
+  for (const std::string &op : ops)
+    joined += (joined.empty() ? "" : "_") + op;
+  return joined;
+}
+
+std::string gpuBucketArrays(const std::string &prefix, const std::vector<GpuBucket> &buckets) {
+  std::string bounds, names;
+  for (size_t b = 0; b < buckets.size(); ++b) {
+    bounds += (b ? ", " : "") + std::to_string(buckets[b].bound);
+    names += (b ? ", " : "") + cString(buckets[b].kernelName);
+  }
+  return "static const int64_t " + prefix + "_bounds[] = {" + bounds + "};\nstatic const char *const " + prefix +
+         "_names[] = {" + names + "};\n";
+}
+
+std::string createBuildDirs(const fs::path &out) {
+  for (const char *sub : {"src", "obj", "lib"}) {
+    std::error_code ec;
+    fs::create_directories(out / sub, ec);
+    if (ec)
+      return "cannot create '" + (out / sub).string() + "': " + ec.message();
+  }
+  return "";
+}
+
 namespace {
 
 /// Replaces every @NAME@ of `text` (CMake configure_file(@ONLY) syntax).

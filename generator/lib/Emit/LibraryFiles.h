@@ -26,6 +26,29 @@ nlohmann::json manifestHeader(const catalog::Catalog &cat, const std::string &ta
 /// `s` as a C string literal (quotes, escapes, newlines split across lines).
 std::string cString(const std::string &s);
 
+/// One m bucket of a GPU library's catalog GEMM: its upper bound, the
+/// kernel name argus_gemm_kernel_name reports and the kernel's parameters.
+struct GpuBucket {
+  int64_t bound;
+  std::string kernelName;
+  nlohmann::json config;
+};
+
+/// The manifest entry of a GPU library's catalog GEMM (ops, n, k, bf16
+/// types, and per bucket m_min, m_max (null for the last), kernel, config).
+nlohmann::json gpuGemmGroupJson(const std::vector<std::string> &ops, int64_t n, int64_t k,
+                                const std::vector<GpuBucket> &buckets);
+
+/// "qkv_o" for ops {"qkv", "o"}: the catalog ops a kernel name carries.
+std::string joinedOps(const std::vector<std::string> &ops);
+
+/// C++ definitions of `<prefix>_bounds` (int64_t) and `<prefix>_names`
+/// (const char *const) for the buckets of one group of a generated table.
+std::string gpuBucketArrays(const std::string &prefix, const std::vector<GpuBucket> &buckets);
+
+/// Creates OUT/src, OUT/obj and OUT/lib; "" or what failed.
+std::string createBuildDirs(const std::filesystem::path &out);
+
 /// The sources listed in `listFile` (one path per line relative to
 /// `runtimeDir`; '#' comments and blank lines skipped); empty with `error`
 /// set when the list cannot be read.

@@ -6,6 +6,7 @@
 #include "argus/Emit/AttentionPlan.h"
 #include "argus/Emit/Compiler.h"
 #include "argus/Emit/CudaLibraryBuilder.h"
+#include "argus/Emit/HipLibraryBuilder.h"
 #include "argus/Emit/MoePlan.h"
 #include "argus/Tuning/Report.h"
 #include "argus/Tuning/Sweep.h"
@@ -87,19 +88,22 @@ std::vector<std::string> kernelsByRule(const std::vector<catalog::OpConfig> &con
   return lines;
 }
 
-/// cuda-sm90a: no sweep (the sweep measures on this machine's CPU); the
-/// configurations come from a rule fitted to an H100 sweep.
-std::string buildCudaCommand(const emit::BuildOptions &build, int budget, std::ostream &out,
-                             const std::function<void(const std::string &)> &log) {
+/// GPU targets: no sweep (the sweep measures on this machine's CPU); cuda-sm90a
+/// configurations come from a rule fitted to an H100 sweep, hip ones from an
+/// occupancy rule (no AMD GPU has timed them).
+std::string buildGpuCommand(const emit::BuildOptions &build, int budget, std::ostream &out,
+                            const std::function<void(const std::string &)> &log) {
+  const bool cuda = emit::isCudaTarget(build.target);
   if (budget > 0)
-    log("no sweep for cuda-sm90a on this machine: Hopper configurations by rule (fitted to the H100 sweep in "
-        "bench/results/cuda-gemm-h100.md)");
+    log("no sweep for " + build.target + " on this machine: " +
+        (cuda ? "Hopper configurations by rule (fitted to the H100 sweep in bench/results/cuda-gemm-h100.md)"
+              : "CDNA kernel shapes by an occupancy rule, not measured (no AMD GPU here)"));
   auto result = emit::buildLibrary(build);
   if (auto *error = std::get_if<std::string>(&result)) return *error;
   const emit::BuildReport &r = std::get<emit::BuildReport>(result);
   out << "built " << r.libraryPath << "\n"
-      << "  " << r.kernels << " catalog kernels for " << r.groups << " GEMM shapes (cuda-sm90a); " << r.compiled
-      << " objects compiled, " << r.fromCache << " from cache; " << r.seconds << " s\n";
+      << "  " << r.kernels << " catalog kernels for " << r.groups << " GEMM shapes (" << build.target << "); "
+      << r.compiled << " objects compiled, " << r.fromCache << " from cache; " << r.seconds << " s\n";
   return "";
 }
 
@@ -112,8 +116,8 @@ std::string buildCommand(BuildFlags flags, std::ostream &out, bool terminal) {
   catalog::Result<catalog::Catalog> cat = catalog::loadCatalog(build.catalogPath);
   if (!cat) return cat.error().format();
   const std::vector<catalog::OpConfig> configs = catalog::expand(cat.value());
-  if (emit::isCudaTarget(build.target))
-    return buildCudaCommand(build, flags.budget, out, log);
+  if (emit::isCudaTarget(build.target) || !emit::hipArch(build.target).empty())
+    return buildGpuCommand(build, flags.budget, out, log);
   std::unique_ptr<tuning::TuningDb> db;
   tuning::SweepOptions sweep;
   machine::Peaks peaks;

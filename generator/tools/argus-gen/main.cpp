@@ -191,7 +191,7 @@ int runMain(int argc, char **argv) {
   emit::BuildOptions &build = buildFlags.build;
   CLI::App *buildCmd = app.add_subcommand("build", "generate libargus_kernels.so for a catalog");
   buildCmd->add_option("--catalog", build.catalogPath, "model catalog (shapes/*.yaml)")->required();
-  buildCmd->add_option("--target", build.target, "cpu-avx512 (default), cpu-avx2 or cuda-sm90a (bf16 GEMMs, needs nvcc)");
+  buildCmd->add_option("--target", build.target, "cpu-avx512 (default), cpu-avx2, cuda-sm90a (bf16 GEMMs, needs nvcc), hip-gfx942 or hip-gfx90a (bf16 GEMMs)");
   buildCmd->add_option("--out", build.outDir, "output directory")->required();
   buildCmd->add_option("--jobs", build.jobs, "parallel compiler processes")->check(CLI::Range(1, 256));
   buildCmd->add_option("--home", build.homeDir, "the Argus tree (templates/, dist/); default $ARGUS_HOME or the source tree");

@@ -1,20 +1,21 @@
-//===- argus_cuda_unsupported.cpp - entry points without Hopper kernels yet -===//
+//===- argus_gemm_only.cpp - entry points a GPU library has no kernels for --===//
 //
-// The C ABI is the same for every target, so a cuda-sm90a library exports
-// the attention and MoE entry points too; until their Hopper kernels exist
-// (issue 8) they say so instead of failing to link or to load.
+// The C ABI is the same for every target, so the cuda-sm90a and hip
+// libraries export the attention and MoE entry points too; until their GPU
+// kernels exist they say so instead of failing to link or to load.
 //
 //===----------------------------------------------------------------------===//
 #include "argus_error.h"
 #include "argus_kernels.h"
+#include "argus_registry.h"
 
 using namespace argus_rt;
 
 namespace {
 
 argus_status notYet(const char *function) {
-  return fail(ARGUS_ERROR_UNSUPPORTED, "%s: this cuda-sm90a library has no kernels for it (only argus_gemm)",
-              function);
+  return fail(ARGUS_ERROR_UNSUPPORTED, "%s: this %s library has no kernels for it yet (only argus_gemm)",
+              function, argus_generated_target);
 }
 
 } // namespace

@@ -1,0 +1,47 @@
+//===- argus_gpu_gemm.cpp - the shared front of every GPU argus_gemm ------===//
+#include "argus_gpu_gemm.h"
+
+#include "argus_checks.h"
+#include "argus_env.h"
+#include "argus_error.h"
+#include "argus_gemm_validate.h"
+
+#include <climits>
+#include <string>
+
+namespace argus_rt {
+
+argus_status prepareGpuGemm(const argus_gemm_args *args, const char *target, const char *function,
+                            GpuGemmStep *step, bool *strict) {
+  static bool strictValue = false;
+  static const std::string strictProblem = readSwitch("ARGUS_STRICT", &strictValue);
+  if (!strictProblem.empty())
+    return fail(ARGUS_ERROR_INVALID_ARGUMENT, "%s: %s", function, strictProblem.c_str());
+  *strict = strictValue;
+  if (argus_status s = validateGemm(args, function))
+    return s;
+  const argus_gemm_args &g = *args;
+  if (g.a_type != ARGUS_DTYPE_BF16 || g.b_type != ARGUS_DTYPE_BF16 || g.c_type != ARGUS_DTYPE_BF16)
+    return fail(ARGUS_ERROR_UNSUPPORTED, "%s: a %s library computes bf16 x bf16 -> bf16, got %s x %s -> %s", function,
+                target, dtypeName(g.a_type), dtypeName(g.b_type), dtypeName(g.c_type));
+  if (g.m == 0 || g.n == 0) {
+    *step = GpuGemmStep::Noop;
+    return ARGUS_OK;
+  }
+  if (g.k == 0) {
+    *step = GpuGemmStep::BetaScale;
+    return ARGUS_OK;
+  }
+  if (g.m > INT_MAX || g.n > INT_MAX || g.k > INT_MAX)
+    return fail(ARGUS_ERROR_UNSUPPORTED, "%s: m, n and k must each be below 2^31 on %s", function, target);
+  *step = GpuGemmStep::Kernel;
+  return ARGUS_OK;
+}
+
+argus_status strictGemmRefusal(const argus_gemm_args &g, const char *function) {
+  return fail(ARGUS_ERROR_UNSUPPORTED,
+              "%s: no catalog kernel for n=%lld, k=%lld, and ARGUS_STRICT=1 forbids the generic kernels", function,
+              static_cast<long long>(g.n), static_cast<long long>(g.k));
+}
+
+} // namespace argus_rt

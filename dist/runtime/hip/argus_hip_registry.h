@@ -1,0 +1,48 @@
+/*===- argus_hip_registry.h - the tables a hip library links against -------===*
+ *
+ * The counterpart of argus_registry.h for the hip-gfx942 / hip-gfx90a
+ * targets: argus-gen emits one C++ file that DEFINES these objects (and
+ * argus_generated_version, _manifest and _target of argus_registry.h) and one
+ * assembly file that embeds the code object; the runtime only reads them.
+ *
+ * GEMM dispatch (argus_hip_gemm.cpp): bf16 A, B and C.
+ *   1. the group whose (n, k) equals the call's, bucketed on m with
+ *      argus_bucket_index (argus_bucketing.h), as on the CPU;
+ *   2. else, unless ARGUS_STRICT=1, the kernel argus::hip::chooseGemmShape
+ *      picks for (m, n);
+ *   3. else ARGUS_ERROR_UNSUPPORTED.
+ *
+ *===----------------------------------------------------------------------===*/
+#ifndef ARGUS_HIP_REGISTRY_H
+#define ARGUS_HIP_REGISTRY_H
+
+#include <stdint.h>
+
+#include "argus_registry.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** The kernels of one catalog GEMM (static n and k), one per m bucket. */
+typedef struct {
+  int64_t n, k;
+  int32_t bucket_count;
+  const int64_t *bucket_bounds; /**< ascending m upper bounds */
+  const int32_t *shapes;        /**< per bucket, an index into argus::hip::kGemmShapes */
+  const char *const *names;     /**< what argus_gemm_kernel_name reports */
+} argus_hip_gemm_group;
+
+extern const argus_hip_gemm_group argus_hip_gemm_groups[];
+extern const int32_t argus_hip_gemm_group_count;
+
+/** The code object (an AMDGPU ELF for argus_hip_arch), embedded by argus-gen. */
+extern const unsigned char argus_hip_code_object[];
+extern const uint64_t argus_hip_code_object_size;
+extern const char argus_hip_arch[]; /**< "gfx942" or "gfx90a" */
+
+#ifdef __cplusplus
+} /* extern "C" */
+#endif
+
+#endif /* ARGUS_HIP_REGISTRY_H */

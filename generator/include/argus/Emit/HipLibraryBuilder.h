@@ -1,0 +1,34 @@
+//===- HipLibraryBuilder.h - the hip-gfx942 / hip-gfx90a library -*- C++ -*-===//
+//
+// argus-gen build --target hip-gfx942 (MI300X) or hip-gfx90a (MI250): the
+// catalog's GEMMs on the CDNA MFMA kernels (dist/runtime/hip), through the
+// same C ABI. clang-22 builds their code object with no ROCm install; the
+// library embeds it and loads it through a dlopen'd HIP runtime at run time.
+// Attention and MoE entry points answer ARGUS_ERROR_UNSUPPORTED until their
+// CDNA kernels exist.
+//
+//===----------------------------------------------------------------------===//
+#ifndef ARGUS_EMIT_HIPLIBRARYBUILDER_H
+#define ARGUS_EMIT_HIPLIBRARYBUILDER_H
+
+#include "argus/Catalog/Catalog.h"
+#include "argus/Emit/LibraryBuilder.h"
+
+#include <string>
+#include <variant>
+
+namespace argus::emit {
+
+/// "gfx942" for hip-gfx942, "gfx90a" for hip-gfx90a, "" for any other target.
+std::string hipArch(const std::string &target);
+
+/// Builds the library of the bf16 catalog `cat` for options.target (a hip
+/// target); tiles by rule (chooseGemmShape), since no AMD GPU is here to
+/// time them. The manifest records every kernel's registers, LDS, scratch
+/// and MFMA count from the code object; a kernel that spills or uses scratch
+/// fails the build. buildLibrary calls it.
+std::variant<BuildReport, std::string> buildHipLibrary(const BuildOptions &options, const catalog::Catalog &cat);
+
+} // namespace argus::emit
+
+#endif // ARGUS_EMIT_HIPLIBRARYBUILDER_H
