@@ -100,9 +100,10 @@ std::map<int, DeviceModule> modules;
 hipFunction kernelOnCurrentDevice(const HipApi &api, const char *name, std::string &error) {
   int device = 0;
   if (hipError e = api.getDevice(&device)) {
-    int count = 0;
-    error = api.getDeviceCount(&count) == 0 && count == 0 ? "no AMD GPU is visible to the HIP runtime"
-                                                          : "hipGetDevice failed: " + describe(api, e);
+    int count = -1;
+    api.getDeviceCount(&count);  // with no device: hipErrorNoDevice and a count of 0
+    error = count == 0 ? "no AMD GPU is visible to the HIP runtime (" + describe(api, e) + ")"
+                       : "hipGetDevice failed: " + describe(api, e);
     return nullptr;
   }
   std::lock_guard<std::mutex> lock(modulesMutex);

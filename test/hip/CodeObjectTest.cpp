@@ -1,0 +1,87 @@
+// What clang made of the CDNA kernels, read from the code object argus-gen put in a hip library
+// ($ARGUS_CODE_OBJECT, its processor $ARGUS_CODE_OBJECT_ARCH): every GEMM kernel of
+// kGemmShapes is there, issues MFMAs, uses no scratch and spills nothing, takes exactly the LDS
+// its shape declares and fits one workgroup per compute unit. Plus the checker itself, on
+// resource figures that must be refused and on files that are not code objects.
+#include "argus/Emit/CodeObject.h"
+
+#include "argus_hip_schedule.h"
+
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <fstream>
+#include <string>
+
+using namespace argus::emit;
+
+namespace {
+
+std::string environment(const char *name) {
+  const char *v = std::getenv(name);
+  return v ? v : "";
+}
+
+TEST(CodeObject, EveryGemmKernelIsThereWithMfmaAndNoScratch) {
+  const std::string path = environment("ARGUS_CODE_OBJECT");
+  if (path.empty())
+    GTEST_SKIP() << "ARGUS_CODE_OBJECT names no code object (ctest sets it)";
+  auto inspected = inspectCodeObject(path, llvmTool("llvm-objdump"));
+  ASSERT_TRUE(std::holds_alternative<CodeObjectInfo>(inspected)) << std::get<std::string>(inspected);
+  const CodeObjectInfo &info = std::get<CodeObjectInfo>(inspected);
+  EXPECT_EQ(info.arch, environment("ARGUS_CODE_OBJECT_ARCH")) << info.target;
+  for (const argus::hip::GemmShape &shape : argus::hip::kGemmShapes) {
+    char symbol[40];
+    argus::hip::gemmKernelSymbol(shape, symbol);
+    const KernelResources *k = nullptr;
+    for (const KernelResources &r : info.kernels)
+      if (r.name == symbol)
+        k = &r;
+    ASSERT_NE(k, nullptr) << symbol << " is not in " << path;
+    // One k step issues two MFMAs per 32x32 block for each of four chunk pairs.
+    EXPECT_GE(k->mfmaInstructions, 8 * shape.blocksM() * shape.blocksN()) << symbol;
+    EXPECT_EQ(k->scratchBytes, 0) << symbol;
+    EXPECT_EQ(k->vgprSpills + k->sgprSpills, 0) << symbol;
+    EXPECT_EQ(k->ldsBytes, shape.ldsBytes()) << symbol;
+    EXPECT_EQ(k->workgroupSize, shape.threads()) << symbol;
+    EXPECT_EQ(k->wavefrontSize, 64) << symbol;
+    EXPECT_GE(k->vgprs + k->agprs, shape.accumulatorRegisters()) << symbol << ": where do the accumulators live?";
+    EXPECT_EQ(resourceProblems(*k), "") << symbol;
+  }
+}
+
+TEST(CodeObject, ResourceProblemsNameWhatBreaksTheBudget) {
+  KernelResources k;
+  k.name = "kernel";
+  k.vgprs = 128;
+  k.workgroupSize = 256;
+  k.wavefrontSize = 64;
+  EXPECT_EQ(resourceProblems(k), "");
+  KernelResources scratch = k;
+  scratch.scratchBytes = 16;
+  EXPECT_NE(resourceProblems(scratch).find("16 bytes of scratch"), std::string::npos);
+  KernelResources spills = k;
+  spills.vgprSpills = 3;
+  EXPECT_NE(resourceProblems(spills).find("3 VGPR and 0 SGPR spills"), std::string::npos);
+  KernelResources crowded = k;  // 1024 work-items: four waves per SIMD, 128 registers each at most
+  crowded.workgroupSize = 1024;
+  crowded.vgprs = 120;
+  crowded.agprs = 16;
+  EXPECT_NE(resourceProblems(crowded).find("do not fit 4 waves per SIMD"), std::string::npos);
+  KernelResources lds = k;
+  lds.ldsBytes = 65537;
+  EXPECT_NE(resourceProblems(lds).find("65537 bytes of LDS"), std::string::npos);
+}
+
+TEST(CodeObject, OtherFilesAreRefusedWithTheirName) {
+  const std::string text = ::testing::TempDir() + "/not_a_code_object.co";
+  std::ofstream(text) << "hello";
+  auto inspected = inspectCodeObject(text, llvmTool("llvm-objdump"));
+  ASSERT_TRUE(std::holds_alternative<std::string>(inspected));
+  EXPECT_NE(std::get<std::string>(inspected).find(text), std::string::npos) << std::get<std::string>(inspected);
+  auto missing = inspectCodeObject("/nonexistent/x.co", llvmTool("llvm-objdump"));
+  ASSERT_TRUE(std::holds_alternative<std::string>(missing));
+  EXPECT_NE(std::get<std::string>(missing).find("cannot read code object"), std::string::npos);
+}
+
+} // namespace

@@ -1,0 +1,85 @@
+//===- gemm_problem.cpp - bf16 GEMM problems against float64 ---------------===//
+#include "gemm_problem.h"
+
+#include "argus_numerics.h"
+
+#include <cmath>
+#include <sstream>
+
+namespace argus::hip::test {
+namespace {
+
+constexpr uint16_t kNaN = 0x7fc0, kPadding = 0x1234;
+
+std::vector<uint16_t> randomBf16(size_t count, std::mt19937 &rng) {
+  std::uniform_real_distribution<float> value(-1.0f, 1.0f);
+  std::vector<uint16_t> v(count);
+  for (uint16_t &x : v)
+    x = argus_num::f32_to_bf16(value(rng));
+  return v;
+}
+
+double f(uint16_t bits) { return argus_num::bf16_to_f32(bits); }
+
+} // namespace
+
+std::string GemmProblem::describe() const {
+  std::ostringstream os;
+  os << "m=" << m << " n=" << n << " k=" << k << " alpha=" << alpha << " beta=" << beta << (bias ? " bias" : "");
+  return os.str();
+}
+
+GemmData::GemmData(const GemmProblem &p, std::mt19937 &rng)
+    : a(randomBf16(size_t(p.m) * size_t(p.lda()), rng)), b(randomBf16(size_t(p.n) * size_t(p.ldb()), rng)),
+      bias(randomBf16(size_t(p.n), rng)), c(randomBf16(size_t(p.m + 1) * size_t(p.ldc()), rng)) {
+  for (int64_t row = 0; row <= p.m; ++row)
+    for (int64_t col = 0; col < p.ldc(); ++col) {
+      uint16_t &x = c[size_t(row * p.ldc() + col)];
+      if (col >= p.n || row == p.m)
+        x = kPadding;
+      else if (p.beta == 0.0f)
+        x = kNaN;
+    }
+  c0 = c;
+}
+
+std::string compareWithFloat64(const GemmProblem &p, const GemmData &d) {
+  std::ostringstream problems;
+  int wrong = 0;
+  for (int64_t row = 0; row <= p.m; ++row)
+    for (int64_t col = 0; col < p.ldc(); ++col) {
+      const size_t at = size_t(row * p.ldc() + col);
+      if (col >= p.n || row == p.m) {
+        if (d.c[at] != kPadding && ++wrong <= 5)
+          problems << p.describe() << ": padding or guard element [" << row << "][" << col << "] overwritten\n";
+        continue;
+      }
+      double sum = 0, scale = 0;
+      for (int64_t i = 0; i < p.k; ++i) {
+        const double product = f(d.a[size_t(row * p.lda() + i)]) * f(d.b[size_t(col * p.ldb() + i)]);
+        sum += product;
+        scale += std::fabs(product);
+      }
+      double ref = p.alpha * sum;
+      scale *= std::fabs(p.alpha);
+      if (p.beta != 0.0f) {
+        ref += p.beta * f(d.c0[at]);
+        scale += std::fabs(p.beta * f(d.c0[at]));
+      }
+      if (p.bias) {
+        ref += f(d.bias[size_t(col)]);
+        scale += std::fabs(f(d.bias[size_t(col)]));
+      }
+      const double value = f(d.c[at]);
+      // bf16 output rounding (2^-8 relative) plus f32 accumulation over k terms.
+      const double tolerance = std::ldexp(std::fabs(ref), -8) + std::ldexp(scale, -16) + 1e-30;
+      if (!(std::fabs(value - ref) <= tolerance) && ++wrong <= 5)
+        problems << p.describe() << ": C[" << row << "][" << col << "] = " << value << ", expected " << ref
+                 << " (tolerance " << tolerance << ")\n";
+    }
+  if (wrong > 5)
+    problems << "... " << wrong << " wrong elements in all\n";
+  return problems.str();
+}
+
+} // namespace argus::hip::test

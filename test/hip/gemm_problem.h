@@ -1,0 +1,44 @@
+//===- gemm_problem.h - a bf16 GEMM problem and its float64 check ----------===//
+//
+// Fresh random bf16 operands in [-1, 1) with padded pitches (lda, ldb past k;
+// ldc = n + 3), C poisoned with NaN when beta is 0 (it must not be read and
+// every element must be written), a sentinel in the padding of every row and
+// in a guard row after the last, and an element-wise comparison against a
+// float64 GEMM: |err| <= 2^-8 |ref| + 2^-16 (|alpha| sum |a b| + |beta c| + |bias|).
+//
+//===----------------------------------------------------------------------===//
+#ifndef ARGUS_TEST_HIP_GEMM_PROBLEM_H
+#define ARGUS_TEST_HIP_GEMM_PROBLEM_H
+
+#include <cstdint>
+#include <random>
+#include <string>
+#include <vector>
+
+namespace argus::hip::test {
+
+struct GemmProblem {
+  int m, n, k;
+  float alpha, beta;
+  bool bias;
+
+  int64_t lda() const { return (k + 7) / 8 * 8 + 8; }
+  int64_t ldb() const { return (k + 7) / 8 * 8; }
+  int64_t ldc() const { return n + 3; }
+  std::string describe() const;
+};
+
+struct GemmData {
+  std::vector<uint16_t> a, b, bias, c, c0;  // c: (m + 1) x ldc, c0 its initial contents
+
+  GemmData(const GemmProblem &p, std::mt19937 &rng);
+  const uint16_t *biasOrNull(const GemmProblem &p) const { return p.bias ? bias.data() : nullptr; }
+};
+
+/// The first few problems with `data.c` ("" when every element is within
+/// tolerance and padding and guard row are untouched).
+std::string compareWithFloat64(const GemmProblem &p, const GemmData &data);
+
+} // namespace argus::hip::test
+
+#endif // ARGUS_TEST_HIP_GEMM_PROBLEM_H

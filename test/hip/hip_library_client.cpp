@@ -1,0 +1,181 @@
+// A client of a generated hip library (argus-gen build --target hip-gfx942 | hip-gfx90a), through
+// its C ABI only, on a machine without an AMD GPU. It dlopens the library, as a serving engine
+// might, and runs one scenario per process (the library reads its environment once):
+//
+//   no-runtime  LIB N K            no libamdhip64: planning still answers, argus_gemm reports
+//                                  ARGUS_ERROR_DEVICE, bad arguments are caught before the device
+//   fake        LIB N K FAKE_HIP   the fake runtime (fake_amdhip64.cpp) as the GPU: catalog and
+//                                  generic GEMMs, beta, bias, k = 0, all against float64, on the
+//                                  caller's stream
+//   wrong-arch  LIB N K FAKE_HIP   the fake device is another processor: a clear ARGUS_ERROR_DEVICE
+//   no-device   LIB N K FAKE_HIP   the runtime sees no device
+//
+// (N, K) is one of the library's catalog GEMMs.
+#include "argus_kernels.h"
+#include "gemm_problem.h"
+
+#include <dlfcn.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+
+namespace {
+
+int failures = 0;
+
+void expect(bool ok, const std::string &what) {
+  std::printf("%s: %s\n", ok ? "ok  " : "FAIL", what.c_str());
+  failures += ok ? 0 : 1;
+}
+
+struct Library {
+  decltype(&argus_gemm) gemm;
+  decltype(&argus_gemm_kernel_name) kernelName;
+  decltype(&argus_last_error) lastError;
+  decltype(&argus_manifest_json) manifest;
+  decltype(&argus_attention_prefill) attentionPrefill;
+};
+
+template <typename F>
+F symbol(void *handle, const char *name) {
+  F f = reinterpret_cast<F>(dlsym(handle, name));
+  if (!f) {
+    std::fprintf(stderr, "%s is not exported: %s\n", name, dlerror());
+    std::exit(2);
+  }
+  return f;
+}
+
+argus_gemm_args gemmArgs(int64_t m, int64_t n, int64_t k, const void *a, const void *b, void *c, int64_t lda,
+                         int64_t ldb, int64_t ldc) {
+  argus_gemm_args g;
+  std::memset(&g, 0, sizeof g);
+  g.struct_size = sizeof g;
+  g.m = m, g.n = n, g.k = k;
+  g.a_type = g.b_type = g.c_type = ARGUS_DTYPE_BF16;
+  g.a = a, g.b = b, g.c = c;
+  g.lda = lda, g.ldb = ldb, g.ldc = ldc;
+  g.alpha = 1.0f;
+  return g;
+}
+
+bool contains(const char *text, const char *part) { return text && std::strstr(text, part); }
+
+// Argument checks and planning: no device is asked.
+void withoutDevice(const Library &lib, int64_t n, int64_t k) {
+  alignas(16) static uint16_t buffer[64];
+  argus_gemm_args g = gemmArgs(4, n, k, buffer, buffer, buffer, k, k, n);
+  expect(contains(lib.manifest(), "\"code_object\""), "the manifest records the code object's kernels");
+  const char *name = lib.kernelName(&g);
+  expect(name && std::strstr(name, "argus_hip_gemm_") == name && contains(name, "_m4"),
+         std::string("a decode shape of a catalog GEMM plans its bucket's kernel: ") + (name ? name : "(null)"));
+  argus_gemm_args other = gemmArgs(300, 200, 72, buffer, buffer, buffer, 72, 72, 200);
+  name = lib.kernelName(&other);
+  expect(name && std::strncmp(name, "argus_hip_gemm_", 15) == 0,
+         std::string("a shape outside the catalog plans a generic kernel: ") + (name ? name : "(null)"));
+  expect(lib.gemm(nullptr, nullptr) == ARGUS_ERROR_INVALID_ARGUMENT, "NULL args are invalid");
+  argus_gemm_args f32 = g;
+  f32.a_type = f32.b_type = f32.c_type = ARGUS_DTYPE_F32;
+  expect(lib.gemm(&f32, nullptr) == ARGUS_ERROR_UNSUPPORTED && contains(lib.lastError(), "bf16"),
+         "f32 is unsupported, and the message says what is");
+  argus_gemm_args misaligned = gemmArgs(4, n, k, buffer + 1, buffer, buffer, k, k, n);
+  expect(lib.gemm(&misaligned, nullptr) == ARGUS_ERROR_UNSUPPORTED && contains(lib.lastError(), "16-byte"),
+         "a misaligned A is unsupported, and the message says why");
+  argus_gemm_args empty = gemmArgs(0, n, k, buffer, buffer, buffer, k, k, n);
+  expect(lib.gemm(&empty, nullptr) == ARGUS_OK, "an empty problem needs no device");
+  argus_attention_prefill_args p;
+  std::memset(&p, 0, sizeof p);
+  p.struct_size = sizeof p;
+  expect(lib.attentionPrefill(&p, nullptr) == ARGUS_ERROR_UNSUPPORTED && contains(lib.lastError(), "hip-gfx"),
+         "attention is not in this library yet, and the message names the target");
+}
+
+argus_status runOne(const Library &lib, const argus::hip::test::GemmProblem &p, argus::hip::test::GemmData &d,
+                    void *stream) {
+  argus_gemm_args g = gemmArgs(p.m, p.n, p.k, d.a.data(), d.b.data(), d.c.data(), p.lda(), p.ldb(), p.ldc());
+  g.alpha = p.alpha;
+  g.beta = p.beta;
+  g.bias = d.biasOrNull(p);
+  return lib.gemm(&g, stream);
+}
+
+void onFakeDevice(const Library &lib, void *fake, int64_t n, int64_t k) {
+  auto launches = symbol<int (*)()>(fake, "fake_hip_launches");
+  auto lastStream = symbol<void *(*)()>(fake, "fake_hip_last_stream");
+  auto lastKernel = symbol<const char *(*)()>(fake, "fake_hip_last_kernel");
+  std::mt19937 rng(2026);
+  void *const stream = reinterpret_cast<void *>(0x5eed);
+  const argus::hip::test::GemmProblem problems[] = {
+      {3, int(n), int(k), 1.0f, 0.0f, false},         // catalog decode bucket
+      {77, int(n), int(k), 0.5f, -1.0f, true},        // catalog, beta and bias
+      {130, 45, 200, 1.0f, 0.0f, true},               // generic kernel, ragged everything
+      {9, 70, 0, 1.0f, 0.5f, true},                   // k = 0: C = beta C + bias
+  };
+  for (const auto &p : problems) {
+    argus::hip::test::GemmData d(p, rng);
+    const int before = launches();
+    const argus_status s = runOne(lib, p, d, stream);
+    expect(s == ARGUS_OK, p.describe() + ": argus_gemm returns ARGUS_OK" +
+                              (s == ARGUS_OK ? "" : std::string(" (") + lib.lastError() + ")"));
+    expect(launches() == before + 1 && lastStream() == stream,
+           p.describe() + ": one launch, on the caller's stream (" + lastKernel() + ")");
+    const std::string problems = argus::hip::test::compareWithFloat64(p, d);
+    expect(problems.empty(), p.describe() + ": every element matches float64" + (problems.empty() ? "" : "\n" + problems));
+  }
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+  if (argc < 5 || (std::strcmp(argv[1], "no-runtime") != 0 && argc < 6)) {
+    std::fprintf(stderr, "usage: %s no-runtime|fake|wrong-arch|no-device LIBRARY N K [FAKE_HIP_RUNTIME]\n", argv[0]);
+    return 2;
+  }
+  const std::string mode = argv[1];
+  const int64_t n = std::atoll(argv[3]), k = std::atoll(argv[4]);
+  if (mode == "no-runtime")
+    setenv("ARGUS_HIP_RUNTIME", "/nonexistent/libamdhip64.so", 1);
+  else
+    setenv("ARGUS_HIP_RUNTIME", argv[5], 1);
+  void *handle = dlopen(argv[2], RTLD_NOW | RTLD_LOCAL);
+  if (!handle) {
+    std::fprintf(stderr, "cannot load %s: %s\n", argv[2], dlerror());
+    return 2;
+  }
+  const Library lib{symbol<decltype(&argus_gemm)>(handle, "argus_gemm"),
+                    symbol<decltype(&argus_gemm_kernel_name)>(handle, "argus_gemm_kernel_name"),
+                    symbol<decltype(&argus_last_error)>(handle, "argus_last_error"),
+                    symbol<decltype(&argus_manifest_json)>(handle, "argus_manifest_json"),
+                    symbol<decltype(&argus_attention_prefill)>(handle, "argus_attention_prefill")};
+
+  alignas(16) static uint16_t buffer[4096];
+  argus_gemm_args small = gemmArgs(2, 8, 8, buffer, buffer + 64, buffer + 128, 8, 8, 8);
+  if (mode == "no-runtime") {
+    withoutDevice(lib, n, k);
+    const argus_status s = lib.gemm(&small, nullptr);
+    expect(s == ARGUS_ERROR_DEVICE && contains(lib.lastError(), "no HIP runtime") &&
+               contains(lib.lastError(), "/nonexistent/libamdhip64.so"),
+           std::string("without ROCm, argus_gemm reports ARGUS_ERROR_DEVICE naming the runtime: ") + lib.lastError());
+  } else if (mode == "fake") {
+    void *fake = dlopen(argv[5], RTLD_NOW | RTLD_LOCAL);
+    expect(fake != nullptr, "the fake runtime loads");
+    if (fake)
+      onFakeDevice(lib, fake, n, k);
+  } else if (mode == "wrong-arch") {
+    const argus_status s = lib.gemm(&small, nullptr);
+    expect(s == ARGUS_ERROR_DEVICE && contains(lib.lastError(), "cannot load") &&
+               contains(lib.lastError(), "hipErrorNoBinaryForGpu"),
+           std::string("a GPU of another architecture is ARGUS_ERROR_DEVICE with HIP's reason: ") + lib.lastError());
+  } else if (mode == "no-device") {
+    const argus_status s = lib.gemm(&small, nullptr);
+    expect(s == ARGUS_ERROR_DEVICE && contains(lib.lastError(), "no AMD GPU"),
+           std::string("no device is ARGUS_ERROR_DEVICE: ") + lib.lastError());
+  } else {
+    std::fprintf(stderr, "unknown mode %s\n", mode.c_str());
+    return 2;
+  }
+  std::printf("%d failure(s)\n", failures);
+  return failures == 0 ? 0 : 1;
+}
