@@ -6,7 +6,7 @@ set -euo pipefail
 
 PACKAGES=(
   build-essential cmake ninja-build pkg-config ccache git
-  llvm-22-dev libmlir-22-dev mlir-22-tools clang-22 lld-22
+  llvm-22 llvm-22-dev libmlir-22-dev mlir-22-tools clang-22 lld-22
   libz3-dev libyaml-cpp-dev nlohmann-json3-dev libcli11-dev libspdlog-dev libfmt-dev
   libsqlite3-dev libgtest-dev libgmock-dev libbenchmark-dev
   libdnnl-dev libopenblas-dev libpng-dev

@@ -52,6 +52,10 @@ private:
   void checkOutputsStored();
   /// In Coverage.cpp: an in-bounds element of `tensor` no store covers.
   void checkUnwritten(int tensor, const std::vector<GlobalAccessEvent *> &stores);
+  /// A few rounds of "an in-bounds c that no witness in `q` covers"; true when
+  /// decided (proved, or a counterexample reported), false when undecided.
+  bool searchUnwritten(std::vector<z3::expr> q, const TensorInfo &t, const std::vector<z3::expr> &c,
+                       const std::vector<GlobalAccessEvent *> &stores);
 
   /// A renaming of all instance variables (or only the thread's).
   Renaming secondInstance(bool onlyThread = false);
