@@ -6,7 +6,7 @@ set -euo pipefail
 nvcc=$1 source=$2 tables=$3 out=$4
 mkdir -p "$out/obj"
 flags=(-O2 -std=c++17 -gencode=arch=compute_90a,code=sm_90a -Xcompiler -fPIC,-fvisibility=hidden
-       -I "$source/dist/include" -I "$source/dist/runtime" -I "$source/dist/runtime/cuda")
+       -I "$source/dist/include" -I "$source/dist/runtime" -I "$source/dist/runtime/gpu" -I "$source/dist/runtime/cuda")
 objects=()
 while read -r line; do
   [[ -z "$line" || "$line" == \#* ]] && continue

@@ -1,10 +1,11 @@
 // What clang made of the CDNA kernels, read from the code object argus-gen put in a hip library
 // ($ARGUS_CODE_OBJECT, its processor $ARGUS_CODE_OBJECT_ARCH): every GEMM kernel of
 // kGemmShapes is there, issues MFMAs, uses no scratch and spills nothing, takes exactly the LDS
-// its shape declares and fits one workgroup per compute unit. Plus the checker itself, on
+// its shape declares and fits one workgroup per compute unit; so does the decode kernel. Plus the checker itself, on
 // resource figures that must be refused and on files that are not code objects.
 #include "argus/Emit/CodeObject.h"
 
+#include "argus_hip_attention_params.h"
 #include "argus_hip_schedule.h"
 
 #include <gtest/gtest.h>
@@ -48,6 +49,23 @@ TEST(CodeObject, EveryGemmKernelIsThereWithMfmaAndNoScratch) {
     EXPECT_GE(k->vgprs + k->agprs, shape.accumulatorRegisters()) << symbol << ": where do the accumulators live?";
     EXPECT_EQ(resourceProblems(*k), "") << symbol;
   }
+}
+
+TEST(CodeObject, DecodeKernelIsThereWithItsLdsAndNoScratch) {
+  const std::string path = environment("ARGUS_CODE_OBJECT");
+  if (path.empty())
+    GTEST_SKIP() << "ARGUS_CODE_OBJECT names no code object (ctest sets it)";
+  auto inspected = inspectCodeObject(path, llvmTool("llvm-objdump"));
+  ASSERT_TRUE(std::holds_alternative<CodeObjectInfo>(inspected)) << std::get<std::string>(inspected);
+  const KernelResources *k = nullptr;
+  for (const KernelResources &r : std::get<CodeObjectInfo>(inspected).kernels)
+    if (r.name == "argus_hip_decode")
+      k = &r;
+  ASSERT_NE(k, nullptr) << "argus_hip_decode is not in " << path;
+  EXPECT_EQ(k->ldsBytes, argus::hip::decodeLdsBytes(argus::hip::kDecodeWaves));
+  EXPECT_EQ(k->workgroupSize, argus::hip::kDecodeWaves * 64);
+  EXPECT_EQ(k->scratchBytes, 0);
+  EXPECT_EQ(resourceProblems(*k), "");
 }
 
 TEST(CodeObject, ResourceProblemsNameWhatBreaksTheBudget) {

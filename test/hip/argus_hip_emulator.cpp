@@ -1,6 +1,7 @@
 //===- argus_hip_emulator.cpp - the wave emulator -------------------------===//
 #include "argus_hip_emulator.h"
 
+#include <cmath>
 #include <condition_variable>
 #include <cstdio>
 #include <cstdlib>
@@ -42,10 +43,11 @@ private:
   unsigned generation = 0;
 };
 
-// What the lanes of one wave exchange in an MFMA.
+// What the lanes of one wave exchange in an MFMA or a shuffle.
 struct Wave {
   Barrier barrier{kWaveSize};
   bf16x4 a[kWaveSize], b[kWaveSize];
+  float value[kWaveSize];
 };
 
 struct Workgroup {
@@ -78,6 +80,21 @@ int workItem() { return current.item; }
 int workGroup(int d) { return d == 0 ? current.group->x : current.group->y; }
 void barrier() { current.group->barrier.wait(); }
 
+static Wave &currentWave() { return current.group->waves[std::size_t(current.item / kWaveSize)]; }
+
+void waveBarrier() { currentWave().barrier.wait(); }
+
+float shuffle(float v, int source) {
+  Wave &wave = currentWave();
+  wave.value[current.item % kWaveSize] = v;
+  wave.barrier.wait();
+  const float result = wave.value[source & (kWaveSize - 1)];  // ds_bpermute wraps the lane index
+  wave.barrier.wait();
+  return result;
+}
+
+float exp2(float x) { return std::exp2(x); }
+
 char *lds(int bytes) {
   const int offset = (current.ldsUsed + 15) / 16 * 16;
   if (offset + bytes > current.group->ldsBytes)
@@ -98,7 +115,7 @@ u32x4 bufferLoad16(const char *base, uint32_t bytes, uint32_t offset) {
 
 // The layout argus_hip_device.h states for v_mfma_f32_32x32x8_bf16.
 f32x16 mfma32x32x8(bf16x4 a, bf16x4 b, f32x16 c) {
-  Wave &wave = current.group->waves[std::size_t(current.item / kWaveSize)];
+  Wave &wave = currentWave();
   const int l = current.item % kWaveSize;
   wave.a[l] = a;
   wave.b[l] = b;

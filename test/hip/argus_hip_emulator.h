@@ -23,6 +23,9 @@ namespace argus::hip::emu {
 int workItem();
 int workGroup(int d);
 void barrier();
+void waveBarrier();
+float shuffle(float v, int source);
+float exp2(float x);
 char *lds(int bytes);
 u32x4 bufferLoad16(const char *base, uint32_t bytes, uint32_t offset);
 f32x16 mfma32x32x8(bf16x4 a, bf16x4 b, f32x16 c);

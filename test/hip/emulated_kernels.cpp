@@ -2,6 +2,7 @@
 #include "emulated_kernels.h"
 
 #include "argus_hip_emulator.h"
+#include "argus_hip_decode_kernel.h"
 #include "argus_hip_gemm_kernel.h"
 
 #include <cstring>
@@ -21,6 +22,7 @@ void launch(const GemmParams &params, int gridX, int gridY) {
 }
 
 constexpr char kBetaScale[] = "argus_hip_gemm_beta_scale";
+constexpr char kDecode[] = "argus_hip_decode";
 
 // The shape whose kernel is called `symbol`, or -1.
 int shapeOf(const char *symbol) {
@@ -46,16 +48,33 @@ bool emulateGemm(const GemmShape &s, const GemmParams &p, int gridX, int gridY) 
   return true;
 }
 
-bool isEmulatedKernel(const char *symbol) { return shapeOf(symbol) >= 0 || std::strcmp(symbol, kBetaScale) == 0; }
+void emulateDecode(const DecodeParams &params, int kvHeads, int batch) {
+  emu::Launch grid;
+  grid.gridX = kvHeads;
+  grid.gridY = batch;
+  grid.threads = kDecodeWaves * kWaveSize;
+  grid.ldsBytes = decodeLdsBytes(kDecodeWaves);
+  emu::run(grid, [&] { decodeAttention<kDecodeWaves>(params); });
+}
+
+bool isEmulatedKernel(const char *symbol) {
+  return shapeOf(symbol) >= 0 || std::strcmp(symbol, kBetaScale) == 0 || std::strcmp(symbol, kDecode) == 0;
+}
 
 int kernelThreads(const char *symbol) {
   if (std::strcmp(symbol, kBetaScale) == 0)
     return 256;
+  if (std::strcmp(symbol, kDecode) == 0)
+    return kDecodeWaves * kWaveSize;
   const int shape = shapeOf(symbol);
   return shape < 0 ? 0 : kGemmShapes[shape].threads();
 }
 
 bool emulateKernel(const char *symbol, int gridX, int gridY, void **arguments) {
+  if (std::strcmp(symbol, kDecode) == 0) {
+    emulateDecode(*static_cast<const DecodeParams *>(arguments[0]), gridX, gridY);
+    return true;
+  }
   const GemmParams &params = *static_cast<const GemmParams *>(arguments[0]);
   if (std::strcmp(symbol, kBetaScale) == 0) {
     const int workGroups = *static_cast<const int *>(arguments[1]);

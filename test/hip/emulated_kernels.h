@@ -8,6 +8,7 @@
 #ifndef ARGUS_TEST_HIP_EMULATED_KERNELS_H
 #define ARGUS_TEST_HIP_EMULATED_KERNELS_H
 
+#include "argus_hip_attention_params.h"
 #include "argus_hip_gemm_params.h"
 #include "argus_hip_schedule.h"
 
@@ -16,6 +17,9 @@ namespace argus::hip::test {
 /// Runs the GEMM kernel of `shape` over a gridX x gridY grid; false when the
 /// code object has no kernel of that shape.
 bool emulateGemm(const GemmShape &shape, const GemmParams &params, int gridX, int gridY);
+
+/// Runs the decode attention kernel over (KV heads, sequences).
+void emulateDecode(const DecodeParams &params, int kvHeads, int batch);
 
 /// Whether the code object has a kernel called `symbol` that the emulator can run.
 bool isEmulatedKernel(const char *symbol);

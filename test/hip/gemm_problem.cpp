@@ -11,6 +11,10 @@ namespace {
 
 constexpr uint16_t kNaN = 0x7fc0, kPadding = 0x1234;
 
+double f(uint16_t bits) { return argus_num::bf16_to_f32(bits); }
+
+} // namespace
+
 std::vector<uint16_t> randomBf16(size_t count, std::mt19937 &rng) {
   std::uniform_real_distribution<float> value(-1.0f, 1.0f);
   std::vector<uint16_t> v(count);
@@ -18,10 +22,6 @@ std::vector<uint16_t> randomBf16(size_t count, std::mt19937 &rng) {
     x = argus_num::f32_to_bf16(value(rng));
   return v;
 }
-
-double f(uint16_t bits) { return argus_num::bf16_to_f32(bits); }
-
-} // namespace
 
 std::string GemmProblem::describe() const {
   std::ostringstream os;

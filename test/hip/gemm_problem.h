@@ -17,6 +17,9 @@
 
 namespace argus::hip::test {
 
+/// `count` bf16 patterns of values uniform in [-1, 1).
+std::vector<uint16_t> randomBf16(size_t count, std::mt19937 &rng);
+
 struct GemmProblem {
   int m, n, k;
   float alpha, beta;

@@ -5,13 +5,14 @@
 //   no-runtime  LIB N K            no libamdhip64: planning still answers, argus_gemm reports
 //                                  ARGUS_ERROR_DEVICE, bad arguments are caught before the device
 //   fake        LIB N K FAKE_HIP   the fake runtime (fake_amdhip64.cpp) as the GPU: catalog and
-//                                  generic GEMMs, beta, bias, k = 0, all against float64, on the
-//                                  caller's stream
+//                                  generic GEMMs, beta, bias, k = 0, and paged decode attention,
+//                                  all against float64, on the caller's stream
 //   wrong-arch  LIB N K FAKE_HIP   the fake device is another processor: a clear ARGUS_ERROR_DEVICE
 //   no-device   LIB N K FAKE_HIP   the runtime sees no device
 //
 // (N, K) is one of the library's catalog GEMMs.
 #include "argus_kernels.h"
+#include "decode_problem.h"
 #include "gemm_problem.h"
 
 #include <dlfcn.h>
@@ -36,6 +37,7 @@ struct Library {
   decltype(&argus_last_error) lastError;
   decltype(&argus_manifest_json) manifest;
   decltype(&argus_attention_prefill) attentionPrefill;
+  decltype(&argus_attention_decode) attentionDecode;
 };
 
 template <typename F>
@@ -63,6 +65,31 @@ argus_gemm_args gemmArgs(int64_t m, int64_t n, int64_t k, const void *a, const v
 
 bool contains(const char *text, const char *part) { return text && std::strstr(text, part); }
 
+argus_attention_decode_args decodeArgs(const argus::hip::test::DecodeProblem &p, argus::hip::test::DecodeData &d) {
+  argus_attention_decode_args a;
+  std::memset(&a, 0, sizeof a);
+  a.struct_size = sizeof a;
+  a.batch = p.batch();
+  a.num_heads = p.heads;
+  a.num_kv_heads = p.kvHeads;
+  a.head_dim = p.headDim;
+  a.v_head_dim = p.valueDim;
+  a.page_size = p.pageSize;
+  a.max_pages_per_seq = p.maxPagesPerSeq();
+  a.dtype = ARGUS_DTYPE_BF16;
+  a.q = d.q.data();
+  a.k_cache = d.kCache.data();
+  a.v_cache = d.vCache.data();
+  a.block_table = d.blockTable.data();
+  a.seqlens_kv = d.seqlens.data();
+  a.o = d.o.data();
+  a.scale = p.scale;
+  return a;
+}
+
+// The tiny catalog's attention: 4 query heads on 2 KV heads of 64.
+const argus::hip::test::DecodeProblem kTinyDecode{4, 2, 64, 64, 16, {0, 5, 100}, 0.0f};
+
 // Argument checks and planning: no device is asked.
 void withoutDevice(const Library &lib, int64_t n, int64_t k) {
   alignas(16) static uint16_t buffer[64];
@@ -89,7 +116,25 @@ void withoutDevice(const Library &lib, int64_t n, int64_t k) {
   std::memset(&p, 0, sizeof p);
   p.struct_size = sizeof p;
   expect(lib.attentionPrefill(&p, nullptr) == ARGUS_ERROR_UNSUPPORTED && contains(lib.lastError(), "hip-gfx"),
-         "attention is not in this library yet, and the message names the target");
+         "prefill attention is not in this library yet, and the message names the target");
+  std::mt19937 rng(7);
+  argus::hip::test::DecodeData data(kTinyDecode, rng);
+  argus_attention_decode_args decode = decodeArgs(kTinyDecode, data);
+  expect(lib.attentionDecode(nullptr, nullptr) == ARGUS_ERROR_INVALID_ARGUMENT, "decode: NULL args are invalid");
+  decode.dtype = ARGUS_DTYPE_F32;
+  expect(lib.attentionDecode(&decode, nullptr) == ARGUS_ERROR_UNSUPPORTED && contains(lib.lastError(), "bf16"),
+         "decode: f32 is unsupported, and the message says what is");
+  decode.dtype = ARGUS_DTYPE_BF16;
+  decode.num_heads = 18;  // 9 per KV head
+  expect(lib.attentionDecode(&decode, nullptr) == ARGUS_ERROR_UNSUPPORTED && contains(lib.lastError(), "9 query heads"),
+         "decode: a GQA group beyond the kernel's is unsupported, with the reason");
+  decode.num_heads = kTinyDecode.heads;
+  decode.batch = 0;
+  expect(lib.attentionDecode(&decode, nullptr) == ARGUS_OK, "decode: an empty batch needs no device");
+  decode.batch = kTinyDecode.batch();
+  const argus_status s = lib.attentionDecode(&decode, nullptr);
+  expect(s == ARGUS_ERROR_DEVICE && contains(lib.lastError(), "no HIP runtime"),
+         std::string("decode without ROCm is ARGUS_ERROR_DEVICE: ") + lib.lastError());
 }
 
 argus_status runOne(const Library &lib, const argus::hip::test::GemmProblem &p, argus::hip::test::GemmData &d,
@@ -124,6 +169,15 @@ void onFakeDevice(const Library &lib, void *fake, int64_t n, int64_t k) {
     const std::string problems = argus::hip::test::compareWithFloat64(p, d);
     expect(problems.empty(), p.describe() + ": every element matches float64" + (problems.empty() ? "" : "\n" + problems));
   }
+  argus::hip::test::DecodeData data(kTinyDecode, rng);
+  argus_attention_decode_args decode = decodeArgs(kTinyDecode, data);
+  const int before = launches();
+  const argus_status s = lib.attentionDecode(&decode, stream);
+  expect(s == ARGUS_OK && launches() == before + 1 && lastStream() == stream,
+         std::string("decode ") + kTinyDecode.describe() + ": one launch on the caller's stream (" + lastKernel() + ")");
+  const std::string decodeProblems = argus::hip::test::compareWithFloat64(kTinyDecode, data);
+  expect(decodeProblems.empty(), "decode " + kTinyDecode.describe() + ": every element matches float64" +
+                                     (decodeProblems.empty() ? "" : "\n" + decodeProblems));
 }
 
 } // namespace
@@ -148,7 +202,8 @@ int main(int argc, char **argv) {
                     symbol<decltype(&argus_gemm_kernel_name)>(handle, "argus_gemm_kernel_name"),
                     symbol<decltype(&argus_last_error)>(handle, "argus_last_error"),
                     symbol<decltype(&argus_manifest_json)>(handle, "argus_manifest_json"),
-                    symbol<decltype(&argus_attention_prefill)>(handle, "argus_attention_prefill")};
+                    symbol<decltype(&argus_attention_prefill)>(handle, "argus_attention_prefill"),
+                    symbol<decltype(&argus_attention_decode)>(handle, "argus_attention_decode")};
 
   alignas(16) static uint16_t buffer[4096];
   argus_gemm_args small = gemmArgs(2, 8, 8, buffer, buffer + 64, buffer + 128, 8, 8, 8);

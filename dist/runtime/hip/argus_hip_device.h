@@ -76,6 +76,56 @@ ARGUS_HIP_FN void barrier() {
 #endif
 }
 
+/// Orders one wave's LDS accesses: every lane's writes before it are seen by
+/// every lane's reads after it (the wave's LDS traffic is in order; this
+/// keeps the compiler from moving accesses across it).
+ARGUS_HIP_FN void waveBarrier() {
+#if ARGUS_HIP_DEVICE_CODE
+  __builtin_amdgcn_fence(__ATOMIC_RELEASE, "wavefront");
+  __builtin_amdgcn_wave_barrier();
+  __builtin_amdgcn_fence(__ATOMIC_ACQUIRE, "wavefront");
+#else
+  emu::waveBarrier();
+#endif
+}
+
+//===----------------------------------------------------------------------===//
+// Cross-lane
+//===----------------------------------------------------------------------===//
+
+/// The value `v` of lane `source` of this wave (ds_bpermute_b32).
+ARGUS_HIP_FN float shuffle(float v, int source) {
+#if ARGUS_HIP_DEVICE_CODE
+  return __builtin_bit_cast(float, __builtin_amdgcn_ds_bpermute(source << 2, __builtin_bit_cast(int, v)));
+#else
+  return emu::shuffle(v, source);
+#endif
+}
+
+/// The maximum / sum of `v` over the wave, in every lane (a butterfly).
+ARGUS_HIP_FN float waveMax(float v) {
+  for (int offset = kWaveSize / 2; offset > 0; offset /= 2) {
+    const float other = shuffle(v, lane() ^ offset);
+    v = other > v ? other : v;
+  }
+  return v;
+}
+
+ARGUS_HIP_FN float waveSum(float v) {
+  for (int offset = kWaveSize / 2; offset > 0; offset /= 2)
+    v += shuffle(v, lane() ^ offset);
+  return v;
+}
+
+/// 2^x (v_exp_f32); 2^-inf = 0.
+ARGUS_HIP_FN float exp2(float x) {
+#if ARGUS_HIP_DEVICE_CODE
+  return __builtin_amdgcn_exp2f(x);
+#else
+  return emu::exp2(x);
+#endif
+}
+
 //===----------------------------------------------------------------------===//
 // LDS
 //===----------------------------------------------------------------------===//

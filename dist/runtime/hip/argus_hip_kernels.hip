@@ -28,3 +28,9 @@ ARGUS_HIP_GEMM_KERNEL(32, 64, 1, 2)
 ARGUS_HIP_KERNEL(256) void argus_hip_gemm_beta_scale(GemmParams p, int workGroups) {
   argus::hip::gemmBetaScale(p, workGroups);
 }
+
+#include "argus_hip_decode_kernel.h"
+
+ARGUS_HIP_KERNEL(argus::hip::kDecodeWaves * 64) void argus_hip_decode(argus::hip::DecodeParams p) {
+  argus::hip::decodeAttention<argus::hip::kDecodeWaves>(p);
+}

@@ -160,7 +160,7 @@ std::variant<BuildReport, std::string> buildCudaLibrary(const BuildOptions &opt,
   const std::vector<std::string> flags = {"-O2", "-std=c++17", "-gencode=arch=compute_90a,code=sm_90a",
                                           "-Xcompiler", "-fPIC,-fvisibility=hidden,-fvisibility-inlines-hidden",
                                           "-I" + (home / "dist" / "include").string(), "-I" + runtimeDir.string(),
-                                          "-I" + (runtimeDir / "cuda").string()};
+                                          "-I" + (runtimeDir / "gpu").string(), "-I" + (runtimeDir / "cuda").string()};
   std::vector<CompileJob> jobs = {
       {(srcDir / "argus_cuda_tables.cu").string(), (objDir / "argus_cuda_tables.o").string(), flags, nvcc}};
   std::vector<std::string> runtime = runtimeSources(runtimeDir / "cuda" / "sources.txt", runtimeDir, error);

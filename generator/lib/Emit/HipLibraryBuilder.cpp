@@ -84,7 +84,7 @@ json manifestFor(const catalog::Catalog &cat, const BuildOptions &opt, const std
                               "run these kernels); other shapes by the same rule at run time"},
                    {"code_object", {{"target", code.target}, {"kernels", kernels}}},
                    {"gemm_groups", gemmGroups},
-                   {"unsupported_ops", {"attention_prefill", "attention_decode", "moe"}}});
+                   {"unsupported_ops", {"attention_prefill", "moe"}}});
   return manifest;
 }
 
@@ -182,7 +182,8 @@ std::variant<BuildReport, std::string> buildHipLibrary(const BuildOptions &opt, 
 
   const std::vector<std::string> flags = {"-O2", "-std=c++17", "-fPIC", "-fvisibility=hidden",
                                           "-fvisibility-inlines-hidden", "-I" + (home / "dist" / "include").string(),
-                                          "-I" + runtimeDir.string(), "-I" + (runtimeDir / "hip").string()};
+                                          "-I" + runtimeDir.string(), "-I" + (runtimeDir / "gpu").string(),
+                                          "-I" + (runtimeDir / "hip").string()};
   std::vector<CompileJob> jobs = {
       {(srcDir / "argus_hip_tables.cpp").string(), (objDir / "argus_hip_tables.o").string(), flags}};
   std::vector<std::string> runtime = runtimeSources(runtimeDir / "hip" / "sources.txt", runtimeDir, error);

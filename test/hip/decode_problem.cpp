@@ -1,0 +1,102 @@
+//===- decode_problem.cpp - paged decode attention against float64 --------===//
+#include "decode_problem.h"
+
+#include "gemm_problem.h"
+
+#include "argus/Reference/AttentionReference.h"
+#include "argus_numerics.h"
+
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+#include <sstream>
+
+namespace argus::hip::test {
+namespace {
+
+constexpr uint16_t kNaN = 0x7fc0, kGuard = 0x1234;
+constexpr int kGuardElements = 64;
+
+std::vector<double> widened(const std::vector<uint16_t> &v) {
+  std::vector<double> out(v.size());
+  for (size_t i = 0; i < v.size(); ++i)
+    out[i] = argus_num::bf16_to_f32(v[i]);
+  return out;
+}
+
+int pagesOf(int seqlen, int pageSize) { return (seqlen + pageSize - 1) / pageSize; }
+
+} // namespace
+
+int DecodeProblem::maxPagesPerSeq() const {
+  int most = 1;
+  for (int s : seqlens)
+    most = std::max(most, pagesOf(s, pageSize));
+  return most + 1;  // a spare entry per row, never read
+}
+
+float DecodeProblem::effectiveScale() const { return scale != 0.0f ? scale : 1.0f / std::sqrt(float(headDim)); }
+
+std::string DecodeProblem::describe() const {
+  std::ostringstream os;
+  os << "heads " << heads << "/" << kvHeads << ", d " << headDim << "/" << valueDim << ", page " << pageSize
+     << ", seqlens";
+  for (int s : seqlens)
+    os << " " << s;
+  return os.str();
+}
+
+DecodeData::DecodeData(const DecodeProblem &p, std::mt19937 &rng) {
+  int pages = 0;
+  for (int s : p.seqlens)
+    pages += pagesOf(s, p.pageSize);
+  pages += 3;  // pages no sequence uses
+  std::vector<int32_t> order(static_cast<size_t>(pages));
+  std::iota(order.begin(), order.end(), 0);
+  std::shuffle(order.begin(), order.end(), rng);
+  blockTable.assign(size_t(p.batch()) * size_t(p.maxPagesPerSeq()), 1 << 30);  // far outside the cache
+  size_t next = 0;
+  for (int b = 0; b < p.batch(); ++b)
+    for (int i = 0; i < pagesOf(p.seqlens[size_t(b)], p.pageSize); ++i)
+      blockTable[size_t(b) * size_t(p.maxPagesPerSeq()) + size_t(i)] = order[next++];
+  seqlens.assign(p.seqlens.begin(), p.seqlens.end());
+  const size_t rows = size_t(pages) * size_t(p.pageSize) * size_t(p.kvHeads);
+  q = randomBf16(size_t(p.batch()) * size_t(p.heads) * size_t(p.headDim), rng);
+  kCache = randomBf16(rows * size_t(p.headDim), rng);
+  vCache = randomBf16(rows * size_t(p.valueDim), rng);
+  o.assign(size_t(p.batch()) * size_t(p.heads) * size_t(p.valueDim), kNaN);
+  o.resize(o.size() + kGuardElements, kGuard);
+}
+
+std::string compareWithFloat64(const DecodeProblem &p, const DecodeData &d) {
+  ref::PagedDecodeShape shape;
+  shape.batch = p.batch();
+  shape.numHeads = p.heads;
+  shape.numKvHeads = p.kvHeads;
+  shape.headDim = p.headDim;
+  shape.vHeadDim = p.valueDim;
+  shape.pageSize = p.pageSize;
+  shape.maxPagesPerSeq = p.maxPagesPerSeq();
+  shape.scale = p.effectiveScale();
+  const std::vector<int64_t> table(d.blockTable.begin(), d.blockTable.end()), lens(d.seqlens.begin(), d.seqlens.end());
+  const size_t outputs = size_t(p.batch()) * size_t(p.heads) * size_t(p.valueDim);
+  std::vector<double> ref(outputs), magnitude(outputs);
+  ref::attentionDecodeF64(shape, widened(d.q).data(), widened(d.kCache).data(), widened(d.vCache).data(),
+                          table.data(), lens.data(), ref.data(), magnitude.data());
+  std::ostringstream problems;
+  int wrong = 0;
+  for (size_t i = 0; i < outputs; ++i) {
+    const double value = argus_num::bf16_to_f32(d.o[i]);
+    const double tolerance = std::ldexp(std::fabs(ref[i]), -8) + std::ldexp(magnitude[i], -12) + 1e-30;
+    if (!(std::fabs(value - ref[i]) <= tolerance) && ++wrong <= 5)
+      problems << p.describe() << ": o[" << i << "] = " << value << ", expected " << ref[i] << "\n";
+  }
+  for (size_t i = outputs; i < d.o.size(); ++i)
+    if (d.o[i] != kGuard && ++wrong <= 5)
+      problems << p.describe() << ": guard element " << i - outputs << " after o overwritten\n";
+  if (wrong > 5)
+    problems << "... " << wrong << " wrong elements in all\n";
+  return problems.str();
+}
+
+} // namespace argus::hip::test

@@ -1,0 +1,43 @@
+//===- decode_problem.h - a paged decode attention problem and its check ---===//
+//
+// Fresh random bf16 queries and caches, every sequence's pages scattered over
+// the cache in random order (unused block-table entries point far outside
+// it), the output poisoned with NaN and followed by a guard run, and an
+// element-wise comparison with the float64 reference
+// (argus::ref::attentionDecodeF64): |err| <= 2^-8 |ref| + 2^-12 sum_j p_j |v_j|.
+//
+//===----------------------------------------------------------------------===//
+#ifndef ARGUS_TEST_HIP_DECODE_PROBLEM_H
+#define ARGUS_TEST_HIP_DECODE_PROBLEM_H
+
+#include <cstdint>
+#include <random>
+#include <string>
+#include <vector>
+
+namespace argus::hip::test {
+
+struct DecodeProblem {
+  int heads, kvHeads, headDim, valueDim, pageSize;
+  std::vector<int> seqlens;  // one per sequence
+  float scale;               // 0: 1/sqrt(headDim)
+
+  int batch() const { return int(seqlens.size()); }
+  int maxPagesPerSeq() const;
+  float effectiveScale() const;
+  std::string describe() const;
+};
+
+struct DecodeData {
+  std::vector<uint16_t> q, kCache, vCache, o;  // o: batch x heads x valueDim, then the guard
+  std::vector<int32_t> blockTable, seqlens;
+
+  DecodeData(const DecodeProblem &p, std::mt19937 &rng);
+};
+
+/// The first few problems with `data.o` ("" when all is within tolerance).
+std::string compareWithFloat64(const DecodeProblem &p, const DecodeData &data);
+
+} // namespace argus::hip::test
+
+#endif // ARGUS_TEST_HIP_DECODE_PROBLEM_H
