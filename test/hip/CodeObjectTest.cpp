@@ -1,11 +1,13 @@
 // What clang made of the CDNA kernels, read from the code object argus-gen put in a hip library
 // ($ARGUS_CODE_OBJECT, its processor $ARGUS_CODE_OBJECT_ARCH): every GEMM kernel of
 // kGemmShapes is there, issues MFMAs, uses no scratch and spills nothing, takes exactly the LDS
-// its shape declares and fits one workgroup per compute unit; so does the decode kernel. Plus the checker itself, on
+// its shape declares and fits one workgroup per compute unit; the attention and MoE kernels
+// are there too, with no scratch. Plus the checker itself, on
 // resource figures that must be refused and on files that are not code objects.
 #include "argus/Emit/CodeObject.h"
 
 #include "argus_hip_attention_params.h"
+#include "argus_hip_moe_params.h"
 #include "argus_hip_schedule.h"
 
 #include <gtest/gtest.h>
@@ -51,21 +53,39 @@ TEST(CodeObject, EveryGemmKernelIsThereWithMfmaAndNoScratch) {
   }
 }
 
-TEST(CodeObject, DecodeKernelIsThereWithItsLdsAndNoScratch) {
+TEST(CodeObject, AttentionAndMoeKernelsAreThereWithNoScratch) {
   const std::string path = environment("ARGUS_CODE_OBJECT");
   if (path.empty())
     GTEST_SKIP() << "ARGUS_CODE_OBJECT names no code object (ctest sets it)";
   auto inspected = inspectCodeObject(path, llvmTool("llvm-objdump"));
   ASSERT_TRUE(std::holds_alternative<CodeObjectInfo>(inspected)) << std::get<std::string>(inspected);
-  const KernelResources *k = nullptr;
-  for (const KernelResources &r : std::get<CodeObjectInfo>(inspected).kernels)
-    if (r.name == "argus_hip_decode")
-      k = &r;
-  ASSERT_NE(k, nullptr) << "argus_hip_decode is not in " << path;
-  EXPECT_EQ(k->ldsBytes, argus::hip::decodeLdsBytes(argus::hip::kDecodeWaves));
-  EXPECT_EQ(k->workgroupSize, argus::hip::kDecodeWaves * 64);
-  EXPECT_EQ(k->scratchBytes, 0);
-  EXPECT_EQ(resourceProblems(*k), "");
+  // Symbol, work-items, MFMAs expected (the expert GEMMs run the MFMA main loop).
+  const struct {
+    const char *name;
+    int threads;
+    bool mfma;
+  } expected[] = {
+      {"argus_hip_gemm_beta_scale", 256, false},
+      {"argus_hip_decode", argus::hip::kDecodeWaves * 64, false},
+      {"argus_hip_moe_route", 64, false},
+      {"argus_hip_moe_align", argus::hip::kMoeAlignThreads, false},
+      {"argus_hip_moe_gate_up", argus::hip::kMoeThreads, true},
+      {"argus_hip_moe_down", argus::hip::kMoeThreads, true},
+      {"argus_hip_moe_combine", argus::hip::kMoeCombineThreads, false},
+  };
+  for (const auto &e : expected) {
+    const KernelResources *k = nullptr;
+    for (const KernelResources &r : std::get<CodeObjectInfo>(inspected).kernels)
+      if (r.name == e.name)
+        k = &r;
+    ASSERT_NE(k, nullptr) << e.name << " is not in " << path;
+    EXPECT_EQ(k->workgroupSize, e.threads) << e.name;
+    EXPECT_EQ(k->mfmaInstructions > 0, e.mfma) << e.name << ": " << k->mfmaInstructions << " MFMAs";
+    EXPECT_EQ(k->scratchBytes, 0) << e.name;
+    EXPECT_EQ(resourceProblems(*k), "") << e.name;
+    if (std::string(e.name) == "argus_hip_decode")
+      EXPECT_EQ(k->ldsBytes, argus::hip::decodeLdsBytes(argus::hip::kDecodeWaves));
+  }
 }
 
 TEST(CodeObject, ResourceProblemsNameWhatBreaksTheBudget) {

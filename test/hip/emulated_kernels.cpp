@@ -1,11 +1,14 @@
 //===- emulated_kernels.cpp - kernel symbols to emulated launches ---------===//
 #include "emulated_kernels.h"
 
-#include "argus_hip_emulator.h"
 #include "argus_hip_decode_kernel.h"
+#include "argus_hip_emulator.h"
 #include "argus_hip_gemm_kernel.h"
+#include "argus_hip_moe_kernel.h"
 
 #include <cstring>
+#include <functional>
+#include <string>
 
 namespace argus::hip::test {
 namespace {
@@ -21,9 +24,6 @@ void launch(const GemmParams &params, int gridX, int gridY) {
   emu::run(grid, [&] { gemmTn<BM, BN, WM, WN>(params); });
 }
 
-constexpr char kBetaScale[] = "argus_hip_gemm_beta_scale";
-constexpr char kDecode[] = "argus_hip_decode";
-
 // The shape whose kernel is called `symbol`, or -1.
 int shapeOf(const char *symbol) {
   for (int i = 0; i < kGemmShapeCount; ++i) {
@@ -33,6 +33,36 @@ int shapeOf(const char *symbol) {
       return i;
   }
   return -1;
+}
+
+// The kernels other than the GEMM shapes: symbol, work-items, body over the launch's arguments.
+struct OtherKernel {
+  const char *symbol;
+  int threads;
+  std::function<void(void **arguments)> body;
+};
+
+template <class Params>
+const Params &first(void **arguments) {
+  return *static_cast<const Params *>(arguments[0]);
+}
+
+const OtherKernel kOthers[] = {
+    {"argus_hip_gemm_beta_scale", 256,
+     [](void **a) { gemmBetaScale(first<GemmParams>(a), *static_cast<const int *>(a[1])); }},
+    {"argus_hip_decode", kDecodeWaves * kWaveSize, [](void **a) { decodeAttention<kDecodeWaves>(first<DecodeParams>(a)); }},
+    {"argus_hip_moe_route", kWaveSize, [](void **a) { moeRoute(first<MoeParams>(a)); }},
+    {"argus_hip_moe_align", kMoeAlignThreads, [](void **a) { moeAlign(first<MoeParams>(a)); }},
+    {"argus_hip_moe_gate_up", kMoeThreads, [](void **a) { moeGateUp(first<MoeParams>(a)); }},
+    {"argus_hip_moe_down", kMoeThreads, [](void **a) { moeDown(first<MoeParams>(a)); }},
+    {"argus_hip_moe_combine", kMoeCombineThreads, [](void **a) { moeCombine(first<MoeParams>(a)); }},
+};
+
+const OtherKernel *other(const char *symbol) {
+  for (const OtherKernel &k : kOthers)
+    if (std::strcmp(k.symbol, symbol) == 0)
+      return &k;
+  return nullptr;
 }
 
 } // namespace
@@ -49,46 +79,31 @@ bool emulateGemm(const GemmShape &s, const GemmParams &p, int gridX, int gridY) 
 }
 
 void emulateDecode(const DecodeParams &params, int kvHeads, int batch) {
-  emu::Launch grid;
-  grid.gridX = kvHeads;
-  grid.gridY = batch;
-  grid.threads = kDecodeWaves * kWaveSize;
-  grid.ldsBytes = decodeLdsBytes(kDecodeWaves);
-  emu::run(grid, [&] { decodeAttention<kDecodeWaves>(params); });
+  const DecodeParams copy = params;
+  void *arguments[] = {const_cast<DecodeParams *>(&copy)};
+  emulateKernel("argus_hip_decode", kvHeads, batch, arguments);
 }
 
-bool isEmulatedKernel(const char *symbol) {
-  return shapeOf(symbol) >= 0 || std::strcmp(symbol, kBetaScale) == 0 || std::strcmp(symbol, kDecode) == 0;
-}
+bool isEmulatedKernel(const char *symbol) { return shapeOf(symbol) >= 0 || other(symbol); }
 
 int kernelThreads(const char *symbol) {
-  if (std::strcmp(symbol, kBetaScale) == 0)
-    return 256;
-  if (std::strcmp(symbol, kDecode) == 0)
-    return kDecodeWaves * kWaveSize;
+  if (const OtherKernel *k = other(symbol))
+    return k->threads;
   const int shape = shapeOf(symbol);
   return shape < 0 ? 0 : kGemmShapes[shape].threads();
 }
 
 bool emulateKernel(const char *symbol, int gridX, int gridY, void **arguments) {
-  if (std::strcmp(symbol, kDecode) == 0) {
-    emulateDecode(*static_cast<const DecodeParams *>(arguments[0]), gridX, gridY);
-    return true;
-  }
-  const GemmParams &params = *static_cast<const GemmParams *>(arguments[0]);
-  if (std::strcmp(symbol, kBetaScale) == 0) {
-    const int workGroups = *static_cast<const int *>(arguments[1]);
+  if (const OtherKernel *k = other(symbol)) {
     emu::Launch grid;
     grid.gridX = gridX;
     grid.gridY = gridY;
-    grid.threads = 256;
-    emu::run(grid, [&] { gemmBetaScale(params, workGroups); });
+    grid.threads = k->threads;
+    emu::run(grid, [&] { k->body(arguments); });
     return true;
   }
   const int shape = shapeOf(symbol);
-  if (shape < 0)
-    return false;
-  return emulateGemm(kGemmShapes[shape], params, gridX, gridY);
+  return shape >= 0 && emulateGemm(kGemmShapes[shape], *static_cast<const GemmParams *>(arguments[0]), gridX, gridY);
 }
 
 } // namespace argus::hip::test

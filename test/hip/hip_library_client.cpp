@@ -5,8 +5,8 @@
 //   no-runtime  LIB N K            no libamdhip64: planning still answers, argus_gemm reports
 //                                  ARGUS_ERROR_DEVICE, bad arguments are caught before the device
 //   fake        LIB N K FAKE_HIP   the fake runtime (fake_amdhip64.cpp) as the GPU: catalog and
-//                                  generic GEMMs, beta, bias, k = 0, and paged decode attention,
-//                                  all against float64, on the caller's stream
+//                                  generic GEMMs, beta, bias, k = 0, paged decode attention and
+//                                  MoE, all against float64, on the caller's stream
 //   wrong-arch  LIB N K FAKE_HIP   the fake device is another processor: a clear ARGUS_ERROR_DEVICE
 //   no-device   LIB N K FAKE_HIP   the runtime sees no device
 //
@@ -14,6 +14,7 @@
 #include "argus_kernels.h"
 #include "decode_problem.h"
 #include "gemm_problem.h"
+#include "moe_problem.h"
 
 #include <dlfcn.h>
 
@@ -21,6 +22,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <string>
+#include <vector>
 
 namespace {
 
@@ -38,6 +40,8 @@ struct Library {
   decltype(&argus_manifest_json) manifest;
   decltype(&argus_attention_prefill) attentionPrefill;
   decltype(&argus_attention_decode) attentionDecode;
+  decltype(&argus_moe_workspace_size) moeWorkspaceSize;
+  decltype(&argus_moe) moe;
 };
 
 template <typename F>
@@ -90,6 +94,28 @@ argus_attention_decode_args decodeArgs(const argus::hip::test::DecodeProblem &p,
 // The tiny catalog's attention: 4 query heads on 2 KV heads of 64.
 const argus::hip::test::DecodeProblem kTinyDecode{4, 2, 64, 64, 16, {0, 5, 100}, 0.0f};
 
+argus_moe_args moeArgs(const argus::hip::test::MoeProblem &p, argus::hip::test::MoeData &d) {
+  argus_moe_args a;
+  std::memset(&a, 0, sizeof a);
+  a.struct_size = sizeof a;
+  a.num_tokens = p.tokens;
+  a.hidden = p.hidden;
+  a.intermediate = p.intermediate;
+  a.num_experts = p.experts;
+  a.top_k = p.topK;
+  a.dtype = ARGUS_DTYPE_BF16;
+  a.x = d.x.data();
+  a.router_logits = d.logits.data();
+  a.w_gate_up = d.wGateUp.data();
+  a.w_down = d.wDown.data();
+  a.out = d.out.data();
+  a.renormalize = p.renormalize;
+  return a;
+}
+
+// A Mixtral-shaped MoE, small: top 2 of 8 experts, sizes off the tiles.
+const argus::hip::test::MoeProblem kSmallMoe{37, 128, 96, 8, 2, true};
+
 // Argument checks and planning: no device is asked.
 void withoutDevice(const Library &lib, int64_t n, int64_t k) {
   alignas(16) static uint16_t buffer[64];
@@ -135,6 +161,24 @@ void withoutDevice(const Library &lib, int64_t n, int64_t k) {
   const argus_status s = lib.attentionDecode(&decode, nullptr);
   expect(s == ARGUS_ERROR_DEVICE && contains(lib.lastError(), "no HIP runtime"),
          std::string("decode without ROCm is ARGUS_ERROR_DEVICE: ") + lib.lastError());
+
+  argus::hip::test::MoeData moeData(kSmallMoe, rng);
+  argus_moe_args moe = moeArgs(kSmallMoe, moeData);
+  const size_t bytes = lib.moeWorkspaceSize(&moe);
+  expect(bytes > 0, "MoE: the workspace size answers without a device: " + std::to_string(bytes) + " bytes");
+  std::vector<uint64_t> workspace(bytes / 8 + 1);
+  moe.workspace = workspace.data();
+  moe.workspace_size = bytes - 1;
+  expect(lib.moe(&moe, nullptr) == ARGUS_ERROR_INVALID_ARGUMENT && contains(lib.lastError(), "workspace_size"),
+         "MoE: a workspace one byte short is invalid, and the message says so");
+  moe.workspace_size = bytes;
+  moe.dtype = ARGUS_DTYPE_F16;
+  expect(lib.moe(&moe, nullptr) == ARGUS_ERROR_UNSUPPORTED && contains(lib.lastError(), "bf16"),
+         "MoE: f16 is unsupported, and the message says what is");
+  moe.dtype = ARGUS_DTYPE_BF16;
+  const argus_status m = lib.moe(&moe, nullptr);
+  expect(m == ARGUS_ERROR_DEVICE && contains(lib.lastError(), "no HIP runtime"),
+         std::string("MoE without ROCm is ARGUS_ERROR_DEVICE: ") + lib.lastError());
 }
 
 argus_status runOne(const Library &lib, const argus::hip::test::GemmProblem &p, argus::hip::test::GemmData &d,
@@ -178,6 +222,20 @@ void onFakeDevice(const Library &lib, void *fake, int64_t n, int64_t k) {
   const std::string decodeProblems = argus::hip::test::compareWithFloat64(kTinyDecode, data);
   expect(decodeProblems.empty(), "decode " + kTinyDecode.describe() + ": every element matches float64" +
                                      (decodeProblems.empty() ? "" : "\n" + decodeProblems));
+
+  argus::hip::test::MoeData moeData(kSmallMoe, rng);
+  argus_moe_args moe = moeArgs(kSmallMoe, moeData);
+  std::vector<uint64_t> workspace(lib.moeWorkspaceSize(&moe) / 8 + 1);
+  moe.workspace = workspace.data();
+  moe.workspace_size = workspace.size() * 8;
+  const int beforeMoe = launches();
+  const argus_status m = lib.moe(&moe, stream);
+  expect(m == ARGUS_OK && launches() == beforeMoe + 5 && lastStream() == stream,
+         "MoE " + kSmallMoe.describe() + ": five launches on the caller's stream, the last " + lastKernel() +
+             (m == ARGUS_OK ? "" : std::string(" (") + lib.lastError() + ")"));
+  const std::string moeProblems = argus::hip::test::compareWithFloat64(kSmallMoe, moeData);
+  expect(moeProblems.empty(), "MoE " + kSmallMoe.describe() + ": every element matches float64" +
+                                  (moeProblems.empty() ? "" : "\n" + moeProblems));
 }
 
 } // namespace
@@ -203,7 +261,9 @@ int main(int argc, char **argv) {
                     symbol<decltype(&argus_last_error)>(handle, "argus_last_error"),
                     symbol<decltype(&argus_manifest_json)>(handle, "argus_manifest_json"),
                     symbol<decltype(&argus_attention_prefill)>(handle, "argus_attention_prefill"),
-                    symbol<decltype(&argus_attention_decode)>(handle, "argus_attention_decode")};
+                    symbol<decltype(&argus_attention_decode)>(handle, "argus_attention_decode"),
+                    symbol<decltype(&argus_moe_workspace_size)>(handle, "argus_moe_workspace_size"),
+                    symbol<decltype(&argus_moe)>(handle, "argus_moe")};
 
   alignas(16) static uint16_t buffer[4096];
   argus_gemm_args small = gemmArgs(2, 8, 8, buffer, buffer + 64, buffer + 128, 8, 8, 8);

@@ -117,6 +117,9 @@ ARGUS_HIP_FN float waveSum(float v) {
   return v;
 }
 
+/// *p += v, atomically within the workgroup (LDS) or device (global); the old value.
+ARGUS_HIP_FN int atomicAdd(int *p, int v) { return __atomic_fetch_add(p, v, __ATOMIC_RELAXED); }
+
 /// 2^x (v_exp_f32); 2^-inf = 0.
 ARGUS_HIP_FN float exp2(float x) {
 #if ARGUS_HIP_DEVICE_CODE

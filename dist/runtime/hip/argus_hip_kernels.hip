@@ -34,3 +34,13 @@ ARGUS_HIP_KERNEL(256) void argus_hip_gemm_beta_scale(GemmParams p, int workGroup
 ARGUS_HIP_KERNEL(argus::hip::kDecodeWaves * 64) void argus_hip_decode(argus::hip::DecodeParams p) {
   argus::hip::decodeAttention<argus::hip::kDecodeWaves>(p);
 }
+
+#include "argus_hip_moe_kernel.h"
+
+using argus::hip::MoeParams;
+
+ARGUS_HIP_KERNEL(64) void argus_hip_moe_route(MoeParams p) { argus::hip::moeRoute(p); }
+ARGUS_HIP_KERNEL(argus::hip::kMoeAlignThreads) void argus_hip_moe_align(MoeParams p) { argus::hip::moeAlign(p); }
+ARGUS_HIP_KERNEL(argus::hip::kMoeThreads) void argus_hip_moe_gate_up(MoeParams p) { argus::hip::moeGateUp(p); }
+ARGUS_HIP_KERNEL(argus::hip::kMoeThreads) void argus_hip_moe_down(MoeParams p) { argus::hip::moeDown(p); }
+ARGUS_HIP_KERNEL(argus::hip::kMoeCombineThreads) void argus_hip_moe_combine(MoeParams p) { argus::hip::moeCombine(p); }

@@ -84,7 +84,7 @@ json manifestFor(const catalog::Catalog &cat, const BuildOptions &opt, const std
                               "run these kernels); other shapes by the same rule at run time"},
                    {"code_object", {{"target", code.target}, {"kernels", kernels}}},
                    {"gemm_groups", gemmGroups},
-                   {"unsupported_ops", {"attention_prefill", "moe"}}});
+                   {"unsupported_ops", {"attention_prefill"}}});
   return manifest;
 }
 
