@@ -67,6 +67,7 @@ TEST(CodeObject, AttentionAndMoeKernelsAreThereWithNoScratch) {
   } expected[] = {
       {"argus_hip_gemm_beta_scale", 256, false},
       {"argus_hip_decode", argus::hip::kDecodeWaves * 64, false},
+      {"argus_hip_prefill", argus::hip::kPrefillWaves * 64, true},
       {"argus_hip_moe_route", 64, false},
       {"argus_hip_moe_align", argus::hip::kMoeAlignThreads, false},
       {"argus_hip_moe_gate_up", argus::hip::kMoeThreads, true},
@@ -85,6 +86,8 @@ TEST(CodeObject, AttentionAndMoeKernelsAreThereWithNoScratch) {
     EXPECT_EQ(resourceProblems(*k), "") << e.name;
     if (std::string(e.name) == "argus_hip_decode")
       EXPECT_EQ(k->ldsBytes, argus::hip::decodeLdsBytes(argus::hip::kDecodeWaves));
+    if (std::string(e.name) == "argus_hip_prefill")
+      EXPECT_EQ(k->ldsBytes, argus::hip::prefillLdsBytes());
   }
 }
 
@@ -103,9 +106,16 @@ TEST(CodeObject, ResourceProblemsNameWhatBreaksTheBudget) {
   EXPECT_NE(resourceProblems(spills).find("3 VGPR and 0 SGPR spills"), std::string::npos);
   KernelResources crowded = k;  // 1024 work-items: four waves per SIMD, 128 registers each at most
   crowded.workgroupSize = 1024;
-  crowded.vgprs = 120;
+  crowded.vgprs = 136;
   crowded.agprs = 16;
-  EXPECT_NE(resourceProblems(crowded).find("do not fit 4 waves per SIMD"), std::string::npos);
+  EXPECT_NE(resourceProblems(crowded).find("136 registers (16 of them AGPRs) do not fit 4 waves per SIMD"),
+            std::string::npos);
+  KernelResources wide = k;  // one wave per SIMD may take all 512, AGPRs included
+  wide.vgprs = 292;
+  wide.agprs = 36;
+  EXPECT_EQ(resourceProblems(wide), "");
+  wide.agprs = 260;
+  EXPECT_NE(resourceProblems(wide).find("do not fit"), std::string::npos);
   KernelResources lds = k;
   lds.ldsBytes = 65537;
   EXPECT_NE(resourceProblems(lds).find("65537 bytes of LDS"), std::string::npos);

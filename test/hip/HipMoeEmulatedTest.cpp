@@ -45,7 +45,7 @@ void check(const test::MoeProblem &p, unsigned seed) {
   moeLaunches(params, launches);
   void *arguments[] = {&params};
   for (const MoeLaunch &l : launches)
-    ASSERT_TRUE(test::emulateKernel(l.kernel, int(l.gridX), int(l.gridY), arguments)) << l.kernel;
+    ASSERT_TRUE(test::emulateKernel(l.kernel, int(l.gridX), int(l.gridY), 1, arguments)) << l.kernel;
   EXPECT_EQ(test::compareWithFloat64(p, data), "");
 }
 

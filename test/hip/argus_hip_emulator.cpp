@@ -51,10 +51,10 @@ struct Wave {
 };
 
 struct Workgroup {
-  Workgroup(const Launch &launch, int x, int y)
-      : x(x), y(y), ldsBytes(launch.ldsBytes), lds(std::size_t(launch.ldsBytes), char(0xff)), barrier(launch.threads),
+  Workgroup(const Launch &launch, int x, int y, int z)
+      : x(x), y(y), z(z), ldsBytes(launch.ldsBytes), lds(std::size_t(launch.ldsBytes), char(0xff)), barrier(launch.threads),
         waves(std::size_t(launch.threads / kWaveSize)) {}
-  const int x, y, ldsBytes;
+  const int x, y, z, ldsBytes;
   std::vector<char> lds;  // poisoned: 0xffff is a bf16 NaN, so reading unwritten LDS shows
   Barrier barrier;
   std::vector<Wave> waves;
@@ -77,7 +77,7 @@ float bf16(short bits) {
 } // namespace
 
 int workItem() { return current.item; }
-int workGroup(int d) { return d == 0 ? current.group->x : current.group->y; }
+int workGroup(int d) { return d == 0 ? current.group->x : d == 1 ? current.group->y : current.group->z; }
 void barrier() { current.group->barrier.wait(); }
 
 static Wave &currentWave() { return current.group->waves[std::size_t(current.item / kWaveSize)]; }
@@ -135,19 +135,20 @@ f32x16 mfma32x32x8(bf16x4 a, bf16x4 b, f32x16 c) {
 void run(const Launch &launch, const std::function<void()> &kernel) {
   if (launch.threads <= 0 || launch.threads % kWaveSize != 0)
     abortWith("a launch needs a positive multiple of 64 work-items");
-  for (int y = 0; y < launch.gridY; ++y)
-    for (int x = 0; x < launch.gridX; ++x) {
-      auto group = std::make_unique<Workgroup>(launch, x, y);
-      std::vector<std::thread> items;
-      items.reserve(std::size_t(launch.threads));
-      for (int t = 0; t < launch.threads; ++t)
-        items.emplace_back([&, t] {
-          current = {group.get(), t, 0};
-          kernel();
-        });
-      for (std::thread &item : items)
-        item.join();
-    }
+  for (int z = 0; z < launch.gridZ; ++z)
+    for (int y = 0; y < launch.gridY; ++y)
+      for (int x = 0; x < launch.gridX; ++x) {
+        auto group = std::make_unique<Workgroup>(launch, x, y, z);
+        std::vector<std::thread> items;
+        items.reserve(std::size_t(launch.threads));
+        for (int t = 0; t < launch.threads; ++t)
+          items.emplace_back([&, t] {
+            current = {group.get(), t, 0};
+            kernel();
+          });
+        for (std::thread &item : items)
+          item.join();
+      }
 }
 
 } // namespace argus::hip::emu

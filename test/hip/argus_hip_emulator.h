@@ -31,7 +31,7 @@ u32x4 bufferLoad16(const char *base, uint32_t bytes, uint32_t offset);
 f32x16 mfma32x32x8(bf16x4 a, bf16x4 b, f32x16 c);
 
 struct Launch {
-  int gridX = 1, gridY = 1;
+  int gridX = 1, gridY = 1, gridZ = 1;
   int threads = 64;      // a multiple of the wave size
   int ldsBytes = 65536;  // what the kernel may take with ARGUS_LDS
 };

@@ -5,6 +5,7 @@
 #include "argus_hip_emulator.h"
 #include "argus_hip_gemm_kernel.h"
 #include "argus_hip_moe_kernel.h"
+#include "argus_hip_prefill_kernel.h"
 
 #include <cstring>
 #include <functional>
@@ -51,6 +52,7 @@ const OtherKernel kOthers[] = {
     {"argus_hip_gemm_beta_scale", 256,
      [](void **a) { gemmBetaScale(first<GemmParams>(a), *static_cast<const int *>(a[1])); }},
     {"argus_hip_decode", kDecodeWaves * kWaveSize, [](void **a) { decodeAttention<kDecodeWaves>(first<DecodeParams>(a)); }},
+    {"argus_hip_prefill", kPrefillWaves * kWaveSize, [](void **a) { prefillAttention(first<PrefillParams>(a)); }},
     {"argus_hip_moe_route", kWaveSize, [](void **a) { moeRoute(first<MoeParams>(a)); }},
     {"argus_hip_moe_align", kMoeAlignThreads, [](void **a) { moeAlign(first<MoeParams>(a)); }},
     {"argus_hip_moe_gate_up", kMoeThreads, [](void **a) { moeGateUp(first<MoeParams>(a)); }},
@@ -81,7 +83,7 @@ bool emulateGemm(const GemmShape &s, const GemmParams &p, int gridX, int gridY) 
 void emulateDecode(const DecodeParams &params, int kvHeads, int batch) {
   const DecodeParams copy = params;
   void *arguments[] = {const_cast<DecodeParams *>(&copy)};
-  emulateKernel("argus_hip_decode", kvHeads, batch, arguments);
+  emulateKernel("argus_hip_decode", kvHeads, batch, 1, arguments);
 }
 
 bool isEmulatedKernel(const char *symbol) { return shapeOf(symbol) >= 0 || other(symbol); }
@@ -93,17 +95,18 @@ int kernelThreads(const char *symbol) {
   return shape < 0 ? 0 : kGemmShapes[shape].threads();
 }
 
-bool emulateKernel(const char *symbol, int gridX, int gridY, void **arguments) {
+bool emulateKernel(const char *symbol, int gridX, int gridY, int gridZ, void **arguments) {
   if (const OtherKernel *k = other(symbol)) {
     emu::Launch grid;
     grid.gridX = gridX;
     grid.gridY = gridY;
+    grid.gridZ = gridZ;
     grid.threads = k->threads;
     emu::run(grid, [&] { k->body(arguments); });
     return true;
   }
   const int shape = shapeOf(symbol);
-  return shape >= 0 && emulateGemm(kGemmShapes[shape], *static_cast<const GemmParams *>(arguments[0]), gridX, gridY);
+  return shape >= 0 && gridZ == 1 && emulateGemm(kGemmShapes[shape], *static_cast<const GemmParams *>(arguments[0]), gridX, gridY);
 }
 
 } // namespace argus::hip::test

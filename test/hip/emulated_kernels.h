@@ -27,7 +27,7 @@ bool isEmulatedKernel(const char *symbol);
 int kernelThreads(const char *symbol);
 /// Runs kernel `symbol` with hipModuleLaunchKernel's grid and kernelParams.
 /// False for an unknown kernel.
-bool emulateKernel(const char *symbol, int gridX, int gridY, void **arguments);
+bool emulateKernel(const char *symbol, int gridX, int gridY, int gridZ, void **arguments);
 
 } // namespace argus::hip::test
 

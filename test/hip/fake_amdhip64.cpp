@@ -121,13 +121,13 @@ int hipModuleLaunchKernel(void *function, unsigned gridX, unsigned gridY, unsign
                           unsigned blockY, unsigned blockZ, unsigned sharedBytes, void *stream, void **arguments,
                           void **extra) {
   const std::string &name = static_cast<Function *>(function)->name;
-  if (gridX == 0 || gridY == 0 || gridZ != 1 || blockY != 1 || blockZ != 1 || sharedBytes != 0 || extra ||
+  if (gridX == 0 || gridY == 0 || gridZ == 0 || blockY != 1 || blockZ != 1 || sharedBytes != 0 || extra ||
       !arguments || int(blockX) != argus::hip::test::kernelThreads(name.c_str()))
     return hipErrorInvalidValue;
   ++launches;
   lastStream = stream;
   lastKernel = name;
-  argus::hip::test::emulateKernel(name.c_str(), int(gridX), int(gridY), arguments);
+  argus::hip::test::emulateKernel(name.c_str(), int(gridX), int(gridY), int(gridZ), arguments);
   return hipSuccess;
 }
 

@@ -5,8 +5,8 @@
 //   no-runtime  LIB N K            no libamdhip64: planning still answers, argus_gemm reports
 //                                  ARGUS_ERROR_DEVICE, bad arguments are caught before the device
 //   fake        LIB N K FAKE_HIP   the fake runtime (fake_amdhip64.cpp) as the GPU: catalog and
-//                                  generic GEMMs, beta, bias, k = 0, paged decode attention and
-//                                  MoE, all against float64, on the caller's stream
+//                                  generic GEMMs, beta, bias, k = 0, prefill and paged decode
+//                                  attention and MoE, all against float64, on the caller's stream
 //   wrong-arch  LIB N K FAKE_HIP   the fake device is another processor: a clear ARGUS_ERROR_DEVICE
 //   no-device   LIB N K FAKE_HIP   the runtime sees no device
 //
@@ -15,9 +15,11 @@
 #include "decode_problem.h"
 #include "gemm_problem.h"
 #include "moe_problem.h"
+#include "prefill_problem.h"
 
 #include <dlfcn.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -113,6 +115,34 @@ argus_moe_args moeArgs(const argus::hip::test::MoeProblem &p, argus::hip::test::
   return a;
 }
 
+argus_attention_prefill_args prefillArgs(const argus::hip::test::PrefillProblem &p,
+                                         argus::hip::test::PrefillData &d) {
+  argus_attention_prefill_args a;
+  std::memset(&a, 0, sizeof a);
+  a.struct_size = sizeof a;
+  a.batch = p.batch();
+  a.num_heads = p.heads;
+  a.num_kv_heads = p.kvHeads;
+  a.head_dim = p.headDim;
+  a.v_head_dim = p.valueDim;
+  a.max_seqlen_q = p.maxSeqQ();
+  for (const auto &s : p.seqlens)
+    a.max_seqlen_kv = std::max<int64_t>(a.max_seqlen_kv, s.second);
+  a.dtype = ARGUS_DTYPE_BF16;
+  a.q = d.q.data();
+  a.k = d.k.data();
+  a.v = d.v.data();
+  a.o = d.o.data();
+  a.cu_seqlens_q = d.cuSeqlensQ.data();
+  a.cu_seqlens_kv = d.cuSeqlensKv.data();
+  a.causal = p.causal;
+  a.scale = p.scale;
+  return a;
+}
+
+// The tiny catalog's prefill: 4 query heads on 2 KV heads of 64, a causal varlen batch.
+const argus::hip::test::PrefillProblem kTinyPrefill{4, 2, 64, 64, true, {{70, 70}, {3, 40}}, 0.0f};
+
 // A Mixtral-shaped MoE, small: top 2 of 8 experts, sizes off the tiles.
 const argus::hip::test::MoeProblem kSmallMoe{37, 128, 96, 8, 2, true};
 
@@ -138,12 +168,16 @@ void withoutDevice(const Library &lib, int64_t n, int64_t k) {
          "a misaligned A is unsupported, and the message says why");
   argus_gemm_args empty = gemmArgs(0, n, k, buffer, buffer, buffer, k, k, n);
   expect(lib.gemm(&empty, nullptr) == ARGUS_OK, "an empty problem needs no device");
-  argus_attention_prefill_args p;
-  std::memset(&p, 0, sizeof p);
-  p.struct_size = sizeof p;
-  expect(lib.attentionPrefill(&p, nullptr) == ARGUS_ERROR_UNSUPPORTED && contains(lib.lastError(), "hip-gfx"),
-         "prefill attention is not in this library yet, and the message names the target");
   std::mt19937 rng(7);
+  argus::hip::test::PrefillData prefillData(kTinyPrefill, rng);
+  argus_attention_prefill_args prefill = prefillArgs(kTinyPrefill, prefillData);
+  prefill.head_dim = prefill.v_head_dim = 96;
+  expect(lib.attentionPrefill(&prefill, nullptr) == ARGUS_ERROR_UNSUPPORTED && contains(lib.lastError(), "head_dim 96"),
+         "prefill: a head_dim the kernel does not take is unsupported, with the reason");
+  prefill.head_dim = prefill.v_head_dim = kTinyPrefill.headDim;
+  const argus_status sp = lib.attentionPrefill(&prefill, nullptr);
+  expect(sp == ARGUS_ERROR_DEVICE && contains(lib.lastError(), "no HIP runtime"),
+         std::string("prefill without ROCm is ARGUS_ERROR_DEVICE: ") + lib.lastError());
   argus::hip::test::DecodeData data(kTinyDecode, rng);
   argus_attention_decode_args decode = decodeArgs(kTinyDecode, data);
   expect(lib.attentionDecode(nullptr, nullptr) == ARGUS_ERROR_INVALID_ARGUMENT, "decode: NULL args are invalid");
@@ -222,6 +256,16 @@ void onFakeDevice(const Library &lib, void *fake, int64_t n, int64_t k) {
   const std::string decodeProblems = argus::hip::test::compareWithFloat64(kTinyDecode, data);
   expect(decodeProblems.empty(), "decode " + kTinyDecode.describe() + ": every element matches float64" +
                                      (decodeProblems.empty() ? "" : "\n" + decodeProblems));
+
+  argus::hip::test::PrefillData prefillData(kTinyPrefill, rng);
+  argus_attention_prefill_args prefill = prefillArgs(kTinyPrefill, prefillData);
+  const int beforePrefill = launches();
+  const argus_status sp = lib.attentionPrefill(&prefill, stream);
+  expect(sp == ARGUS_OK && launches() == beforePrefill + 1 && lastStream() == stream,
+         "prefill " + kTinyPrefill.describe() + ": one launch on the caller's stream (" + lastKernel() + ")");
+  const std::string prefillProblems = argus::hip::test::compareWithFloat64(kTinyPrefill, prefillData);
+  expect(prefillProblems.empty(), "prefill " + kTinyPrefill.describe() + ": every element matches float64" +
+                                      (prefillProblems.empty() ? "" : "\n" + prefillProblems));
 
   argus::hip::test::MoeData moeData(kSmallMoe, rng);
   argus_moe_args moe = moeArgs(kSmallMoe, moeData);

@@ -36,6 +36,30 @@ struct DecodeParams {
   float scaleLog2;
 };
 
+inline constexpr int kPrefillWaves = 4;          // 32 query rows each
+inline constexpr int kPrefillRows = kPrefillWaves * 32;
+inline constexpr int kPrefillKeys = 64;          // keys per block
+inline constexpr int kMaxPrefillHeadDim = 192;   // q and k, a multiple of 64
+inline constexpr int kMaxPrefillValueDim = 128;  // v and o, a multiple of 32
+
+/// LDS of prefillAttention: the key block (head_dim / 64 tiles of 64 x 64),
+/// the value block transposed (value_dim rows of 64 keys), each wave's
+/// probabilities (32 x 64).
+constexpr int prefillLdsBytes() {
+  return kPrefillKeys * kMaxPrefillHeadDim * 2 + kMaxPrefillValueDim * kPrefillKeys * 2 +
+         kPrefillWaves * 32 * kPrefillKeys * 2;
+}
+
+/// argus_attention_prefill_args for the kernel: bf16 patterns, 32-bit sizes,
+/// the softmax scale times log2(e).
+struct PrefillParams {
+  const uint16_t *q, *k, *v;
+  uint16_t *o;
+  const int32_t *cuSeqlensQ, *cuSeqlensKv;
+  int32_t heads, kvHeads, headDim, valueDim, causal;
+  float scaleLog2;
+};
+
 } // namespace argus::hip
 
 #endif // ARGUS_HIP_ATTENTION_PARAMS_H

@@ -23,11 +23,14 @@
 
 #if defined(__HIP_DEVICE_COMPILE__)
 #define ARGUS_HIP_DEVICE_CODE 1
+// Unrolls the next loop: register arrays indexed by its variable stay in registers.
+#define ARGUS_UNROLL _Pragma("unroll")
 #define ARGUS_HIP_FN __attribute__((device)) inline __attribute__((always_inline))
 #define ARGUS_HIP_KERNEL(threads) \
   extern "C" __attribute__((global)) __attribute__((amdgpu_flat_work_group_size(threads, threads)))
 #elif defined(ARGUS_HIP_EMULATE)
 #define ARGUS_HIP_DEVICE_CODE 0
+#define ARGUS_UNROLL
 #define ARGUS_HIP_FN inline
 #else
 #error "argus_hip_device.h: compile with clang -x hip for the device, or define ARGUS_HIP_EMULATE for the host"
@@ -53,10 +56,11 @@ ARGUS_HIP_FN int workItem() {
 #endif
 }
 
-/// Workgroup coordinate `d` (0: x, 1: y).
+/// Workgroup coordinate `d` (0: x, 1: y, 2: z).
 ARGUS_HIP_FN int workGroup(int d) {
 #if ARGUS_HIP_DEVICE_CODE
-  return int(d == 0 ? __builtin_amdgcn_workgroup_id_x() : __builtin_amdgcn_workgroup_id_y());
+  return int(d == 0 ? __builtin_amdgcn_workgroup_id_x()
+                    : d == 1 ? __builtin_amdgcn_workgroup_id_y() : __builtin_amdgcn_workgroup_id_z());
 #else
   return emu::workGroup(d);
 #endif

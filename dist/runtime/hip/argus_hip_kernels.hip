@@ -44,3 +44,9 @@ ARGUS_HIP_KERNEL(argus::hip::kMoeAlignThreads) void argus_hip_moe_align(MoeParam
 ARGUS_HIP_KERNEL(argus::hip::kMoeThreads) void argus_hip_moe_gate_up(MoeParams p) { argus::hip::moeGateUp(p); }
 ARGUS_HIP_KERNEL(argus::hip::kMoeThreads) void argus_hip_moe_down(MoeParams p) { argus::hip::moeDown(p); }
 ARGUS_HIP_KERNEL(argus::hip::kMoeCombineThreads) void argus_hip_moe_combine(MoeParams p) { argus::hip::moeCombine(p); }
+
+#include "argus_hip_prefill_kernel.h"
+
+ARGUS_HIP_KERNEL(argus::hip::kPrefillWaves * 64) void argus_hip_prefill(argus::hip::PrefillParams p) {
+  argus::hip::prefillAttention(p);
+}

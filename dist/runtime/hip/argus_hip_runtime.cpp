@@ -140,7 +140,7 @@ argus_status hipLaunch(const char *function, const HipLaunch &launch, void *stre
   hipFunction kernel = kernelOnCurrentDevice(hip.api, launch.kernel, error);
   if (!kernel)
     return fail(ARGUS_ERROR_DEVICE, "%s: %s", function, error.c_str());
-  if (hipError e = hip.api.moduleLaunchKernel(kernel, launch.gridX, launch.gridY, 1, launch.threads, 1, 1, 0, stream,
+  if (hipError e = hip.api.moduleLaunchKernel(kernel, launch.gridX, launch.gridY, launch.gridZ, launch.threads, 1, 1, 0, stream,
                                               launch.arguments, nullptr))
     return fail(ARGUS_ERROR_DEVICE, "%s: launching %s failed: %s", function, launch.kernel,
                 describe(hip.api, e).c_str());

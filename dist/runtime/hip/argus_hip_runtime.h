@@ -21,6 +21,7 @@ struct HipLaunch {
   const char *kernel;
   unsigned gridX, gridY, threads;
   void **arguments;
+  unsigned gridZ = 1;
 };
 
 /// Enqueues `launch` on `stream` (a hipStream_t; null for the default

@@ -125,11 +125,11 @@ std::string resourceProblems(const KernelResources &k) {
     problems << " " << k.scratchBytes << " bytes of scratch per work-item;";
   if (k.vgprSpills != 0 || k.sgprSpills != 0)
     problems << " " << k.vgprSpills << " VGPR and " << k.sgprSpills << " SGPR spills;";
-  // VGPRs are allocated in blocks of 8 and the AGPRs follow them in the unified file.
-  const int64_t perWave = (k.vgprs + 7) / 8 * 8 + k.agprs;
-  if (k.vgprs > 256 || k.agprs > 256 || perWave * k.wavesPerSimd() > 512)
-    problems << " " << k.vgprs << " VGPRs + " << k.agprs << " AGPRs do not fit " << k.wavesPerSimd()
-             << " waves per SIMD in 512 registers;";
+  // On gfx90a and gfx942 LLVM's .vgpr_count is the wave's whole unified allocation,
+  // architectural VGPRs and the AGPRs after them (.agpr_count of it).
+  if (k.vgprs > 512 || k.agprs > 256 || k.vgprs * k.wavesPerSimd() > 512)
+    problems << " " << k.vgprs << " registers (" << k.agprs << " of them AGPRs) do not fit " << k.wavesPerSimd()
+             << " waves per SIMD in 512;";
   if (k.ldsBytes > 65536)
     problems << " " << k.ldsBytes << " bytes of LDS (64 KiB per workgroup);";
   std::string text = problems.str();

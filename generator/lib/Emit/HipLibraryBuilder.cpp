@@ -2,7 +2,8 @@
 //
 // The catalog's GEMMs are grouped and bucketed as for the CPU (planGemms);
 // each bucket gets the CDNA kernel shape chooseGemmShape picks for its
-// largest m. Three things are compiled:
+// largest m. Attention and MoE kernels serve every shape they take, so they
+// need no tables. Three things are compiled:
 //   the code object   argus_hip_kernels.hip by clang-22 for the target's GPU,
 //                     inspected (CodeObject.h) before it is accepted;
 //   its embedding     a generated C++ byte array, with the dispatch tables
@@ -83,8 +84,7 @@ json manifestFor(const catalog::Catalog &cat, const BuildOptions &opt, const std
   manifest.update({{"tuning", "CDNA kernel shapes by rule (chooseGemmShape: occupancy, not measured; no AMD GPU has "
                               "run these kernels); other shapes by the same rule at run time"},
                    {"code_object", {{"target", code.target}, {"kernels", kernels}}},
-                   {"gemm_groups", gemmGroups},
-                   {"unsupported_ops", {"attention_prefill"}}});
+                   {"gemm_groups", gemmGroups}});
   return manifest;
 }
 

@@ -22,7 +22,7 @@ namespace argus::emit {
 
 struct KernelResources {
   std::string name;
-  int64_t vgprs = 0, agprs = 0, sgprs = 0;
+  int64_t vgprs = 0, agprs = 0, sgprs = 0;  // vgprs: architectural and AGPRs together (gfx90a, gfx942)
   int64_t vgprSpills = 0, sgprSpills = 0;
   int64_t ldsBytes = 0;      // group segment
   int64_t scratchBytes = 0;  // private segment per work-item
@@ -48,7 +48,8 @@ std::variant<CodeObjectInfo, std::string> inspectCodeObject(const std::string &p
 /// What keeps `k` from running as the CDNA kernels assume (no scratch, no
 /// spills, one workgroup per compute unit with its registers and LDS); ""
 /// when nothing does. CDNA2/3 lanes have 512 registers, at most 256 of them
-/// architectural VGPRs and 256 AGPRs, shared by the waves on a SIMD.
+/// architectural VGPRs and 256 AGPRs, shared by the waves on a SIMD; `vgprs`
+/// is the whole unified allocation, as LLVM reports it for gfx90a and gfx942.
 std::string resourceProblems(const KernelResources &k);
 
 /// The LLVM 22 tool `name` (clang++, llvm-objdump, ...): /usr/lib/llvm-22/bin/NAME

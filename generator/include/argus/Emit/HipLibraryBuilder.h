@@ -1,11 +1,11 @@
 //===- HipLibraryBuilder.h - the hip-gfx942 / hip-gfx90a library -*- C++ -*-===//
 //
 // argus-gen build --target hip-gfx942 (MI300X) or hip-gfx90a (MI250): the
-// catalog's GEMMs on the CDNA MFMA kernels (dist/runtime/hip), through the
-// same C ABI. clang-22 builds their code object with no ROCm install; the
-// library embeds it and loads it through a dlopen'd HIP runtime at run time.
-// Attention and MoE entry points answer ARGUS_ERROR_UNSUPPORTED until their
-// CDNA kernels exist.
+// catalog's GEMMs on the CDNA MFMA kernels (dist/runtime/hip), bucketed as
+// for the CPU, and attention (prefill, paged decode) and MoE for any shape
+// their kernels take, through the same C ABI. clang-22 builds the code object
+// with no ROCm install; the library embeds it and loads it through a
+// dlopen'd HIP runtime at run time.
 //
 //===----------------------------------------------------------------------===//
 #ifndef ARGUS_EMIT_HIPLIBRARYBUILDER_H
