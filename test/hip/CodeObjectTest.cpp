@@ -1,6 +1,6 @@
 // What clang made of the CDNA kernels, read from the code object argus-gen put in a hip library
 // ($ARGUS_CODE_OBJECT, its processor $ARGUS_CODE_OBJECT_ARCH): every GEMM kernel of
-// kGemmShapes is there, issues MFMAs, uses no scratch and spills nothing, takes exactly the LDS
+// kGemmShapes, bf16 and f16, is there, issues MFMAs, uses no scratch and spills nothing, takes exactly the LDS
 // its shape declares and fits one workgroup per compute unit; the attention and MoE kernels
 // are there too, with no scratch. Plus the checker itself, on
 // resource figures that must be refused and on files that are not code objects.
@@ -33,24 +33,32 @@ TEST(CodeObject, EveryGemmKernelIsThereWithMfmaAndNoScratch) {
   ASSERT_TRUE(std::holds_alternative<CodeObjectInfo>(inspected)) << std::get<std::string>(inspected);
   const CodeObjectInfo &info = std::get<CodeObjectInfo>(inspected);
   EXPECT_EQ(info.arch, environment("ARGUS_CODE_OBJECT_ARCH")) << info.target;
-  for (const argus::hip::GemmShape &shape : argus::hip::kGemmShapes) {
-    char symbol[40];
-    argus::hip::gemmKernelSymbol(shape, symbol);
-    const KernelResources *k = nullptr;
-    for (const KernelResources &r : info.kernels)
-      if (r.name == symbol)
-        k = &r;
-    ASSERT_NE(k, nullptr) << symbol << " is not in " << path;
-    // One k step issues two MFMAs per 32x32 block for each of four chunk pairs.
-    EXPECT_GE(k->mfmaInstructions, 8 * shape.blocksM() * shape.blocksN()) << symbol;
-    EXPECT_EQ(k->scratchBytes, 0) << symbol;
-    EXPECT_EQ(k->vgprSpills + k->sgprSpills, 0) << symbol;
-    EXPECT_EQ(k->ldsBytes, shape.ldsBytes()) << symbol;
-    EXPECT_EQ(k->workgroupSize, shape.threads()) << symbol;
-    EXPECT_EQ(k->wavefrontSize, 64) << symbol;
-    EXPECT_GE(k->vgprs + k->agprs, shape.accumulatorRegisters()) << symbol << ": where do the accumulators live?";
-    EXPECT_EQ(resourceProblems(*k), "") << symbol;
-  }
+  for (const argus::hip::GemmShape &shape : argus::hip::kGemmShapes)
+    for (bool f16 : {false, true}) {
+      char symbol[48];
+      argus::hip::gemmKernelSymbol(shape, f16, symbol);
+      const KernelResources *k = nullptr;
+      for (const KernelResources &r : info.kernels)
+        if (r.name == symbol)
+          k = &r;
+      ASSERT_NE(k, nullptr) << symbol << " is not in " << path;
+      // One k step issues two MFMAs per 32x32 block for each of four chunk pairs.
+      EXPECT_GE(k->mfmaInstructions, 8 * shape.blocksM() * shape.blocksN()) << symbol;
+      // The element type's own 32x32x8 MFMA and no other (gfx942 spells it v_mfma_f32_32x32x8_bf16,
+      // gfx90a v_mfma_f32_32x32x8bf16_1k; f16 likewise without the b).
+      ASSERT_EQ(k->mfmaOpcodes.size(), 1u) << symbol;
+      const std::string &opcode = k->mfmaOpcodes[0];
+      EXPECT_EQ(opcode.rfind("v_mfma_f32_32x32x8", 0), 0u) << symbol << ": " << opcode;
+      EXPECT_EQ(opcode.find("bf16") != std::string::npos, !f16) << symbol << ": " << opcode;
+      EXPECT_NE(opcode.find("f16"), std::string::npos) << symbol << ": " << opcode;
+      EXPECT_EQ(k->scratchBytes, 0) << symbol;
+      EXPECT_EQ(k->vgprSpills + k->sgprSpills, 0) << symbol;
+      EXPECT_EQ(k->ldsBytes, shape.ldsBytes()) << symbol;
+      EXPECT_EQ(k->workgroupSize, shape.threads()) << symbol;
+      EXPECT_EQ(k->wavefrontSize, 64) << symbol;
+      EXPECT_GE(k->vgprs, shape.accumulatorRegisters()) << symbol << ": where do the accumulators live?";
+      EXPECT_EQ(resourceProblems(*k), "") << symbol;
+    }
 }
 
 TEST(CodeObject, AttentionAndMoeKernelsAreThereWithNoScratch) {
@@ -66,6 +74,7 @@ TEST(CodeObject, AttentionAndMoeKernelsAreThereWithNoScratch) {
     bool mfma;
   } expected[] = {
       {"argus_hip_gemm_beta_scale", 256, false},
+      {"argus_hip_gemm_f16_beta_scale", 256, false},
       {"argus_hip_decode", argus::hip::kDecodeWaves * 64, false},
       {"argus_hip_prefill", argus::hip::kPrefillWaves * 64, true},
       {"argus_hip_moe_route", 64, false},

@@ -25,11 +25,33 @@ void check(const GemmShape &shape, const test::GemmProblem &p, std::mt19937 &rng
   test::GemmData data(p, rng);
   GemmParams params{data.a.data(), data.b.data(), data.c.data(), data.biasOrNull(p), p.lda(), p.ldb(), p.ldc(),
                     p.m,           p.n,           p.k,           p.alpha,           p.beta};
-  ASSERT_TRUE(test::emulateGemm(shape, params, (p.n + shape.bn - 1) / shape.bn, (p.m + shape.bm - 1) / shape.bm));
+  ASSERT_TRUE(
+      test::emulateGemm(shape, p.f16, params, (p.n + shape.bn - 1) / shape.bn, (p.m + shape.bm - 1) / shape.bm));
   EXPECT_EQ(test::compareWithFloat64(p, data), "") << shape.bm << "x" << shape.bn << " kernel";
 }
 
 class HipGemmEmulated : public ::testing::TestWithParam<int> {};
+
+// f16 in and out (v_mfma_f32_32x32x8_f16): the two extreme tiles, ragged, with beta and bias.
+TEST(HipGemmEmulated, HalfPrecisionMatchesFloat64) {
+  std::mt19937 rng(77);
+  for (const GemmShape &shape : {kGemmShapes[0], kGemmShapes[kGemmShapeCount - 1]}) {
+    check(shape, {shape.bm + 5, shape.bn + 3, 77, 1.0f, 0.0f, false, true}, rng);
+    check(shape, {7, 9, 136, -0.5f, 0.75f, true, true}, rng);
+  }
+}
+
+TEST(HipGemmEmulated, HalfPrecisionKZeroScalesCAndAddsBias) {
+  std::mt19937 rng(78);
+  const test::GemmProblem p{5, 70, 0, 1.0f, 0.5f, true, true};
+  test::GemmData data(p, rng);
+  GemmParams params{nullptr, nullptr, data.c.data(), data.biasOrNull(p), p.lda(), p.ldb(), p.ldc(),
+                    p.m,     p.n,     p.k,           p.alpha,           p.beta};
+  emu::Launch grid;
+  grid.threads = 256;
+  emu::run(grid, [&] { gemmBetaScale<Element::F16>(params, 1); });
+  EXPECT_EQ(test::compareWithFloat64(p, data), "");
+}
 
 TEST_P(HipGemmEmulated, MatchesFloat64OnRaggedShapes) {
   const GemmShape shape = kGemmShapes[GetParam()];
@@ -60,7 +82,7 @@ TEST(HipGemmEmulated, KZeroScalesCAndAddsBias) {
   emu::Launch grid;
   grid.gridX = 3;  // fewer workgroups than 256-element blocks: the grid-stride loop must cover the rest
   grid.threads = 256;
-  emu::run(grid, [&] { gemmBetaScale(params, grid.gridX); });
+  emu::run(grid, [&] { gemmBetaScale<Element::Bf16>(params, grid.gridX); });
   EXPECT_EQ(test::compareWithFloat64(p, data), "");
 }
 

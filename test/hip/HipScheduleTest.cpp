@@ -85,11 +85,11 @@ TEST(HipSchedule, RulePicksLargeTilesForPrefillAndSmallForDecode) {
 }
 
 TEST(HipSchedule, KernelSymbolsNameTheirShape) {
-  char name[40];
-  gemmKernelSymbol(GemmShape{256, 256, 2, 4}, name);
+  char name[48];
+  gemmKernelSymbol(GemmShape{256, 256, 2, 4}, false, name);
   EXPECT_STREQ(name, "argus_hip_gemm_256x256_w2x4");
-  gemmKernelSymbol(GemmShape{32, 64, 1, 2}, name);
-  EXPECT_STREQ(name, "argus_hip_gemm_32x64_w1x2");
+  gemmKernelSymbol(GemmShape{32, 64, 1, 2}, true, name);
+  EXPECT_STREQ(name, "argus_hip_gemm_f16_32x64_w1x2");
 }
 
 TEST(HipSchedule, OperandsMustSuitSixteenByteBufferLoads) {

@@ -46,7 +46,7 @@ private:
 // What the lanes of one wave exchange in an MFMA or a shuffle.
 struct Wave {
   Barrier barrier{kWaveSize};
-  bf16x4 a[kWaveSize], b[kWaveSize];
+  b16x4 a[kWaveSize], b[kWaveSize];
   float value[kWaveSize];
 };
 
@@ -72,6 +72,12 @@ float bf16(short bits) {
   float f;
   std::memcpy(&f, &word, sizeof f);
   return f;
+}
+
+float f16(short bits) {
+  _Float16 h;
+  std::memcpy(&h, &bits, sizeof h);
+  return float(h);
 }
 
 } // namespace
@@ -113,8 +119,9 @@ u32x4 bufferLoad16(const char *base, uint32_t bytes, uint32_t offset) {
   return v;
 }
 
-// The layout argus_hip_device.h states for v_mfma_f32_32x32x8_bf16.
-f32x16 mfma32x32x8(bf16x4 a, bf16x4 b, f32x16 c) {
+// The layout argus_hip_device.h states for v_mfma_f32_32x32x8_bf16 and _f16.
+f32x16 mfma32x32x8(b16x4 a, b16x4 b, f32x16 c, bool isF16) {
+  float (*const value)(short) = isF16 ? f16 : bf16;
   Wave &wave = currentWave();
   const int l = current.item % kWaveSize;
   wave.a[l] = a;
@@ -125,7 +132,7 @@ f32x16 mfma32x32x8(bf16x4 a, bf16x4 b, f32x16 c) {
     const int row = 8 * (e / 4) + 4 * (l / 32) + e % 4;
     float sum = c[e];
     for (int k = 0; k < 8; ++k)
-      sum += bf16(wave.a[row + 32 * (k / 4)][k % 4]) * bf16(wave.b[col + 32 * (k / 4)][k % 4]);
+      sum += value(wave.a[row + 32 * (k / 4)][k % 4]) * value(wave.b[col + 32 * (k / 4)][k % 4]);
     c[e] = sum;
   }
   wave.barrier.wait();  // before any lane overwrites its operands for the next MFMA

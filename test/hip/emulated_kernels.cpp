@@ -14,7 +14,7 @@
 namespace argus::hip::test {
 namespace {
 
-template <int BM, int BN, int WM, int WN>
+template <Element E, int BM, int BN, int WM, int WN>
 void launch(const GemmParams &params, int gridX, int gridY) {
   constexpr GemmShape shape{BM, BN, WM, WN};
   emu::Launch grid;
@@ -22,18 +22,34 @@ void launch(const GemmParams &params, int gridX, int gridY) {
   grid.gridY = gridY;
   grid.threads = shape.threads();
   grid.ldsBytes = shape.ldsBytes();
-  emu::run(grid, [&] { gemmTn<BM, BN, WM, WN>(params); });
+  emu::run(grid, [&] { gemmTn<E, BM, BN, WM, WN>(params); });
 }
 
-// The shape whose kernel is called `symbol`, or -1.
-int shapeOf(const char *symbol) {
-  for (int i = 0; i < kGemmShapeCount; ++i) {
-    char name[40];
-    gemmKernelSymbol(kGemmShapes[i], name);
-    if (std::strcmp(name, symbol) == 0)
-      return i;
-  }
+// The shape whose kernel is called `symbol`, or -1; *f16 says which element type.
+int shapeOf(const char *symbol, bool *f16 = nullptr) {
+  for (int i = 0; i < kGemmShapeCount; ++i)
+    for (bool half : {false, true}) {
+      char name[48];
+      gemmKernelSymbol(kGemmShapes[i], half, name);
+      if (std::strcmp(name, symbol) == 0) {
+        if (f16)
+          *f16 = half;
+        return i;
+      }
+    }
   return -1;
+}
+
+template <Element E>
+bool launchShape(const GemmShape &s, const GemmParams &p, int gridX, int gridY) {
+  static_assert(kGemmShapeCount == 4, "add the new shape here");
+  constexpr GemmShape s0 = kGemmShapes[0], s1 = kGemmShapes[1], s2 = kGemmShapes[2], s3 = kGemmShapes[3];
+  if (s == s0) launch<E, s0.bm, s0.bn, s0.wm, s0.wn>(p, gridX, gridY);
+  else if (s == s1) launch<E, s1.bm, s1.bn, s1.wm, s1.wn>(p, gridX, gridY);
+  else if (s == s2) launch<E, s2.bm, s2.bn, s2.wm, s2.wn>(p, gridX, gridY);
+  else if (s == s3) launch<E, s3.bm, s3.bn, s3.wm, s3.wn>(p, gridX, gridY);
+  else return false;
+  return true;
 }
 
 // The kernels other than the GEMM shapes: symbol, work-items, body over the launch's arguments.
@@ -50,7 +66,9 @@ const Params &first(void **arguments) {
 
 const OtherKernel kOthers[] = {
     {"argus_hip_gemm_beta_scale", 256,
-     [](void **a) { gemmBetaScale(first<GemmParams>(a), *static_cast<const int *>(a[1])); }},
+     [](void **a) { gemmBetaScale<Element::Bf16>(first<GemmParams>(a), *static_cast<const int *>(a[1])); }},
+    {"argus_hip_gemm_f16_beta_scale", 256,
+     [](void **a) { gemmBetaScale<Element::F16>(first<GemmParams>(a), *static_cast<const int *>(a[1])); }},
     {"argus_hip_decode", kDecodeWaves * kWaveSize, [](void **a) { decodeAttention<kDecodeWaves>(first<DecodeParams>(a)); }},
     {"argus_hip_prefill", kPrefillWaves * kWaveSize, [](void **a) { prefillAttention(first<PrefillParams>(a)); }},
     {"argus_hip_moe_route", kWaveSize, [](void **a) { moeRoute(first<MoeParams>(a)); }},
@@ -69,15 +87,8 @@ const OtherKernel *other(const char *symbol) {
 
 } // namespace
 
-bool emulateGemm(const GemmShape &s, const GemmParams &p, int gridX, int gridY) {
-  static_assert(kGemmShapeCount == 4, "add the new shape here");
-  constexpr GemmShape s0 = kGemmShapes[0], s1 = kGemmShapes[1], s2 = kGemmShapes[2], s3 = kGemmShapes[3];
-  if (s == s0) launch<s0.bm, s0.bn, s0.wm, s0.wn>(p, gridX, gridY);
-  else if (s == s1) launch<s1.bm, s1.bn, s1.wm, s1.wn>(p, gridX, gridY);
-  else if (s == s2) launch<s2.bm, s2.bn, s2.wm, s2.wn>(p, gridX, gridY);
-  else if (s == s3) launch<s3.bm, s3.bn, s3.wm, s3.wn>(p, gridX, gridY);
-  else return false;
-  return true;
+bool emulateGemm(const GemmShape &s, bool f16, const GemmParams &p, int gridX, int gridY) {
+  return f16 ? launchShape<Element::F16>(s, p, gridX, gridY) : launchShape<Element::Bf16>(s, p, gridX, gridY);
 }
 
 void emulateDecode(const DecodeParams &params, int kvHeads, int batch) {
@@ -105,8 +116,9 @@ bool emulateKernel(const char *symbol, int gridX, int gridY, int gridZ, void **a
     emu::run(grid, [&] { k->body(arguments); });
     return true;
   }
-  const int shape = shapeOf(symbol);
-  return shape >= 0 && gridZ == 1 && emulateGemm(kGemmShapes[shape], *static_cast<const GemmParams *>(arguments[0]), gridX, gridY);
+  bool f16 = false;
+  const int shape = shapeOf(symbol, &f16);
+  return shape >= 0 && gridZ == 1 && emulateGemm(kGemmShapes[shape], f16, *static_cast<const GemmParams *>(arguments[0]), gridX, gridY);
 }
 
 } // namespace argus::hip::test

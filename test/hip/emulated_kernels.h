@@ -14,9 +14,9 @@
 
 namespace argus::hip::test {
 
-/// Runs the GEMM kernel of `shape` over a gridX x gridY grid; false when the
-/// code object has no kernel of that shape.
-bool emulateGemm(const GemmShape &shape, const GemmParams &params, int gridX, int gridY);
+/// Runs the GEMM kernel of `shape` (f16 or bf16) over a gridX x gridY grid;
+/// false when the code object has no kernel of that shape.
+bool emulateGemm(const GemmShape &shape, bool f16, const GemmParams &params, int gridX, int gridY);
 
 /// Runs the decode attention kernel over (KV heads, sequences).
 void emulateDecode(const DecodeParams &params, int kvHeads, int batch);

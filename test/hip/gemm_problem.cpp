@@ -9,41 +9,43 @@
 namespace argus::hip::test {
 namespace {
 
-constexpr uint16_t kNaN = 0x7fc0, kPadding = 0x1234;
+constexpr uint16_t kNaN = 0x7fc0, kNaNF16 = 0x7e00, kPadding = 0x1234;
 
-double f(uint16_t bits) { return argus_num::bf16_to_f32(bits); }
+double widen(uint16_t bits, bool f16) { return f16 ? argus_num::f16_to_f32(bits) : argus_num::bf16_to_f32(bits); }
 
 } // namespace
 
-std::vector<uint16_t> randomBf16(size_t count, std::mt19937 &rng) {
+std::vector<uint16_t> randomBf16(size_t count, std::mt19937 &rng, bool f16) {
   std::uniform_real_distribution<float> value(-1.0f, 1.0f);
   std::vector<uint16_t> v(count);
   for (uint16_t &x : v)
-    x = argus_num::f32_to_bf16(value(rng));
+    x = f16 ? argus_num::f32_to_f16(value(rng)) : argus_num::f32_to_bf16(value(rng));
   return v;
 }
 
 std::string GemmProblem::describe() const {
   std::ostringstream os;
-  os << "m=" << m << " n=" << n << " k=" << k << " alpha=" << alpha << " beta=" << beta << (bias ? " bias" : "");
+  os << (f16 ? "f16 " : "") << "m=" << m << " n=" << n << " k=" << k << " alpha=" << alpha << " beta=" << beta
+     << (bias ? " bias" : "");
   return os.str();
 }
 
 GemmData::GemmData(const GemmProblem &p, std::mt19937 &rng)
-    : a(randomBf16(size_t(p.m) * size_t(p.lda()), rng)), b(randomBf16(size_t(p.n) * size_t(p.ldb()), rng)),
-      bias(randomBf16(size_t(p.n), rng)), c(randomBf16(size_t(p.m + 1) * size_t(p.ldc()), rng)) {
+    : a(randomBf16(size_t(p.m) * size_t(p.lda()), rng, p.f16)), b(randomBf16(size_t(p.n) * size_t(p.ldb()), rng, p.f16)),
+      bias(randomBf16(size_t(p.n), rng, p.f16)), c(randomBf16(size_t(p.m + 1) * size_t(p.ldc()), rng, p.f16)) {
   for (int64_t row = 0; row <= p.m; ++row)
     for (int64_t col = 0; col < p.ldc(); ++col) {
       uint16_t &x = c[size_t(row * p.ldc() + col)];
       if (col >= p.n || row == p.m)
         x = kPadding;
       else if (p.beta == 0.0f)
-        x = kNaN;
+        x = p.f16 ? kNaNF16 : kNaN;
     }
   c0 = c;
 }
 
 std::string compareWithFloat64(const GemmProblem &p, const GemmData &d) {
+  auto f = [&](uint16_t bits) { return widen(bits, p.f16); };
   std::ostringstream problems;
   int wrong = 0;
   for (int64_t row = 0; row <= p.m; ++row)

@@ -1,10 +1,11 @@
 //===- gemm_problem.h - a bf16 GEMM problem and its float64 check ----------===//
 //
-// Fresh random bf16 operands in [-1, 1) with padded pitches (lda, ldb past k;
+// Fresh random bf16 (or f16) operands in [-1, 1) with padded pitches (lda, ldb past k;
 // ldc = n + 3), C poisoned with NaN when beta is 0 (it must not be read and
 // every element must be written), a sentinel in the padding of every row and
 // in a guard row after the last, and an element-wise comparison against a
-// float64 GEMM: |err| <= 2^-8 |ref| + 2^-16 (|alpha| sum |a b| + |beta c| + |bias|).
+// float64 GEMM: |err| <= 2^-8 |ref| + 2^-16 (|alpha| sum |a b| + |beta c| + |bias|)
+// (f16 rounds finer, 2^-11, and is held to the same bound).
 //
 //===----------------------------------------------------------------------===//
 #ifndef ARGUS_TEST_HIP_GEMM_PROBLEM_H
@@ -17,13 +18,14 @@
 
 namespace argus::hip::test {
 
-/// `count` bf16 patterns of values uniform in [-1, 1).
-std::vector<uint16_t> randomBf16(size_t count, std::mt19937 &rng);
+/// `count` bf16 (or f16) patterns of values uniform in [-1, 1).
+std::vector<uint16_t> randomBf16(size_t count, std::mt19937 &rng, bool f16 = false);
 
 struct GemmProblem {
   int m, n, k;
   float alpha, beta;
   bool bias;
+  bool f16 = false;  // f16 in and out instead of bf16
 
   int64_t lda() const { return (k + 7) / 8 * 8 + 8; }
   int64_t ldb() const { return (k + 7) / 8 * 8; }

@@ -5,7 +5,7 @@
 //   no-runtime  LIB N K            no libamdhip64: planning still answers, argus_gemm reports
 //                                  ARGUS_ERROR_DEVICE, bad arguments are caught before the device
 //   fake        LIB N K FAKE_HIP   the fake runtime (fake_amdhip64.cpp) as the GPU: catalog and
-//                                  generic GEMMs, beta, bias, k = 0, prefill and paged decode
+//                                  generic GEMMs (bf16 and f16), beta, bias, k = 0, prefill and paged decode
 //                                  attention and MoE, all against float64, on the caller's stream
 //   wrong-arch  LIB N K FAKE_HIP   the fake device is another processor: a clear ARGUS_ERROR_DEVICE
 //   no-device   LIB N K FAKE_HIP   the runtime sees no device
@@ -218,6 +218,8 @@ void withoutDevice(const Library &lib, int64_t n, int64_t k) {
 argus_status runOne(const Library &lib, const argus::hip::test::GemmProblem &p, argus::hip::test::GemmData &d,
                     void *stream) {
   argus_gemm_args g = gemmArgs(p.m, p.n, p.k, d.a.data(), d.b.data(), d.c.data(), p.lda(), p.ldb(), p.ldc());
+  if (p.f16)
+    g.a_type = g.b_type = g.c_type = ARGUS_DTYPE_F16;
   g.alpha = p.alpha;
   g.beta = p.beta;
   g.bias = d.biasOrNull(p);
@@ -235,6 +237,8 @@ void onFakeDevice(const Library &lib, void *fake, int64_t n, int64_t k) {
       {77, int(n), int(k), 0.5f, -1.0f, true},        // catalog, beta and bias
       {130, 45, 200, 1.0f, 0.0f, true},               // generic kernel, ragged everything
       {9, 70, 0, 1.0f, 0.5f, true},                   // k = 0: C = beta C + bias
+      {40, int(n), int(k), 1.0f, 0.25f, true, true},  // f16: a catalog (n, k), the generic f16 kernel
+      {3, 50, 0, 1.0f, -1.0f, true, true},            // f16, k = 0
   };
   for (const auto &p : problems) {
     argus::hip::test::GemmData d(p, rng);

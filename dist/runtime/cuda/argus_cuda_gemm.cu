@@ -62,7 +62,7 @@ const GenericKernel *genericKernel(const GemmConfig &c) {
 argus_status prepare(const argus_gemm_args *args, const char *function, CudaGemmPlan *plan) {
   GpuGemmStep step;
   bool strict;
-  if (argus_status s = prepareGpuGemm(args, "cuda-sm90a", function, &step, &strict))
+  if (argus_status s = prepareGpuGemm(args, "cuda-sm90a", /*f16Too=*/false, function, &step, &strict))
     return s;
   if (step != GpuGemmStep::Kernel) {
     *plan = step == GpuGemmStep::Noop ? CudaGemmPlan{} : CudaGemmPlan{PlanKind::BetaScale, nullptr, "argus_beta_scale"};

@@ -11,7 +11,7 @@
 
 namespace argus_rt {
 
-argus_status prepareGpuGemm(const argus_gemm_args *args, const char *target, const char *function,
+argus_status prepareGpuGemm(const argus_gemm_args *args, const char *target, bool f16Too, const char *function,
                             GpuGemmStep *step, bool *strict) {
   static bool strictValue = false;
   static const std::string strictProblem = readSwitch("ARGUS_STRICT", &strictValue);
@@ -21,9 +21,11 @@ argus_status prepareGpuGemm(const argus_gemm_args *args, const char *target, con
   if (argus_status s = validateGemm(args, function))
     return s;
   const argus_gemm_args &g = *args;
-  if (g.a_type != ARGUS_DTYPE_BF16 || g.b_type != ARGUS_DTYPE_BF16 || g.c_type != ARGUS_DTYPE_BF16)
-    return fail(ARGUS_ERROR_UNSUPPORTED, "%s: a %s library computes bf16 x bf16 -> bf16, got %s x %s -> %s", function,
-                target, dtypeName(g.a_type), dtypeName(g.b_type), dtypeName(g.c_type));
+  const bool same = g.a_type == g.b_type && g.b_type == g.c_type;
+  if (!same || (g.a_type != ARGUS_DTYPE_BF16 && !(f16Too && g.a_type == ARGUS_DTYPE_F16)))
+    return fail(ARGUS_ERROR_UNSUPPORTED, "%s: a %s library computes bf16 x bf16 -> bf16%s, got %s x %s -> %s", function,
+                target, f16Too ? " and f16 x f16 -> f16" : "", dtypeName(g.a_type), dtypeName(g.b_type),
+                dtypeName(g.c_type));
   if (g.m == 0 || g.n == 0) {
     *step = GpuGemmStep::Noop;
     return ARGUS_OK;

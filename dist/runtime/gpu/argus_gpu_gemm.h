@@ -1,7 +1,7 @@
 //===- argus_gpu_gemm.h - what every GPU argus_gemm does before its kernels -===//
 //
 // The cuda-sm90a and hip libraries take the same path up to the kernel
-// choice: environment -> arguments valid -> bf16 only -> empty output (no
+// choice: environment -> arguments valid -> the target's dtypes -> empty output (no
 // work) -> k == 0 (C = beta·C + bias) -> sizes below 2^31 -> the catalog
 // group of (n, k), bucketed on m -> else, unless ARGUS_STRICT=1, the
 // target's generic kernel. Planning needs no GPU, so argus_gemm_kernel_name
@@ -20,9 +20,10 @@ namespace argus_rt {
 
 enum class GpuGemmStep { Noop, BetaScale, Kernel };
 
-/// The steps above up to the catalog lookup, for `target` ("cuda-sm90a").
+/// The steps above up to the catalog lookup, for `target` ("cuda-sm90a"),
+/// which computes bf16 x bf16 -> bf16 and, with `f16Too`, f16 x f16 -> f16.
 /// On ARGUS_OK, *step says what runs and *strict holds ARGUS_STRICT.
-argus_status prepareGpuGemm(const argus_gemm_args *args, const char *target, const char *function,
+argus_status prepareGpuGemm(const argus_gemm_args *args, const char *target, bool f16Too, const char *function,
                             GpuGemmStep *step, bool *strict);
 
 /// ARGUS_ERROR_UNSUPPORTED for a shape outside the catalog under ARGUS_STRICT=1.

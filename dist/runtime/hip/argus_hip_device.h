@@ -186,17 +186,25 @@ ARGUS_HIP_FN u32x4 bufferLoad16(BufferResource r, uint32_t offset) {
 // MFMA
 //===----------------------------------------------------------------------===//
 
-/// v_mfma_f32_32x32x8_bf16 (the _1k variant of gfx90a and gfx942), over one
-/// wave: D = A·Bᵀ + C for a 32x32 block and 8 values of k.
+/// The 16-bit element types the matrix kernels take.
+enum class Element { Bf16, F16 };
+
+/// v_mfma_f32_32x32x8_bf16 (the _1k variant of gfx90a and gfx942) or
+/// v_mfma_f32_32x32x8_f16, over one wave: D = A·Bᵀ + C for a 32x32 block and
+/// 8 values of k.
 ///   operands   lane l holds row (A) / column (B) l % 32, k = 4·(l / 32) + 0..3;
 ///   result     lane l holds column l % 32 and, in element e (0..15),
 ///              row 8·(e / 4) + 4·(l / 32) + e % 4.
 /// Which 8 k a call covers is the caller's choice, as long as A and B agree.
-ARGUS_HIP_FN f32x16 mfma32x32x8(bf16x4 a, bf16x4 b, f32x16 c) {
+template <Element E>
+ARGUS_HIP_FN f32x16 mfma32x32x8(b16x4 a, b16x4 b, f32x16 c) {
 #if ARGUS_HIP_DEVICE_CODE
-  return __builtin_amdgcn_mfma_f32_32x32x8bf16_1k(a, b, c, 0, 0, 0);
+  if constexpr (E == Element::F16)
+    return __builtin_amdgcn_mfma_f32_32x32x8f16(__builtin_bit_cast(f16x4, a), __builtin_bit_cast(f16x4, b), c, 0, 0, 0);
+  else
+    return __builtin_amdgcn_mfma_f32_32x32x8bf16_1k(a, b, c, 0, 0, 0);
 #else
-  return emu::mfma32x32x8(a, b, c);
+  return emu::mfma32x32x8(a, b, c, E == Element::F16);
 #endif
 }
 
@@ -204,7 +212,7 @@ ARGUS_HIP_FN f32x16 mfma32x32x8(bf16x4 a, bf16x4 b, f32x16 c) {
 ARGUS_HIP_FN int mfmaResultRow(int l, int e) { return 8 * (e / 4) + 4 * (l / 32) + e % 4; }
 
 //===----------------------------------------------------------------------===//
-// bf16 (round to nearest even, NaN kept), as argus_numerics.h
+// bf16 (round to nearest even, NaN kept, as argus_numerics.h) and f16
 //===----------------------------------------------------------------------===//
 
 ARGUS_HIP_FN float bf16ToFloat(uint16_t h) { return __builtin_bit_cast(float, uint32_t(h) << 16); }
@@ -214,6 +222,24 @@ ARGUS_HIP_FN uint16_t floatToBf16(float f) {
   if ((bits & 0x7fffffffu) > 0x7f800000u)
     return uint16_t((bits >> 16) | 0x0040u);
   return uint16_t((bits + 0x7fffu + ((bits >> 16) & 1u)) >> 16);
+}
+
+/// An element of type E, from / to its 16-bit pattern (f16: IEEE binary16,
+/// round to nearest even, the hardware's v_cvt_f16_f32).
+template <Element E>
+ARGUS_HIP_FN float toFloat(uint16_t h) {
+  if constexpr (E == Element::F16)
+    return float(__builtin_bit_cast(_Float16, h));
+  else
+    return bf16ToFloat(h);
+}
+
+template <Element E>
+ARGUS_HIP_FN uint16_t fromFloat(float f) {
+  if constexpr (E == Element::F16)
+    return __builtin_bit_cast(uint16_t, static_cast<_Float16>(f));
+  else
+    return floatToBf16(f);
 }
 
 } // namespace argus::hip

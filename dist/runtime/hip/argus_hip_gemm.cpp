@@ -1,7 +1,8 @@
 //===- argus_hip_gemm.cpp - argus_gemm of a hip-gfx942 / hip-gfx90a library -===//
 //
 // The front shared with CUDA (argus_gpu_gemm.h), then the CDNA kernel for the
-// call: the catalog bucket's, else the one chooseGemmShape picks. Pointers are
+// call: bf16 (or f16) in and out; the catalog bucket's, else the one
+// chooseGemmShape picks. Pointers are
 // device pointers; the kernel is enqueued on `stream` (a hipStream_t, NULL for
 // the default stream) through the dlopen'd HIP runtime, and nothing
 // synchronises.
@@ -25,7 +26,7 @@ using argus::hip::GemmShape;
 struct HipGemmPlan {
   GpuGemmStep step = GpuGemmStep::Noop;
   GemmShape shape{};
-  char symbol[40] = "argus_noop";  // the kernel's name in the code object
+  char symbol[48] = "argus_noop";  // the kernel's name in the code object
   const char *name = "argus_noop"; // what argus_gemm_kernel_name reports
 };
 
@@ -33,10 +34,11 @@ bool isGfx942() { return std::strcmp(argus_hip_arch, "gfx942") == 0; }
 
 argus_status prepare(const argus_gemm_args *args, const char *function, HipGemmPlan *plan) {
   bool strict;
-  if (argus_status s = prepareGpuGemm(args, argus_generated_target, function, &plan->step, &strict))
+  if (argus_status s = prepareGpuGemm(args, argus_generated_target, /*f16Too=*/true, function, &plan->step, &strict))
     return s;
+  const bool f16 = args->a_type == ARGUS_DTYPE_F16;
   if (plan->step == GpuGemmStep::BetaScale) {
-    std::strcpy(plan->symbol, "argus_hip_gemm_beta_scale");
+    std::strcpy(plan->symbol, f16 ? "argus_hip_gemm_f16_beta_scale" : "argus_hip_gemm_beta_scale");
     plan->name = plan->symbol;
   }
   if (plan->step != GpuGemmStep::Kernel)
@@ -49,7 +51,8 @@ argus_status prepare(const argus_gemm_args *args, const char *function, HipGemmP
                 function, static_cast<long long>(g.lda), static_cast<long long>(g.ldb));
   const argus_hip_gemm_group *group = nullptr;
   int32_t bucket = 0;
-  if (findGemmBucket(argus_hip_gemm_groups, argus_hip_gemm_group_count, g, &group, &bucket)) {
+  // The catalog's GEMMs are bf16; an f16 call of the same (n, k) takes the generic path.
+  if (!f16 && findGemmBucket(argus_hip_gemm_groups, argus_hip_gemm_group_count, g, &group, &bucket)) {
     const int32_t index = group->shapes[bucket];
     if (index < 0 || index >= argus::hip::kGemmShapeCount)
       return fail(ARGUS_ERROR_INTERNAL, "%s: the catalog table names kernel shape %d, which this runtime lacks",
@@ -62,7 +65,7 @@ argus_status prepare(const argus_gemm_args *args, const char *function, HipGemmP
     plan->shape = argus::hip::chooseGemmShape(g.m, g.n, argus::hip::computeUnits(isGfx942()));
     plan->name = nullptr;
   }
-  argus::hip::gemmKernelSymbol(plan->shape, plan->symbol);
+  argus::hip::gemmKernelSymbol(plan->shape, f16, plan->symbol);
   if (!plan->name)
     plan->name = plan->symbol;
   return ARGUS_OK;

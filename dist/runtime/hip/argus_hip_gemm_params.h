@@ -13,7 +13,7 @@
 
 namespace argus::hip {
 
-/// C = alpha·A·Bᵀ + beta·C (+ bias), bf16 patterns in memory, f32 arithmetic.
+/// C = alpha·A·Bᵀ + beta·C (+ bias), bf16 or f16 patterns in memory, f32 arithmetic.
 /// A is m x k with row pitch lda, B is n x k (pitch ldb), C is m x n (pitch
 /// ldc), all in elements; bias is n elements or null. C is not read when beta
 /// is 0. The kernels require a and b 16-byte aligned and lda, ldb multiples of

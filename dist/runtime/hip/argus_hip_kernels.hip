@@ -7,17 +7,20 @@
 //       --offload-device-only --no-gpu-bundle-output -I dist/runtime/hip
 //       argus_hip_kernels.hip -o argus_hip_gfx942.co
 //
-// The GEMM list must match kGemmShapes (argus_hip_schedule.h); test/hip checks
-// that every shape's symbol is in the code object.
+// The GEMM list must match kGemmShapes (argus_hip_schedule.h), each shape in bf16
+// and f16; test/hip checks that every shape's symbols are in the code object.
 //
 //===----------------------------------------------------------------------===//
 #include "argus_hip_gemm_kernel.h"
 
 using argus::hip::GemmParams;
 
-#define ARGUS_HIP_GEMM_KERNEL(BM, BN, WM, WN)                                         \
-  ARGUS_HIP_KERNEL(WM *WN * 64) void argus_hip_gemm_##BM##x##BN##_w##WM##x##WN(GemmParams p) { \
-    argus::hip::gemmTn<BM, BN, WM, WN>(p);                                            \
+#define ARGUS_HIP_GEMM_KERNEL(BM, BN, WM, WN)                                                      \
+  ARGUS_HIP_KERNEL(WM *WN * 64) void argus_hip_gemm_##BM##x##BN##_w##WM##x##WN(GemmParams p) {     \
+    argus::hip::gemmTn<argus::hip::Element::Bf16, BM, BN, WM, WN>(p);                             \
+  }                                                                                                \
+  ARGUS_HIP_KERNEL(WM *WN * 64) void argus_hip_gemm_f16_##BM##x##BN##_w##WM##x##WN(GemmParams p) { \
+    argus::hip::gemmTn<argus::hip::Element::F16, BM, BN, WM, WN>(p);                              \
   }
 
 ARGUS_HIP_GEMM_KERNEL(256, 256, 2, 4)
@@ -26,7 +29,11 @@ ARGUS_HIP_GEMM_KERNEL(64, 128, 2, 2)
 ARGUS_HIP_GEMM_KERNEL(32, 64, 1, 2)
 
 ARGUS_HIP_KERNEL(256) void argus_hip_gemm_beta_scale(GemmParams p, int workGroups) {
-  argus::hip::gemmBetaScale(p, workGroups);
+  argus::hip::gemmBetaScale<argus::hip::Element::Bf16>(p, workGroups);
+}
+
+ARGUS_HIP_KERNEL(256) void argus_hip_gemm_f16_beta_scale(GemmParams p, int workGroups) {
+  argus::hip::gemmBetaScale<argus::hip::Element::F16>(p, workGroups);
 }
 
 #include "argus_hip_decode_kernel.h"

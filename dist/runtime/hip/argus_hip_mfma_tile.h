@@ -1,7 +1,8 @@
 //===- argus_hip_mfma_tile.h - one output tile of A·Bᵀ on CDNA MFMA --------===//
 //
 // The main loop every CDNA matrix kernel shares (GEMM, the MoE experts): one
-// workgroup accumulates a BM x BN tile of A·Bᵀ over k in steps of 64,
+// workgroup accumulates a BM x BN tile of A·Bᵀ (bf16 or f16) over k in steps
+// of 64,
 //
 //   registers <- A, B rows of step 0            (the callers' fetch functors)
 //   for each step:
@@ -36,9 +37,9 @@ ARGUS_HIP_FN u32x4 keepFirstElements(u32x4 v, int valid) {
 }
 
 /// Elements 4·half .. 4·half + 3 of a 16-byte chunk, as an MFMA operand.
-ARGUS_HIP_FN bf16x4 operandHalf(u32x4 v, int half) {
+ARGUS_HIP_FN b16x4 operandHalf(u32x4 v, int half) {
   const uint64_t bits = uint64_t(v[2 * half]) | (uint64_t(v[2 * half + 1]) << 32);
-  return __builtin_bit_cast(bf16x4, bits);
+  return __builtin_bit_cast(b16x4, bits);
 }
 
 /// Loads this work-item's `Chunks` 16-byte chunks of a rows x 64 operand tile
@@ -97,8 +98,8 @@ struct TileAccumulators {
   int waveRow, waveCol;  // the wave's first row and column in the tile
 };
 
-/// acc = A·Bᵀ over k for this workgroup's tile; fetchA / fetchB give tile rows.
-template <int BM, int BN, int WM, int WN, class FetchA, class FetchB>
+/// acc = A·Bᵀ over k for this workgroup's tile of E elements; fetchA / fetchB give tile rows.
+template <Element E, int BM, int BN, int WM, int WN, class FetchA, class FetchB>
 ARGUS_HIP_FN void mfmaTile(const FetchA &fetchA, const FetchB &fetchB, int k, TileAccumulators<BM, BN, WM, WN> &acc) {
   constexpr GemmShape shape{BM, BN, WM, WN};
   static_assert(shape.valid(), "tile: waves must split it into 32x32 blocks and LDS must hold it");
@@ -134,7 +135,7 @@ ARGUS_HIP_FN void mfmaTile(const FetchA &fetchA, const FetchB &fetchB, int k, Ti
       for (int h = 0; h < 2; ++h)
         for (int i = 0; i < kBlocksM; ++i)
           for (int j = 0; j < kBlocksN; ++j)
-            acc.block[i][j] = mfma32x32x8(operandHalf(fa[i], h), operandHalf(fb[j], h), acc.block[i][j]);
+            acc.block[i][j] = mfma32x32x8<E>(operandHalf(fa[i], h), operandHalf(fb[j], h), acc.block[i][j]);
     }
     barrier();
   }

@@ -130,7 +130,7 @@ ARGUS_HIP_FN void moeGateUp(const MoeParams &p) {
     return load16(weights + int64_t(weightRow) * p.hidden, first);
   };
   TileAccumulators<kMoeBlockRows, 128, 1, 2> acc;
-  mfmaTile(fetchTokens, fetchGateUp, p.hidden, acc);
+  mfmaTile<Element::Bf16>(fetchTokens, fetchGateUp, p.hidden, acc);
   const int l = lane(), column = n0 + wave() * 32 + l % 32;
   if (column >= p.intermediate)
     return;
@@ -157,7 +157,7 @@ ARGUS_HIP_FN void moeDown(const MoeParams &p) {
     return n0 + row < p.hidden ? load16(weights + int64_t(n0 + row) * p.intermediate, first) : u32x4{0, 0, 0, 0};
   };
   TileAccumulators<kMoeBlockRows, 128, 1, 2> acc;
-  mfmaTile(fetchH, fetchDown, p.intermediate, acc);
+  mfmaTile<Element::Bf16>(fetchH, fetchDown, p.intermediate, acc);
   const int l = lane();
   for (int j = 0; j < 2; ++j) {
     const int column = n0 + acc.waveCol + 32 * j + l % 32;

@@ -107,7 +107,7 @@ ARGUS_HIP_FN void prefillAttention(const PrefillParams &p) {
           const u32x4 kf = *reinterpret_cast<const u32x4 *>(ldsK + ks * kPrefillKeys * kLdsRowBytes +
                                                             ldsByte(32 * j + r32, 2 * c + half));
           for (int hh = 0; hh < 2; ++hh)
-            s[j] = mfma32x32x8(operandHalf(q[ks][c], hh), operandHalf(kf, hh), s[j]);
+            s[j] = mfma32x32x8<Element::Bf16>(operandHalf(q[ks][c], hh), operandHalf(kf, hh), s[j]);
         }
 
     // Online softmax, row by row of this lane's 16 result elements.
@@ -151,7 +151,7 @@ ARGUS_HIP_FN void prefillAttention(const PrefillParams &p) {
           continue;
         const u32x4 vf = *reinterpret_cast<const u32x4 *>(ldsVt + ldsByte(32 * n + r32, 2 * c + half));
         for (int hh = 0; hh < 2; ++hh)
-          o[n] = mfma32x32x8(operandHalf(pf, hh), operandHalf(vf, hh), o[n]);
+          o[n] = mfma32x32x8<Element::Bf16>(operandHalf(pf, hh), operandHalf(vf, hh), o[n]);
       }
     }
     barrier();  // every wave is done with K, V and its P before the next block

@@ -86,13 +86,13 @@ constexpr GemmShape chooseGemmShape(int64_t m, int64_t n, int units) {
   return kGemmShapes[kGemmShapeCount - 1];
 }
 
-/// The symbol of the kernel for `s` in the code object: argus_hip_gemm_256x256_w2x4.
-/// Written into `out` (at least 40 bytes).
-inline void gemmKernelSymbol(const GemmShape &s, char *out) {
+/// The symbol of the kernel for `s` in the code object: argus_hip_gemm_256x256_w2x4
+/// (bf16), argus_hip_gemm_f16_256x256_w2x4 (f16). Written into `out` (at least 48 bytes).
+inline void gemmKernelSymbol(const GemmShape &s, bool f16, char *out) {
   const int values[4] = {s.bm, s.bn, s.wm, s.wn};
   const char *separators[4] = {"", "x", "_w", "x"};
   char *p = out;
-  for (const char *c = "argus_hip_gemm_"; *c; ++c)
+  for (const char *c = f16 ? "argus_hip_gemm_f16_" : "argus_hip_gemm_"; *c; ++c)
     *p++ = *c;
   for (int i = 0; i < 4; ++i) {
     for (const char *c = separators[i]; *c; ++c)

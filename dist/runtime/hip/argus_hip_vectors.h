@@ -1,8 +1,8 @@
 //===- argus_hip_vectors.h - the register types of the CDNA kernels --------===//
 //
-// bf16 travels as its 16-bit pattern; an MFMA operand is four of them (one
-// VGPR pair), a 16-byte LDS or global access eight, an MFMA 32x32 result
-// sixteen floats. clang's vector extension on the device, GCC's (which clang
+// bf16 and f16 travel as their 16-bit patterns; an MFMA operand is four of
+// them (b16x4, one VGPR pair), a 16-byte LDS or global access eight, an MFMA
+// 32x32 result sixteen floats. clang's vector extension on the device, GCC's (which clang
 // also accepts) on the host, where the emulator runs the same kernels.
 //
 //===----------------------------------------------------------------------===//
@@ -14,11 +14,12 @@
 namespace argus::hip {
 
 #if defined(__HIP_DEVICE_COMPILE__)
-typedef short bf16x4 __attribute__((ext_vector_type(4)));
+typedef short b16x4 __attribute__((ext_vector_type(4)));
+typedef _Float16 f16x4 __attribute__((ext_vector_type(4)));
 typedef float f32x16 __attribute__((ext_vector_type(16)));
 typedef uint32_t u32x4 __attribute__((ext_vector_type(4)));
 #else
-typedef short bf16x4 __attribute__((vector_size(8)));
+typedef short b16x4 __attribute__((vector_size(8)));
 typedef float f32x16 __attribute__((vector_size(64)));
 typedef uint32_t u32x4 __attribute__((vector_size(16)));
 #endif

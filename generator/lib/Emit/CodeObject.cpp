@@ -11,6 +11,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <map>
+#include <set>
 #include <sstream>
 
 namespace argus::emit {
@@ -84,17 +85,22 @@ std::string countMfma(const std::string &path, const std::string &objdump, CodeO
   if (runCommand({objdump, "-d", "--no-show-raw-insn", path}, listing) != 0)
     return "'" + objdump + " -d " + path + "' failed:\n" + listing;
   std::map<std::string, int64_t> counts;
+  std::map<std::string, std::set<std::string>> opcodes;
   std::string function;
   std::istringstream lines(listing);
   for (std::string line; std::getline(lines, line);) {
     const size_t open = line.find(" <"), close = line.rfind(">:");
     if (open != std::string::npos && close != std::string::npos && close > open)
       function = line.substr(open + 2, close - open - 2);
-    else if (line.find("v_mfma_") != std::string::npos)
+    else if (size_t at = line.find("v_mfma_"); at != std::string::npos) {
       ++counts[function];
+      opcodes[function].insert(line.substr(at, line.find_first_of(" \t", at) - at));
+    }
   }
-  for (KernelResources &k : info.kernels)
+  for (KernelResources &k : info.kernels) {
     k.mfmaInstructions = counts[k.name];
+    k.mfmaOpcodes.assign(opcodes[k.name].begin(), opcodes[k.name].end());
+  }
   return "";
 }
 
@@ -116,7 +122,8 @@ nlohmann::json KernelResources::toJson() const {
           {"scratch_bytes", scratchBytes},
           {"workgroup_size", workgroupSize},
           {"waves_per_simd", wavesPerSimd()},
-          {"mfma_instructions", mfmaInstructions}};
+          {"mfma_instructions", mfmaInstructions},
+          {"mfma_opcodes", mfmaOpcodes}};
 }
 
 std::string resourceProblems(const KernelResources &k) {

@@ -62,8 +62,8 @@ std::vector<HipGroup> planHipGemms(const GemmPlan &plan, const std::string &arch
     HipGroup hipGroup{&g, {}, {}};
     for (int64_t bound : g.bucketBounds) {
       const hip::GemmShape s = hip::chooseGemmShape(bound, g.n, hip::computeUnits(arch == "gfx942"));
-      char symbol[40];
-      hip::gemmKernelSymbol(s, symbol);
+      char symbol[48];
+      hip::gemmKernelSymbol(s, /*f16=*/false, symbol);
       hipGroup.shapes.push_back(shapeIndex(s));
       hipGroup.buckets.push_back({bound, std::string(symbol) + "_" + joinedOps(g.ops) + "_m" + std::to_string(bound),
                                   {{"kernel_symbol", symbol}, {"BM", s.bm}, {"BN", s.bn}, {"waves", s.waves()}}});

@@ -29,6 +29,7 @@ struct KernelResources {
   int64_t workgroupSize = 0; // the kernel's maximum flat workgroup size
   int64_t wavefrontSize = 0;
   int64_t mfmaInstructions = 0;
+  std::vector<std::string> mfmaOpcodes;  // distinct, sorted: v_mfma_f32_32x32x8_bf16, ...
 
   /// Waves of one workgroup on each of a compute unit's four SIMDs.
   int64_t wavesPerSimd() const;
