@@ -33,6 +33,27 @@ TEST(HipDecodeEmulated, GroupOfEightSmallHeadsPageOfOne) {
   check({16, 2, 64, 64, 1, {5, 130}, 0.3f}, 2);
 }
 
+// seqlens beyond what the block table addresses are clamped to it (as the CPU runtime does),
+// negative ones read nothing: no read past a sequence's table row.
+TEST(HipDecodeEmulated, SeqlensBeyondTheBlockTableAreClamped) {
+  const test::DecodeProblem p{4, 2, 64, 64, 16, {40, 3}, 0.0f};
+  std::mt19937 rng(9);
+  test::DecodeData data(p, rng);
+  for (int i = 0; i < p.maxPagesPerSeq(); ++i)  // every entry of the first row a real page
+    data.blockTable[size_t(i)] = i % 3;
+  test::DecodeData expected = data;
+  expected.seqlens = {p.maxPagesPerSeq() * p.pageSize, 0};  // all the table addresses; nothing
+  data.seqlens = {1 << 20, -5};
+  for (test::DecodeData *d : {&expected, &data}) {
+    const DecodeParams params{d->q.data(),       d->kCache.data(), d->vCache.data(), d->blockTable.data(),
+                              d->seqlens.data(), d->o.data(),      p.maxPagesPerSeq(), p.heads,
+                              p.kvHeads,         p.headDim,        p.valueDim,       p.pageSize,
+                              p.effectiveScale() * float(M_LOG2E)};
+    test::emulateDecode(params, p.kvHeads, p.batch());
+  }
+  EXPECT_EQ(data.o, expected.o);
+}
+
 TEST(HipDecodeEmulated, LatentAttentionWidthsOneHeadPerGroup) {
   check({4, 4, 192, 128, 64, {300, 63}, 0.0f}, 3);
 }

@@ -39,7 +39,9 @@ ARGUS_HIP_FN void decodeAttention(const DecodeParams &p) {
 
   const int h = workGroup(0), b = workGroup(1), l = lane();
   const int group = p.heads / p.kvHeads, d = p.headDim, dv = p.valueDim;
-  const int seqlen = p.seqlens[b];
+  // Tokens the block table can address: a longer (or negative) seqlens entry is clamped, as on the CPU.
+  const int64_t capacity = p.maxPagesPerSeq * p.pageSize;
+  const int seqlen = int(p.seqlens[b] < 0 ? 0 : p.seqlens[b] < capacity ? p.seqlens[b] : capacity);
   const int64_t firstHead = int64_t(b) * p.heads + int64_t(h) * group;
 
   for (int i = workItem(); i < group * d; i += kThreads)
