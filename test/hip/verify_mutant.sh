@@ -16,12 +16,13 @@ set +e
 output=$("$gen" verify "$mutant" "$@" 2>&1)
 status=$?
 set -e
-echo "$output" | head -20
-if [ $status -eq 0 ] || ! echo "$output" | grep -q "NOT proved"; then
+printf '%s\n' "$output" | sed -n 1,20p
+# Here-strings, not pipes: under pipefail, grep -q closing a pipe early fails the pipeline.
+if [ $status -eq 0 ] || ! grep -q "NOT proved" <<< "$output"; then
   echo "the verifier did not refuse mutant $name"
   exit 1
 fi
-if ! echo "$output" | grep -Eq "$finding"; then
+if ! grep -Eq "$finding" <<< "$output"; then
   echo "mutant $name was refused, but without a finding matching '$finding'"
   exit 1
 fi
