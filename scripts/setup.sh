@@ -16,7 +16,8 @@ if [ "${1:-}" = "--tests" ]; then PACKAGES+=(chromium); fi
 
 missing=()
 for p in "${PACKAGES[@]}"; do
-  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+  # No pipe into grep -q: under pipefail its early exit can fail the pipeline (SIGPIPE).
+  [[ "$(dpkg-query -W -f='${Status}' "$p" 2>/dev/null)" == *"install ok installed"* ]] || missing+=("$p")
 done
 
 if [ ${#missing[@]} -eq 0 ]; then
