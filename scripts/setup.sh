@@ -10,6 +10,8 @@ PACKAGES=(
   libz3-dev libyaml-cpp-dev nlohmann-json3-dev libcli11-dev libspdlog-dev libfmt-dev
   libsqlite3-dev libgtest-dev libgmock-dev libbenchmark-dev
   libdnnl-dev libopenblas-dev libpng-dev
+  # dnnl-config.cmake calls find_package(OpenCL REQUIRED): a Recommends that --no-install-recommends drops.
+  ocl-icd-opencl-dev
 )
 # The report's screenshot test renders report.html in headless Chromium.
 if [ "${1:-}" = "--tests" ]; then PACKAGES+=(chromium); fi
