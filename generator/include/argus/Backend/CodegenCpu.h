@@ -30,12 +30,21 @@
 
 namespace argus::codegen {
 
+/// The CPU target this machine runs best: cpu-avx512 where it has every
+/// extension that target's flags enable (AVX-512 F/BW/VL/DQ/BF16, FMA, F16C),
+/// else cpu-avx2. The default wherever a CPU target is not named, so that what
+/// argus-gen tunes and tests it can also run.
+std::string defaultCpuTarget();
+
+/// True when this machine can run code built for `target` (a CPU target name).
+bool hostRunsCpuTarget(llvm::StringRef target);
+
 /// The x86-64 flavour to compile for.
 struct CpuTarget {
   /// "cpu-avx512" or "cpu-avx2". Only the compiler flags and the comments
   /// depend on it: the support header picks its code paths from the
   /// compiler's ISA macros (__AVX512F__, __AVX512BF16__, __AVX2__).
-  std::string name = "cpu-avx512";
+  std::string name = defaultCpuTarget();
 };
 
 /// Emits one C++ translation unit defining

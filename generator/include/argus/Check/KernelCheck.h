@@ -10,6 +10,7 @@
 #ifndef ARGUS_CHECK_KERNELCHECK_H
 #define ARGUS_CHECK_KERNELCHECK_H
 
+#include "argus/Backend/CodegenCpu.h"
 #include "argus/Lowering/LowerToArgus.h"
 #include "argus/Reference/KernelHarness.h"
 
@@ -31,7 +32,7 @@ struct CheckOptions {
   std::map<std::string, int64_t> sizes;     // run-time sizes of symbolic dims
   std::map<std::string, double> scalars;    // scalar arguments (default 1)
   Engine engine = Engine::Interpreter;
-  std::string target = "cpu-avx512";        // for Engine::Cpu
+  std::string target = codegen::defaultCpuTarget();        // for Engine::Cpu
   uint64_t seed = 1;
   std::string workDir;                      // for Engine::Cpu builds; empty = a temp dir
 };

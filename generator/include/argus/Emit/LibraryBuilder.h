@@ -13,6 +13,7 @@
 #ifndef ARGUS_EMIT_LIBRARYBUILDER_H
 #define ARGUS_EMIT_LIBRARYBUILDER_H
 
+#include "argus/Backend/CodegenCpu.h"
 #include "argus/Emit/AttentionPlan.h"
 #include "argus/Emit/GemmPlan.h"
 #include "argus/Emit/MoePlan.h"
@@ -30,7 +31,7 @@ inline constexpr const char *kLibrarySoname = "libargus_kernels.so.1";
 
 struct BuildOptions {
   std::string catalogPath;
-  std::string target = "cpu-avx512";
+  std::string target = codegen::defaultCpuTarget();
   std::string outDir;
   std::string homeDir;   // the Argus tree holding templates/ and dist/
   std::string cacheDir;  // object cache; empty = OUT/.cache

@@ -24,6 +24,7 @@
 #ifndef ARGUS_TUNING_SWEEP_H
 #define ARGUS_TUNING_SWEEP_H
 
+#include "argus/Backend/CodegenCpu.h"
 #include "argus/Catalog/OpConfig.h"
 #include "argus/Emit/AttentionPlan.h"
 #include "argus/Emit/GemmPlan.h"
@@ -47,7 +48,7 @@ struct SweepProgress {
 
 struct SweepOptions {
   std::string homeDir;            // the Argus tree (templates/, dist/)
-  std::string target = "cpu-avx512";
+  std::string target = codegen::defaultCpuTarget();
   std::string workDir;            // candidate sources, objects and shared objects
   std::string cacheDir;           // object cache shared with the library build
   int jobs = 2;                   // parallel compilers

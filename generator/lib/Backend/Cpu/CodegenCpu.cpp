@@ -7,6 +7,18 @@ namespace argus::codegen {
 
 bool isCpuTarget(llvm::StringRef name) { return name == "cpu-avx512" || name == "cpu-avx2"; }
 
+bool hostRunsCpuTarget(llvm::StringRef target) {
+  if (target == "cpu-avx512")
+    return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
+           __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512dq") &&
+           __builtin_cpu_supports("avx512bf16") && __builtin_cpu_supports("fma") && __builtin_cpu_supports("f16c");
+  if (target == "cpu-avx2")
+    return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") && __builtin_cpu_supports("f16c");
+  return false;
+}
+
+std::string defaultCpuTarget() { return hostRunsCpuTarget("cpu-avx512") ? "cpu-avx512" : "cpu-avx2"; }
+
 llvm::Expected<std::string> emitCpuKernel(mlir::func::FuncOp kernel, llvm::StringRef symbol,
                                           const CpuTarget &target) {
   if (!kernel)
