@@ -12,6 +12,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdio>
 #include <cstdlib>
 #include <fstream>
 #include <string>
@@ -97,6 +98,43 @@ TEST(CodeObject, AttentionAndMoeKernelsAreThereWithNoScratch) {
       EXPECT_EQ(k->ldsBytes, argus::hip::decodeLdsBytes(argus::hip::kDecodeWaves));
     if (std::string(e.name) == "argus_hip_prefill")
       EXPECT_EQ(k->ldsBytes, argus::hip::prefillLdsBytes());
+  }
+}
+
+// The HIP backend's kernels ($ARGUS_GENERATED_CODE_OBJECT: the GEMM template instances argus-gen
+// emitted, gen_gemm_<BM>x<BN>_w<WM>x<WN>, but the 256x256 one, which spills (test/hip/CMakeLists.txt),
+// and the MoE gate/up one): each wave's GEMM quadrant
+// issues one bf16 32x32x8 MFMA per 32x32 block and 8 k of a 64-deep step, the gate/up kernel
+// 16x16x16 ones (its 16-row tiles), and nothing goes to scratch.
+TEST(CodeObject, GeneratedKernelsHaveMfmaAndNoScratch) {
+  const std::string path = environment("ARGUS_GENERATED_CODE_OBJECT");
+  if (path.empty())
+    GTEST_SKIP() << "ARGUS_GENERATED_CODE_OBJECT names no code object (ctest sets it)";
+  auto inspected = inspectCodeObject(path, llvmTool("llvm-objdump"));
+  ASSERT_TRUE(std::holds_alternative<CodeObjectInfo>(inspected)) << std::get<std::string>(inspected);
+  const CodeObjectInfo &info = std::get<CodeObjectInfo>(inspected);
+  EXPECT_EQ(info.arch, environment("ARGUS_CODE_OBJECT_ARCH")) << info.target;
+  ASSERT_EQ(info.kernels.size(), 4u) << "one kernel per template instance";
+  for (const KernelResources &k : info.kernels) {
+    EXPECT_EQ(k.scratchBytes, 0) << k.name;
+    EXPECT_EQ(k.vgprSpills + k.sgprSpills, 0) << k.name;
+    EXPECT_EQ(resourceProblems(k), "") << k.name;
+    if (k.name == "gen_moe_gate_up") {
+      // Four 16 x 32 products of a 64-deep step: 2 blocks x 4 k-steps each.
+      EXPECT_GE(k.mfmaInstructions, 4 * 2 * 4) << k.name;
+      ASSERT_EQ(k.mfmaOpcodes.size(), 1u) << k.name;
+      EXPECT_EQ(k.mfmaOpcodes[0].rfind("v_mfma_f32_16x16x16", 0), 0u) << k.name << ": " << k.mfmaOpcodes[0];
+      EXPECT_EQ(k.workgroupSize, 128) << k.name;
+      continue;
+    }
+    int bm = 0, bn = 0, wm = 0, wn = 0;
+    ASSERT_EQ(std::sscanf(k.name.c_str(), "gen_gemm_%dx%d_w%dx%d", &bm, &bn, &wm, &wn), 4) << k.name;
+    const int blocks = (bm / wm / 32) * (bn / wn / 32);
+    EXPECT_GE(k.mfmaInstructions, blocks * 64 / 8) << k.name;
+    ASSERT_EQ(k.mfmaOpcodes.size(), 1u) << k.name;
+    EXPECT_EQ(k.mfmaOpcodes[0].rfind("v_mfma_f32_32x32x8", 0), 0u) << k.name << ": " << k.mfmaOpcodes[0];
+    EXPECT_NE(k.mfmaOpcodes[0].find("bf16"), std::string::npos) << k.name << ": " << k.mfmaOpcodes[0];
+    EXPECT_EQ(k.workgroupSize, wm * wn * 64) << k.name;
   }
 }
 

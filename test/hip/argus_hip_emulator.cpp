@@ -119,24 +119,36 @@ u32x4 bufferLoad16(const char *base, uint32_t bytes, uint32_t offset) {
   return v;
 }
 
-// The layout argus_hip_device.h states for v_mfma_f32_32x32x8_bf16 and _f16.
-f32x16 mfma32x32x8(b16x4 a, b16x4 b, f32x16 c, bool isF16) {
+// One wave-wide MFMA on a Block x Block block: lane l's operands are row (A) / column (B)
+// l % Block, k = 4 (l / Block) + 0..3, so one instruction covers 256 / Block values of k; its
+// result element e is at column l % Block and row resultRow(l, e).
+template <int Block, class Acc>
+Acc mfma(b16x4 a, b16x4 b, Acc c, bool isF16, int (*resultRow)(int l, int e)) {
   float (*const value)(short) = isF16 ? f16 : bf16;
   Wave &wave = currentWave();
   const int l = current.item % kWaveSize;
   wave.a[l] = a;
   wave.b[l] = b;
   wave.barrier.wait();
-  const int col = l % 32;
-  for (int e = 0; e < 16; ++e) {
-    const int row = 8 * (e / 4) + 4 * (l / 32) + e % 4;
+  const int col = l % Block;
+  for (int e = 0; e < Block * Block / kWaveSize; ++e) {
+    const int row = resultRow(l, e);
     float sum = c[e];
-    for (int k = 0; k < 8; ++k)
-      sum += value(wave.a[row + 32 * (k / 4)][k % 4]) * value(wave.b[col + 32 * (k / 4)][k % 4]);
+    for (int k = 0; k < 4 * kWaveSize / Block; ++k)
+      sum += value(wave.a[row + Block * (k / 4)][k % 4]) * value(wave.b[col + Block * (k / 4)][k % 4]);
     c[e] = sum;
   }
   wave.barrier.wait();  // before any lane overwrites its operands for the next MFMA
   return c;
+}
+
+// The layouts argus_hip_device.h states for v_mfma_f32_32x32x8 and v_mfma_f32_16x16x16 (bf16, f16).
+f32x16 mfma32x32x8(b16x4 a, b16x4 b, f32x16 c, bool isF16) {
+  return mfma<32>(a, b, c, isF16, [](int l, int e) { return 8 * (e / 4) + 4 * (l / 32) + e % 4; });
+}
+
+f32x4 mfma16x16x16(b16x4 a, b16x4 b, f32x4 c, bool isF16) {
+  return mfma<16>(a, b, c, isF16, [](int l, int e) { return 4 * (l / 16) + e; });
 }
 
 void run(const Launch &launch, const std::function<void()> &kernel) {

@@ -29,6 +29,7 @@ float exp2(float x);
 char *lds(int bytes);
 u32x4 bufferLoad16(const char *base, uint32_t bytes, uint32_t offset);
 f32x16 mfma32x32x8(b16x4 a, b16x4 b, f32x16 c, bool f16);
+f32x4 mfma16x16x16(b16x4 a, b16x4 b, f32x4 c, bool f16);
 
 struct Launch {
   int gridX = 1, gridY = 1, gridZ = 1;

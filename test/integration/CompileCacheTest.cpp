@@ -59,7 +59,7 @@ TEST(InstanceCache, ReusesOnlyTheSameInstance) {
   spec.constants["TA"] = std::string("bf16");
   spec.constants["BM"] = int64_t(4);
   auto instance = [&](const std::string &source, const argus::lowering::Specialization &s, const std::string &sym) {
-    llvm::Expected<std::string> code = instantiateCpuKernelCached(context, path, source, s, sym, "cpu-avx512",
+    llvm::Expected<std::string> code = instantiateKernelCached(context, path, source, s, sym, "cpu-avx512",
                                                                   dir.string());
     if (!code) {
       ADD_FAILURE() << llvm::toString(code.takeError());

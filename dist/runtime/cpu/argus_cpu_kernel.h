@@ -46,6 +46,12 @@
 #include <limits>
 #include <type_traits>
 
+#if __has_include("argus_scalar_ops.h")
+#include "argus_scalar_ops.h"
+#else
+#include "../argus_scalar_ops.h"
+#endif
+
 #if defined(__AVX512F__) || defined(__AVX2__)
 #include <immintrin.h>
 #if defined(__linux__)
@@ -129,94 +135,12 @@ inline int thread_count(int requested) {
 inline float round_bf16(float x) { return argus_num::bf16_to_f32(argus_num::f32_to_bf16(x)); }
 inline float round_f16(float x) { return argus_num::f16_to_f32(argus_num::f32_to_f16(x)); }
 
-template <class T> using unsigned_of = typename std::make_unsigned<T>::type;
-
-/// Truncating signed division; MIN / -1 wraps to MIN, x / 0 gives 0 (no trap).
-template <class T> inline T divsi(T a, T b) {
-  if (b == 0) return 0;
-  if (b == T(-1)) return T(unsigned_of<T>(0) - unsigned_of<T>(a));
-  return T(a / b);
-}
-template <class T> inline T remsi(T a, T b) {
-  if (b == 0 || b == T(-1)) return 0;
-  return T(a % b);
-}
-template <class T> inline T divui(T a, T b) {
-  return b == 0 ? T(0) : T(unsigned_of<T>(a) / unsigned_of<T>(b));
-}
-template <class T> inline T remui(T a, T b) {
-  return b == 0 ? T(0) : T(unsigned_of<T>(a) % unsigned_of<T>(b));
-}
-/// Division rounding toward +infinity / -infinity (arith.ceildivsi / floordivsi).
-template <class T> inline T ceildivsi(T a, T b) {
-  T q = divsi(a, b);
-  if (b != 0 && T(a - T(q * b)) != 0 && ((a < 0) == (b < 0))) q = T(q + 1);
-  return q;
-}
-template <class T> inline T floordivsi(T a, T b) {
-  T q = divsi(a, b);
-  if (b != 0 && T(a - T(q * b)) != 0 && ((a < 0) != (b < 0))) q = T(q - 1);
-  return q;
-}
-template <class T> inline T minui(T a, T b) { return unsigned_of<T>(a) < unsigned_of<T>(b) ? a : b; }
-template <class T> inline T maxui(T a, T b) { return unsigned_of<T>(a) > unsigned_of<T>(b) ? a : b; }
-/// Shifts by >= the width give 0 (or -1 for an arithmetic shift of a negative value).
-template <class T> inline T shli(T a, T b) {
-  return (b < 0 || int64_t(b) >= int64_t(sizeof(T) * 8)) ? T(0) : T(unsigned_of<T>(a) << b);
-}
-template <class T> inline T shrsi(T a, T b) {
-  if (b < 0 || int64_t(b) >= int64_t(sizeof(T) * 8)) return a < 0 ? T(-1) : T(0);
-  return T(a >> b);
-}
-template <class T> inline T shrui(T a, T b) {
-  return (b < 0 || int64_t(b) >= int64_t(sizeof(T) * 8)) ? T(0) : T(unsigned_of<T>(a) >> b);
-}
-/// Zero-extension of the bits of `a` (arith.extui / index_castui / uitofp).
-template <class T> inline unsigned_of<T> zext(T a) { return unsigned_of<T>(a); }
-
-/// Saturating float -> integer conversions; NaN gives 0 (arith.fptosi / fptoui).
-template <class T, class F> inline T fptosi(F x) {
-  if (x != x) return 0;
-  if (x <= F(std::numeric_limits<T>::min())) return std::numeric_limits<T>::min();
-  if (x >= F(std::numeric_limits<T>::max())) return std::numeric_limits<T>::max();
-  return T(x);
-}
-template <class T, class F> inline T fptoui(F x) {
-  using U = unsigned_of<T>;
-  if (x != x || x <= F(0)) return 0;
-  if (x >= F(std::numeric_limits<U>::max())) return T(std::numeric_limits<U>::max());
-  return T(U(x));
-}
-
-/// Reinterprets the bits of a scalar (arith.bitcast).
-template <class To, class From> inline To bitcast(From x) {
-  static_assert(sizeof(To) == sizeof(From), "bitcast needs equal widths");
-  To y;
-  std::memcpy(&y, &x, sizeof y);
-  return y;
-}
+using namespace argus_scalar;
 
 /*===----------------------------------------------------------------------===*
  * 3. Element math (overloaded on the compute type)
  *===----------------------------------------------------------------------===*/
 
-/// IEEE maximum / minimum: NaN propagates, -0 < +0 (arith.maximumf, argus max).
-template <class T> inline T maximum(T a, T b) {
-  if constexpr (std::is_floating_point<T>::value) {
-    if (a != a) return a;
-    if (b != b) return b;
-    if (a == b) return std::signbit(a) ? b : a;
-  }
-  return a > b ? a : b;
-}
-template <class T> inline T minimum(T a, T b) {
-  if constexpr (std::is_floating_point<T>::value) {
-    if (a != a) return a;
-    if (b != b) return b;
-    if (a == b) return std::signbit(a) ? a : b;
-  }
-  return a < b ? a : b;
-}
 /// Elementwise division: integers go through divsi (no trap on 0).
 template <class T> inline T div(T a, T b) {
   if constexpr (std::is_floating_point<T>::value)

@@ -208,6 +208,23 @@ ARGUS_HIP_FN f32x16 mfma32x32x8(b16x4 a, b16x4 b, f32x16 c) {
 #endif
 }
 
+/// v_mfma_f32_16x16x16_bf16 (gfx90a and gfx942 spell it ..._16x16x16bf16_1k
+/// and ..._16x16x16_bf16) or v_mfma_f32_16x16x16_f16: D = A·Bᵀ + C for a
+/// 16x16 block and 16 values of k.
+///   operands   lane l holds row (A) / column (B) l % 16, k = 4·(l / 16) + 0..3;
+///   result     lane l holds column l % 16 and, in element e (0..3), row 4·(l / 16) + e.
+template <Element E>
+ARGUS_HIP_FN f32x4 mfma16x16x16(b16x4 a, b16x4 b, f32x4 c) {
+#if ARGUS_HIP_DEVICE_CODE
+  if constexpr (E == Element::F16)
+    return __builtin_amdgcn_mfma_f32_16x16x16f16(__builtin_bit_cast(f16x4, a), __builtin_bit_cast(f16x4, b), c, 0, 0, 0);
+  else
+    return __builtin_amdgcn_mfma_f32_16x16x16bf16_1k(a, b, c, 0, 0, 0);
+#else
+  return emu::mfma16x16x16(a, b, c, E == Element::F16);
+#endif
+}
+
 /// Row of result element `e` of mfma32x32x8 in lane `l` (its column is l % 32).
 ARGUS_HIP_FN int mfmaResultRow(int l, int e) { return 8 * (e / 4) + 4 * (l / 32) + e % 4; }
 

@@ -2,8 +2,9 @@
 //
 // bf16 and f16 travel as their 16-bit patterns; an MFMA operand is four of
 // them (b16x4, one VGPR pair), a 16-byte LDS or global access eight, an MFMA
-// 32x32 result sixteen floats. clang's vector extension on the device, GCC's (which clang
-// also accepts) on the host, where the emulator runs the same kernels.
+// 32x32 result sixteen floats (f32x16), a 16x16 one four (f32x4). clang's
+// vector extension on the device, GCC's (which clang also accepts) on the
+// host, where the emulator runs the same kernels.
 //
 //===----------------------------------------------------------------------===//
 #ifndef ARGUS_HIP_VECTORS_H
@@ -17,10 +18,12 @@ namespace argus::hip {
 typedef short b16x4 __attribute__((ext_vector_type(4)));
 typedef _Float16 f16x4 __attribute__((ext_vector_type(4)));
 typedef float f32x16 __attribute__((ext_vector_type(16)));
+typedef float f32x4 __attribute__((ext_vector_type(4)));
 typedef uint32_t u32x4 __attribute__((ext_vector_type(4)));
 #else
 typedef short b16x4 __attribute__((vector_size(8)));
 typedef float f32x16 __attribute__((vector_size(64)));
+typedef float f32x4 __attribute__((vector_size(16)));
 typedef uint32_t u32x4 __attribute__((vector_size(16)));
 #endif
 

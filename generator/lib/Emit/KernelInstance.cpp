@@ -1,7 +1,8 @@
-//===- KernelInstance.cpp - template instance to CPU C++ ------------------===//
+//===- KernelInstance.cpp - template instance to CPU C++ or HIP C++ -------===//
 #include "argus/Emit/KernelInstance.h"
 
 #include "argus/Backend/CodegenCpu.h"
+#include "argus/Backend/CodegenHip.h"
 #include "argus/Dialect/Argus.h"
 #include "argus/Verify/Verifier.h"
 
@@ -54,13 +55,15 @@ VerifiedInstance instantiateVerified(mlir::MLIRContext &context, const std::stri
             path + ": the verifier refused kernel '" + proof.kernel + "':\n" +
                 verify::formatResult(verify::VerifyResult{{proof}}),
             ""};
-  llvm::Expected<std::string> code = codegen::emitCpuKernel(kernel, symbol, codegen::CpuTarget{target});
+  llvm::Expected<std::string> code = codegen::isHipTarget(target)
+                                         ? codegen::emitHipKernel(kernel, symbol, codegen::HipTarget{target})
+                                         : codegen::emitCpuKernel(kernel, symbol, codegen::CpuTarget{target});
   if (!code)
     return {Outcome::Failed, llvm::toString(code.takeError()), ""};
   return {Outcome::Proved, "", std::move(*code)};
 }
 
-llvm::Expected<std::string> instantiateCpuKernel(mlir::MLIRContext &context, const std::string &path,
+llvm::Expected<std::string> instantiateKernel(mlir::MLIRContext &context, const std::string &path,
                                                  const std::string &source, const lowering::Specialization &spec,
                                                  const std::string &symbol, const std::string &target) {
   VerifiedInstance instance = instantiateVerified(context, path, source, spec, symbol, target);
@@ -93,19 +96,19 @@ std::string specializationText(const lowering::Specialization &spec) {
 
 } // namespace
 
-llvm::Expected<std::string> instantiateCpuKernelCached(mlir::MLIRContext &context, const std::string &path,
+llvm::Expected<std::string> instantiateKernelCached(mlir::MLIRContext &context, const std::string &path,
                                                        const std::string &source,
                                                        const lowering::Specialization &spec,
                                                        const std::string &symbol, const std::string &target,
                                                        const std::string &cacheDir) {
   if (cacheDir.empty() || generatorIdentity().empty())
-    return instantiateCpuKernel(context, path, source, spec, symbol, target);
+    return instantiateKernel(context, path, source, spec, symbol, target);
   const std::string key = contentHash(generatorIdentity() + "\n" + path + "\n" + source + "\n" +
                                       specializationText(spec) + "\n" + symbol + "\n" + target);
   const fs::path cached = fs::path(cacheDir) / "instances" / (key + ".cpp");
   std::string code, ignored;
   if (readTextFile(cached.string(), code, ignored)) return code;
-  llvm::Expected<std::string> fresh = instantiateCpuKernel(context, path, source, spec, symbol, target);
+  llvm::Expected<std::string> fresh = instantiateKernel(context, path, source, spec, symbol, target);
   if (!fresh) return fresh.takeError();
   // Only proved instances get here. Written whole, then renamed: a reader
   // never sees half a source.

@@ -361,7 +361,7 @@ std::variant<BuildReport, std::string> buildLibrary(const BuildOptions &opt) {
   std::vector<std::string> kernelFlags = kernelCompileFlags(home.string(), opt.target);
   for (const Instance &in : instances) {
     llvm::Expected<std::string> code =
-        instantiateCpuKernelCached(context, (home / in.templatePath).string(), templateTexts[in.templatePath],
+        instantiateKernelCached(context, (home / in.templatePath).string(), templateTexts[in.templatePath],
                                    in.spec, in.symbol, opt.target, cacheDir);
     if (!code)
       return "kernel " + in.symbol + ":\n" + llvm::toString(code.takeError());

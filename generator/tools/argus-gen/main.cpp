@@ -2,10 +2,11 @@
 //
 //   argus-gen lower FILE.argus [--kernel K] [--set BM=64,TA=bf16] [--pin N=4096]
 //   argus-gen emit-cpu FILE.argus [...same...] [--symbol NAME] [--target cpu-avx512]
+//   argus-gen emit FILE.argus [...same...] [--symbol NAME] --target cpu-avx512|cpu-avx2|hip-gfx942|hip-gfx90a
 //   argus-gen run FILE.argus --shape M=7,N=33,K=100 [--arg beta=0] [--engine interp|cpu]
 //   argus-gen verify FILE.argus [--json] [--bank-conflicts warn|error|off] [--skip race,...]
 //   argus-gen shapes CATALOG.yaml
-//   argus-gen build --catalog CATALOG.yaml --target cpu-avx512 --out DIR [--jobs N] [--budget N] [--db F] [--retune]
+//   argus-gen build --catalog CATALOG.yaml [--target cpu-avx512] --out DIR [--jobs N] [--budget N] [--db F] [--retune]
 //   argus-gen package --out DIR [--dest DIR]
 //   argus-gen db list|export DB
 //
@@ -61,7 +62,7 @@ int lowerCommand(const KernelFlags &flags, bool emitCpu, const std::string &symb
   registerArgusDialects(registry);
   mlir::MLIRContext context(registry);
   if (emitCpu) {
-    llvm::Expected<std::string> code = emit::instantiateCpuKernel(context, flags.file, source, spec, symbol, target);
+    llvm::Expected<std::string> code = emit::instantiateKernel(context, flags.file, source, spec, symbol, target);
     if (!code) return fail(llvm::toString(code.takeError()));
     std::cout << *code;
     return 0;
@@ -151,14 +152,19 @@ int runMain(int argc, char **argv) {
   lowerFlags.add(lower);
 
   KernelFlags emitFlags;
-  std::string symbol = "argus_kernel", emitTarget = "cpu-avx512";
+  std::string symbol = "argus_kernel", emitTarget = codegen::defaultCpuTarget();
   CLI::App *emitCpu = app.add_subcommand("emit-cpu", "print the C++ the CPU backend generates for a kernel");
   emitFlags.add(emitCpu);
   emitCpu->add_option("--symbol", symbol, "C symbol of the kernel entry point");
-  emitCpu->add_option("--target", emitTarget, "cpu-avx512 or cpu-avx2");
+  emitCpu->add_option("--target", emitTarget, "cpu-avx512 or cpu-avx2 (default: the one this machine runs best)");
+  CLI::App *emitAny = app.add_subcommand("emit", "print the source a backend generates for a kernel: C++ for "
+                                                 "cpu-* targets, HIP C++ for hip-gfx942 / hip-gfx90a");
+  emitFlags.add(emitAny);
+  emitAny->add_option("--symbol", symbol, "C symbol of the kernel entry point");
+  emitAny->add_option("--target", emitTarget, "cpu-avx512, cpu-avx2, hip-gfx942 or hip-gfx90a")->required();
 
   KernelFlags runFlags;
-  std::string shape, scalarArgs, engine = "interp", runTarget = "cpu-avx512";
+  std::string shape, scalarArgs, engine = "interp", runTarget = codegen::defaultCpuTarget();
   uint64_t seed = 1;
   CLI::App *run = app.add_subcommand("run", "run a kernel on random inputs and compare with a float64 reference");
   runFlags.add(run);
@@ -191,7 +197,8 @@ int runMain(int argc, char **argv) {
   emit::BuildOptions &build = buildFlags.build;
   CLI::App *buildCmd = app.add_subcommand("build", "generate libargus_kernels.so for a catalog");
   buildCmd->add_option("--catalog", build.catalogPath, "model catalog (shapes/*.yaml)")->required();
-  buildCmd->add_option("--target", build.target, "cpu-avx512 (default), cpu-avx2, cuda-sm90a (bf16 GEMMs, needs nvcc), hip-gfx942 or hip-gfx90a (bf16 GEMMs)");
+  buildCmd->add_option("--target", build.target, "cpu-avx512, cpu-avx2 (default: the one this machine runs best), "
+                                                  "cuda-sm90a (bf16 GEMMs, needs nvcc), hip-gfx942 or hip-gfx90a");
   buildCmd->add_option("--out", build.outDir, "output directory")->required();
   buildCmd->add_option("--jobs", build.jobs, "parallel compiler processes")->check(CLI::Range(1, 256));
   buildCmd->add_option("--home", build.homeDir, "the Argus tree (templates/, dist/); default $ARGUS_HOME or the source tree");
@@ -223,7 +230,7 @@ int runMain(int argc, char **argv) {
   }
 
   if (*lower) return lowerCommand(lowerFlags, false, "", "");
-  if (*emitCpu) return lowerCommand(emitFlags, true, symbol, emitTarget);
+  if (*emitCpu || *emitAny) return lowerCommand(emitFlags, true, symbol, emitTarget);
   if (*shapes) return shapesCommand(shapesPath);
   if (*packageCmd) {
     auto packed = emit::makePackages(packageOut, packageDest.empty() ? packageOut : packageDest);

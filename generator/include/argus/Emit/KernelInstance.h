@@ -1,7 +1,8 @@
 //===- KernelInstance.h - one template instance down to target code --*- C++ -*-===//
 //
-// DSL file + specialisation → argus module → CPU C++ source. Shared by
-// `argus-gen build`, `argus-gen emit-cpu` and `argus-gen run --engine cpu`.
+// DSL file + specialisation → argus module → CPU C++ source (cpu-* targets)
+// or HIP C++ source (hip-gfx942, hip-gfx90a). Shared by `argus-gen build`,
+// `argus-gen emit-cpu` / `emit` and `argus-gen run --engine cpu`.
 //
 //===----------------------------------------------------------------------===//
 #ifndef ARGUS_EMIT_KERNELINSTANCE_H
@@ -31,7 +32,8 @@ struct VerifiedInstance {
 };
 
 /// Lowers `source` (the text of `path`) with `spec`, proves it, and emits
-/// C++ for `target` defining `symbol`. Refuted: the verifier found a
+/// C++ for `target` defining `symbol` (the CPU backend, or the HIP backend
+/// for a hip-* target). Refuted: the verifier found a
 /// counterexample or could not prove a property; Failed: lowering or
 /// emission refused the instance (e.g. its tiles exceed the stack budget).
 VerifiedInstance instantiateVerified(mlir::MLIRContext &context, const std::string &path, const std::string &source,
@@ -40,15 +42,15 @@ VerifiedInstance instantiateVerified(mlir::MLIRContext &context, const std::stri
 
 /// instantiateVerified for a kernel that must succeed: anything but a
 /// proved, emitted instance is an error carrying the diagnostics.
-llvm::Expected<std::string> instantiateCpuKernel(mlir::MLIRContext &context, const std::string &path,
+llvm::Expected<std::string> instantiateKernel(mlir::MLIRContext &context, const std::string &path,
                                                  const std::string &source, const lowering::Specialization &spec,
                                                  const std::string &symbol, const std::string &target);
 
-/// instantiateCpuKernel through a cache of proved instances in `cacheDir`
+/// instantiateKernel through a cache of proved instances in `cacheDir`
 /// (empty: none), keyed by this generator's own executable, the template's
 /// path and text, the specialisation, the symbol and the target: a rebuild
 /// reuses what an earlier run of the same generator lowered and proved.
-llvm::Expected<std::string> instantiateCpuKernelCached(mlir::MLIRContext &context, const std::string &path,
+llvm::Expected<std::string> instantiateKernelCached(mlir::MLIRContext &context, const std::string &path,
                                                        const std::string &source,
                                                        const lowering::Specialization &spec,
                                                        const std::string &symbol, const std::string &target,

@@ -27,55 +27,6 @@ using namespace mlir;
 
 namespace argus::codegen::cpu {
 
-//===----------------------------------------------------------------------===//
-// Small services
-//===----------------------------------------------------------------------===//
-
-LogicalResult CpuEmitter::fail(Location loc, const Twine &message) {
-  if (!error) {
-    std::string where = locString(loc);
-    error = where.empty() ? message.str() : where + ": " + message.str();
-  }
-  return failure();
-}
-
-LogicalResult CpuEmitter::fail(Operation *op, const Twine &message) {
-  return fail(op->getLoc(), message);
-}
-
-void CpuEmitter::line(const Twine &text, Operation *op, StringRef note) {
-  os.indent(2 * depth) << text;
-  std::string where = op ? locComment(op->getLoc()) : "";
-  if (!where.empty() && !note.empty())
-    os << "  // " << where << ": " << note;
-  else if (!where.empty() || !note.empty())
-    os << "  // " << where << note;
-  os << "\n";
-}
-
-std::string CpuEmitter::scalar(Value v) {
-  auto it = scalars.find(v);
-  return it == scalars.end() ? std::string("/*unknown*/0") : it->second;
-}
-
-std::string CpuEmitter::nameFor(Value v, StringRef fallback) {
-  std::string hint = locName(v.getLoc());
-  return names.unique(hint.empty() ? fallback : StringRef(hint));
-}
-
-LogicalResult CpuEmitter::defineScalar(Value v, const Twine &expr, Operation *op, StringRef hint) {
-  std::optional<std::string> ctype = scalarCType(v.getType());
-  if (!ctype) {
-    std::string s;
-    llvm::raw_string_ostream(s) << v.getType();
-    return fail(op, "the CPU backend has no C++ type for scalars of type " + s);
-  }
-  std::string name = nameFor(v, hint);
-  line("const " + *ctype + " " + name + " = " + expr + ";", op);
-  scalars[v] = name;
-  return success();
-}
-
 SlotTable::Id CpuEmitter::declareTile(Value v, Operation *op, StringRef note) {
   auto tile = cast<TileType>(v.getType());
   std::string storage = *storageCType(tile.getElementType());
@@ -117,12 +68,6 @@ SlotTable::Id CpuEmitter::tileForResult(Value v, Operation *op, ArrayRef<Value> 
 // Kernel checks
 //===----------------------------------------------------------------------===//
 
-static bool isCIdentifier(StringRef s) {
-  if (s.empty() || !(llvm::isAlpha(s[0]) || s[0] == '_'))
-    return false;
-  return llvm::all_of(s, [](char c) { return llvm::isAlnum(c) || c == '_'; });
-}
-
 static std::string typeString(Type t) {
   std::string s;
   llvm::raw_string_ostream(s) << t;
@@ -143,24 +88,8 @@ LogicalResult CpuEmitter::checkKernel(func::FuncOp kernel, func::FuncOp &grid) {
       return fail(kernel, "the CPU backend runs one thread per program instance; kernel '" + name +
                               "' asks for " + std::to_string(i.getInt()));
   }
-  if (kernel.getNumResults() != 0)
-    return fail(kernel, "expected kernel '" + name + "' to return nothing, got " +
-                            std::to_string(kernel.getNumResults()) + " results");
-  if (kernel.isExternal())
-    return fail(kernel, "expected a body for kernel '" + name + "'");
-
-  auto gridRef = kernel->getAttrOfType<FlatSymbolRefAttr>(kernel_attr::kGrid);
-  if (!gridRef)
-    return fail(kernel, "expected kernel '" + name + "' to name its grid function in argus.grid");
-  grid = SymbolTable::lookupNearestSymbolFrom<func::FuncOp>(kernel, gridRef);
-  if (!grid || grid.isExternal())
-    return fail(kernel, "grid function @" + gridRef.getValue() + " of kernel '" + name +
-                            "' not found in the module");
-  if (grid.getArgumentTypes() != kernel.getArgumentTypes())
-    return fail(grid, "expected grid function @" + grid.getSymName() +
-                          " to take the same arguments as kernel '" + name + "'");
-  if (grid.getNumResults() != 3 || !llvm::all_of(grid.getResultTypes(), [](Type t) { return t.isIndex(); }))
-    return fail(grid, "expected grid function @" + grid.getSymName() + " to return 3 index values");
+  if (failed(findGridFunction(kernel, grid)))
+    return failure();
 
   for (auto [i, type] : llvm::enumerate(kernel.getArgumentTypes())) {
     if (auto tensor = dyn_cast<GlobalTensorType>(type)) {
@@ -273,44 +202,20 @@ LogicalResult CpuEmitter::emitEntryFunction(func::FuncOp grid, StringRef symbol,
 }
 
 llvm::Expected<std::string> CpuEmitter::emitUnit(func::FuncOp kernel, StringRef symbol) {
-  auto bail = [&]() -> llvm::Error {
-    return llvm::createStringError(llvm::inconvertibleErrorCode(),
-                                   error ? *error : std::string("CPU code generation failed"));
-  };
   if (!isCpuTarget(target.name)) {
-    (void)fail(kernel, "unknown CPU target '" + target.name +
-                           "' (expected cpu-avx512 or cpu-avx2)");
-    return bail();
-  }
-  if (!isCIdentifier(symbol)) {
-    (void)fail(kernel, "expected the kernel symbol to be a C identifier, got '" + symbol + "'");
-    return bail();
+    (void)fail(kernel, "unknown CPU target '" + target.name + "' (expected cpu-avx512 or cpu-avx2)");
+    return takeError();
   }
   func::FuncOp grid;
-  if (failed(checkKernel(kernel, grid)))
-    return bail();
+  if (failed(checkSymbol(kernel, symbol)) || failed(checkKernel(kernel, grid)))
+    return takeError();
 
-  std::vector<std::string> argNames;
-  auto namesAttr = kernel->getAttrOfType<ArrayAttr>(kernel_attr::kArgNames);
-  for (unsigned i = 0; i < kernel.getNumArguments(); ++i) {
-    std::string n;
-    if (namesAttr && namesAttr.size() == kernel.getNumArguments())
-      if (auto s = dyn_cast<StringAttr>(namesAttr[i]))
-        n = s.getValue().str();
-    argNames.push_back(n.empty() ? "arg" + std::to_string(i) : n);
-  }
+  std::vector<std::string> argNames = argumentNames(kernel);
 
   // Tags are compile-time annotations: emit from a copy with them erased, so
   // they neither print nor keep values alive.
-  func::FuncOp work = kernel.clone();
+  func::FuncOp work = copyWithoutTags(kernel);
   llvm::scope_exit eraseWork([&] { work->erase(); });
-  SmallVector<Operation *> tagOps;
-  work.walk([&](Operation *op) {
-    if (isa<TagOp, AssertTagOp, ResetTagsOp>(op))
-      tagOps.push_back(op);
-  });
-  for (Operation *op : tagOps)
-    op->erase();
 
   std::string instanceName = (symbol + "_instance").str();
   line("// " + symbol + ": CPU kernel generated by argus-gen from @" + kernel.getSymName() +
@@ -326,14 +231,14 @@ llvm::Expected<std::string> CpuEmitter::emitUnit(func::FuncOp kernel, StringRef 
   line("namespace ak = argus_cpu;");
   line("");
   if (failed(emitInstanceFunction(work, instanceName, argNames)))
-    return bail();
+    return takeError();
   if (failed(checkStackBudget(work)))
-    return bail();
+    return takeError();
   line("");
   line("} // namespace");
   line("");
   if (failed(emitEntryFunction(grid, symbol, instanceName, argNames)))
-    return bail();
+    return takeError();
   return out;
 }
 
@@ -368,44 +273,5 @@ LogicalResult CpuEmitter::checkStackBudget(func::FuncOp kernel) {
 //===----------------------------------------------------------------------===//
 // Blocks and op dispatch
 //===----------------------------------------------------------------------===//
-
-LogicalResult CpuEmitter::emitBlock(Block &block) {
-  for (Operation &op : block)
-    if (failed(emitOp(&op)))
-      return failure();
-  return success();
-}
-
-LogicalResult CpuEmitter::emitOp(Operation *op) {
-  // Tags are compile-time annotations: no code, regions skipped.
-  if (isa<TagOp, AssertTagOp, ResetTagsOp, TagGetOp, argus::YieldOp>(op))
-    return success();
-  Dialect *dialect = op->getDialect(); // null for unregistered ops
-  if (dialect && isa<arith::ArithDialect>(dialect))
-    return emitArith(op);
-  if (auto forOp = dyn_cast<scf::ForOp>(op))
-    return emitFor(forOp);
-  if (auto ifOp = dyn_cast<scf::IfOp>(op))
-    return emitIf(ifOp);
-  if (isa<scf::YieldOp>(op))
-    return success(); // consumed by emitFor / emitIf
-  if (auto ret = dyn_cast<func::ReturnOp>(op)) {
-    if (inGridFunction) {
-      if (ret.getNumOperands() != 3)
-        return fail(op, "expected the grid function to return 3 values, got " +
-                            std::to_string(ret.getNumOperands()));
-      for (unsigned i = 0; i < 3; ++i)
-        line("const int64_t grid" + std::to_string(i) + " = " + scalar(ret.getOperand(i)) + ";", op);
-      return success();
-    }
-    if (ret.getNumOperands() != 0)
-      return fail(op, "expected the kernel to return no values, got " +
-                          std::to_string(ret.getNumOperands()));
-    return success();
-  }
-  if (dialect && isa<ArgusDialect>(dialect))
-    return emitArgusOp(op);
-  return fail(op, "the CPU backend cannot lower '" + op->getName().getStringRef() + "'");
-}
 
 } // namespace argus::codegen::cpu

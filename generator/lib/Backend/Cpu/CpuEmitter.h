@@ -10,15 +10,16 @@
 //                        function inlined into the entry point, the OpenMP
 //                        loop over program instances, op dispatch
 //   EmitControlFlow.cpp  scf.for / scf.if / scf.yield (loop-carried slots)
-//   EmitArith.cpp        arith ops on scalars
+//   ../Cpp/EmitArith.cpp arith ops on scalars (shared with the HIP backend)
 //   EmitTileOps.cpp      argus ops (memory, tiles, mma)
 //
 //===----------------------------------------------------------------------===//
 #ifndef ARGUS_BACKEND_CPU_CPUEMITTER_H
 #define ARGUS_BACKEND_CPU_CPUEMITTER_H
 
-#include "CppSyntax.h"
 #include "TileStorage.h"
+
+#include "../Cpp/CppKernelEmitter.h"
 
 #include "argus/Backend/CodegenCpu.h"
 #include "argus/Dialect/Argus.h"
@@ -45,32 +46,14 @@ struct BufferInfo {
   std::string storage;
 };
 
-class CpuEmitter {
+class CpuEmitter : public CppKernelEmitter {
 public:
-  explicit CpuEmitter(const CpuTarget &target) : target(target) {}
+  explicit CpuEmitter(const CpuTarget &target) : CppKernelEmitter("the CPU backend"), target(target) {}
 
   /// The whole translation unit for `kernel`.
   llvm::Expected<std::string> emitUnit(mlir::func::FuncOp kernel, llvm::StringRef symbol);
 
   //===--- used by the per-family files --------------------------------===//
-
-  /// Records the first error (with the op's location) and returns failure.
-  mlir::LogicalResult fail(mlir::Operation *op, const llvm::Twine &message);
-  mlir::LogicalResult fail(mlir::Location loc, const llvm::Twine &message);
-
-  /// Prints one line at the current indentation, with `op`'s location (and
-  /// `note`) as a trailing comment.
-  void line(const llvm::Twine &text, mlir::Operation *op = nullptr, llvm::StringRef note = "");
-  void indent() { depth += 1; }
-  void dedent() { depth -= 1; }
-
-  /// The C++ expression of a scalar value (its variable).
-  std::string scalar(mlir::Value v);
-  /// A fresh identifier for value `v` (its DSL name when the location has one).
-  std::string nameFor(mlir::Value v, llvm::StringRef fallback = "");
-  /// Declares `const T name = expr;` for scalar result `v`.
-  mlir::LogicalResult defineScalar(mlir::Value v, const llvm::Twine &expr, mlir::Operation *op,
-                                   llvm::StringRef hint = "");
 
   /// Declares a new tile array for `v` (not yet filled) and places `v` in it.
   SlotTable::Id declareTile(mlir::Value v, mlir::Operation *op, llvm::StringRef note = "");
@@ -80,25 +63,19 @@ public:
   SlotTable::Id tileForResult(mlir::Value v, mlir::Operation *op,
                               llvm::ArrayRef<mlir::Value> candidates);
 
-  mlir::LogicalResult emitBlock(mlir::Block &block);
-  mlir::LogicalResult emitOp(mlir::Operation *op);
 
   // EmitControlFlow.cpp
-  mlir::LogicalResult emitFor(mlir::scf::ForOp op);
-  mlir::LogicalResult emitIf(mlir::scf::IfOp op);
+  mlir::LogicalResult emitFor(mlir::scf::ForOp op) override;
+  mlir::LogicalResult emitIf(mlir::scf::IfOp op) override;
   /// dsts[i] <- srcs[i] for all i at once (tiles: slots, scalars: variables).
   void emitParallelCopy(llvm::ArrayRef<mlir::Value> srcs, llvm::ArrayRef<std::string> dsts,
                         mlir::Operation *op);
 
-  // EmitArith.cpp
-  mlir::LogicalResult emitArith(mlir::Operation *op);
   // EmitTileOps.cpp
-  mlir::LogicalResult emitArgusOp(mlir::Operation *op);
+  mlir::LogicalResult emitArgusOp(mlir::Operation *op) override;
 
   const CpuTarget &target;
-  NameTable names;
   SlotTable slots;
-  llvm::DenseMap<mlir::Value, std::string> scalars;
   llvm::DenseMap<mlir::Value, BufferInfo> buffers;
   /// Transposes read only as mma b operands: they alias their operand's slot
   /// and those mma ops become ak::mma_kn.
@@ -117,12 +94,6 @@ private:
                                         llvm::ArrayRef<std::string> argNames);
   void resetScope();
 
-  std::string out;
-  llvm::raw_string_ostream os{out};
-  int depth = 0;
-  std::optional<std::string> error;
-  /// While emitting the grid function: where func.return's values go.
-  bool inGridFunction = false;
 };
 
 } // namespace argus::codegen::cpu

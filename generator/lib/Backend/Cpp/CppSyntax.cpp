@@ -1,6 +1,8 @@
 //===- CppSyntax.cpp - spelling MLIR types, literals and names in C++ -----===//
 #include "CppSyntax.h"
 
+#include "argus/Dialect/Argus.h"
+
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/BuiltinTypes.h"
 #include "llvm/ADT/SmallString.h"
@@ -13,7 +15,7 @@
 
 using namespace mlir;
 
-namespace argus::codegen::cpu {
+namespace argus::codegen {
 
 std::optional<std::string> scalarCType(Type type) {
   if (type.isIndex())
@@ -181,4 +183,41 @@ std::string NameTable::unique(llvm::StringRef hint) {
   }
 }
 
-} // namespace argus::codegen::cpu
+void flattenModes(Attribute a, SmallVectorImpl<int64_t> &out) {
+  if (auto i = dyn_cast<IntegerAttr>(a))
+    return out.push_back(i.getInt());
+  for (Attribute e : cast<ArrayAttr>(a))
+    flattenModes(e, out);
+}
+
+/// C++ expression of `layout` (#argus.layout / #argus.swizzle) applied to
+/// the int64_t expression `x`, e.g. `(x ^ ((x & 48) >> 2))` for
+/// swizzle<2,2,2> or `(x % 8) * 4 + (x / 8)` for layout<(8,4):(4,1)>.
+std::string layoutExpr(Attribute layout, const std::string &x) {
+  if (auto s = dyn_cast<SwizzleAttr>(layout)) {
+    int64_t sh = s.getShift();
+    int64_t yyy = ((int64_t(1) << s.getBits()) - 1) << (s.getBase() + std::max<int64_t>(0, sh));
+    return "(" + x + " ^ ((" + x + " & " + std::to_string(yyy) + ") " + (sh >= 0 ? ">> " : "<< ") +
+           std::to_string(std::abs(sh)) + "))";
+  }
+  auto l = cast<LayoutAttr>(layout);
+  SmallVector<int64_t> modes, strides;
+  flattenModes(l.getShape(), modes);
+  flattenModes(l.getStride(), strides);
+  std::string e;
+  int64_t below = 1;
+  for (size_t m = 0; m < modes.size(); ++m) {
+    if (modes[m] != 1 && strides[m] != 0) {
+      std::string term = below == 1 ? x : "(" + x + " / " + std::to_string(below) + ")";
+      if (m + 1 < modes.size())
+        term = "(" + term + " % " + std::to_string(modes[m]) + ")";
+      if (strides[m] != 1)
+        term += " * " + std::to_string(strides[m]);
+      e += (e.empty() ? "" : " + ") + term;
+    }
+    below *= modes[m];
+  }
+  return e.empty() ? "int64_t(0)" : "(" + e + ")";
+}
+
+} // namespace argus::codegen

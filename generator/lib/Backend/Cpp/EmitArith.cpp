@@ -7,13 +7,15 @@
 // propagating maximumf. bf16/f16 scalars are floats rounded after every op.
 //
 //===----------------------------------------------------------------------===//
-#include "CpuEmitter.h"
+#include "CppKernelEmitter.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
 
 #include "llvm/ADT/TypeSwitch.h"
 
 using namespace mlir;
 
-namespace argus::codegen::cpu {
+namespace argus::codegen {
 namespace {
 
 /// `expr` rounded to `type` when it is a 16-bit float.
@@ -71,7 +73,7 @@ std::string cmpfExpr(arith::CmpFPredicate p, const std::string &x, const std::st
 
 } // namespace
 
-LogicalResult CpuEmitter::emitArith(Operation *op) {
+LogicalResult CppKernelEmitter::emitArith(Operation *op) {
   if (op->getNumResults() != 1)
     return fail(op, "expected one result from '" + op->getName().getStringRef() + "'");
   Value result = op->getResult(0);
@@ -80,17 +82,17 @@ LogicalResult CpuEmitter::emitArith(Operation *op) {
   if (!rc) {
     std::string s;
     llvm::raw_string_ostream(s) << rt;
-    return fail(op, "the CPU backend lowers arith ops on scalars only, got a result of type " + s);
+    return fail(op, llvm::Twine(backend) + " lowers arith ops on scalars only, got a result of type " + s);
   }
   for (Value operand : op->getOperands())
     if (!scalarCType(operand.getType()))
-      return fail(op, "the CPU backend lowers arith ops on scalars only");
+      return fail(op, llvm::Twine(backend) + " lowers arith ops on scalars only");
   auto x = [&](unsigned i) { return scalar(op->getOperand(i)); };
   Type in = op->getNumOperands() ? op->getOperand(0).getType() : rt;
   bool boolResult = rt.isInteger(1);
   auto noBool = [&]() -> LogicalResult {
     if (in.isInteger(1))
-      return fail(op, "the CPU backend does not lower '" + op->getName().getStringRef() + "' on i1");
+      return fail(op, llvm::Twine(backend) + " does not lower '" + op->getName().getStringRef() + "' on i1");
     return success();
   };
   // Operands narrower than int are promoted by C++: narrow the result back.
@@ -110,7 +112,7 @@ LogicalResult CpuEmitter::emitArith(Operation *op) {
     }
     if (auto f = dyn_cast<FloatAttr>(c.getValue()))
       return defineScalar(result, floatLiteral(f.getValueAsDouble(), rt), op, "cst");
-    return fail(op, "the CPU backend lowers scalar arith.constant only");
+    return fail(op, llvm::Twine(backend) + " lowers scalar arith.constant only");
   }
 
   std::string expr;
@@ -141,12 +143,12 @@ LogicalResult CpuEmitter::emitArith(Operation *op) {
       .Case([&](arith::SubFOp) { expr = roundTo(rt, x(0) + " - " + x(1)); })
       .Case([&](arith::MulFOp) { expr = roundTo(rt, x(0) + " * " + x(1)); })
       .Case([&](arith::DivFOp) { expr = roundTo(rt, x(0) + " / " + x(1)); })
-      .Case([&](arith::RemFOp) { expr = roundTo(rt, "std::fmod(" + x(0) + ", " + x(1) + ")"); })
+      .Case([&](arith::RemFOp) { expr = roundTo(rt, "ak::fmod(" + x(0) + ", " + x(1) + ")"); })
       .Case([&](arith::NegFOp) { expr = "-" + x(0); })
       .Case([&](arith::MaximumFOp) { expr = "ak::maximum(" + x(0) + ", " + x(1) + ")"; })
       .Case([&](arith::MinimumFOp) { expr = "ak::minimum(" + x(0) + ", " + x(1) + ")"; })
-      .Case([&](arith::MaxNumFOp) { expr = "std::fmax(" + x(0) + ", " + x(1) + ")"; })
-      .Case([&](arith::MinNumFOp) { expr = "std::fmin(" + x(0) + ", " + x(1) + ")"; })
+      .Case([&](arith::MaxNumFOp) { expr = "ak::maxnum(" + x(0) + ", " + x(1) + ")"; })
+      .Case([&](arith::MinNumFOp) { expr = "ak::minnum(" + x(0) + ", " + x(1) + ")"; })
       // Comparisons and select.
       .Case([&](arith::CmpIOp c) { expr = cmpiExpr(c.getPredicate(), in, x(0), x(1)); })
       .Case([&](arith::CmpFOp c) { expr = cmpfExpr(c.getPredicate(), x(0), x(1)); })
@@ -168,11 +170,11 @@ LogicalResult CpuEmitter::emitArith(Operation *op) {
         expr = in.isInteger(1) ? *rc + "(" + x(0) + ")" : roundTo(rt, *rc + "(ak::zext(" + x(0) + "))");
       })
       .Case([&](arith::FPToSIOp) {
-        if (boolResult) ok = fail(op, "the CPU backend does not lower fptosi to i1");
+        if (boolResult) ok = fail(op, llvm::Twine(backend) + " does not lower fptosi to i1");
         expr = "ak::fptosi<" + *rc + ">(" + x(0) + ")";
       })
       .Case([&](arith::FPToUIOp) {
-        if (boolResult) ok = fail(op, "the CPU backend does not lower fptoui to i1");
+        if (boolResult) ok = fail(op, llvm::Twine(backend) + " does not lower fptoui to i1");
         expr = "ak::fptoui<" + *rc + ">(" + x(0) + ")";
       })
       .Case([&](arith::ExtFOp) { expr = *rc + "(" + x(0) + ")"; })
@@ -199,15 +201,15 @@ LogicalResult CpuEmitter::emitArith(Operation *op) {
         else if (rt.isF16() && in.isInteger(16))
           expr = "argus_num::f16_to_f32(uint16_t(" + x(0) + "))";
         else
-          ok = fail(op, "the CPU backend lowers arith.bitcast between f32/i32, f64/i64 and "
+          ok = fail(op, llvm::Twine(backend) + " lowers arith.bitcast between f32/i32, f64/i64 and "
                         "bf16,f16/i16 only");
       })
       .Default([&](Operation *) {
-        ok = fail(op, "the CPU backend cannot lower '" + op->getName().getStringRef() + "'");
+        ok = fail(op, llvm::Twine(backend) + " cannot lower '" + op->getName().getStringRef() + "'");
       });
   if (failed(ok))
     return failure();
   return defineScalar(result, expr, op);
 }
 
-} // namespace argus::codegen::cpu
+} // namespace argus::codegen

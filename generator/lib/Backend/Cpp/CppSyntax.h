@@ -6,18 +6,20 @@
 // source. This file owns those spellings; it knows nothing about ops.
 //
 //===----------------------------------------------------------------------===//
-#ifndef ARGUS_BACKEND_CPU_CPPSYNTAX_H
-#define ARGUS_BACKEND_CPU_CPPSYNTAX_H
+#ifndef ARGUS_BACKEND_CPP_CPPSYNTAX_H
+#define ARGUS_BACKEND_CPP_CPPSYNTAX_H
 
 #include "mlir/IR/Location.h"
 #include "mlir/IR/Types.h"
 #include "llvm/ADT/StringRef.h"
+#include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/StringSet.h"
+#include "mlir/IR/Attributes.h"
 
 #include <optional>
 #include <string>
 
-namespace argus::codegen::cpu {
+namespace argus::codegen {
 
 /// C++ type of a scalar in emitted code: index/i64 -> int64_t, i32 -> int32_t,
 /// i1 -> bool, f32 -> float, f64 -> double, bf16/f16 -> float (a float that
@@ -47,6 +49,14 @@ std::string locComment(mlir::Location loc);
 /// The DSL name a location carries (NameLoc, possibly inside a FusedLoc), or "".
 std::string locName(mlir::Location loc);
 
+/// The modes of a nested #argus.layout shape or stride, flattened in order.
+void flattenModes(mlir::Attribute a, llvm::SmallVectorImpl<int64_t> &out);
+
+/// C++ expression of `layout` (#argus.layout / #argus.swizzle) applied to
+/// the int64_t expression `x`, e.g. `(x ^ ((x & 48) >> 2))` for
+/// swizzle<2,2,2> or `(x % 8) * 4 + (x / 8)` for layout<(8,4):(4,1)>.
+std::string layoutExpr(mlir::Attribute layout, const std::string &x);
+
 /// Unique, valid C++ identifiers for one function scope. Keywords, the
 /// support namespace alias and the names the emitter itself uses are reserved.
 class NameTable {
@@ -63,6 +73,6 @@ private:
   unsigned nextTemp = 0;
 };
 
-} // namespace argus::codegen::cpu
+} // namespace argus::codegen
 
-#endif // ARGUS_BACKEND_CPU_CPPSYNTAX_H
+#endif // ARGUS_BACKEND_CPP_CPPSYNTAX_H

@@ -1,0 +1,422 @@
+//===- argus_hip_tile.h - what every generated HIP kernel includes ---------===//
+//
+// The HIP backend (generator/lib/Backend/Hip) lowers an argus kernel whose
+// threads are waves: every tile value of the DSL is held by the 64 lanes of
+// one wave, each lane a register array of `Layout::kPerLane` elements. A
+// layout says which element of the tile lane `l` holds in its slot `i`:
+//
+//   Striped<R, C, V>   runs of V row-major elements dealt round the lanes:
+//                      the layout of global <-> LDS traffic (16-byte runs);
+//   MfmaAcc<R, C, B>   B x B blocks of an MFMA's result layout (B = 32:
+//                      v_mfma_f32_32x32x8, 16: v_mfma_f32_16x16x16);
+//   MfmaOperand<R, K, B>  its A / B operand layout (row l % B, k 4·(l / B)...);
+//   Broadcast<L, ...>  L's slots, with the broadcast dimension pinned to 0:
+//                      a (1, C) bias added to an MfmaAcc tile.
+//
+// Tiles of rank n are seen as (rows, C): rows flatten the leading n - 1
+// dimensions, C is the last. The generated code reads like the DSL:
+//
+//   ak::loadGlobal<ak::Striped<64, 16, 8>, ak::Bf16, 64, 16>(a, p.A, {r, k}, 0.0f);
+//   ak::storeShared<ak::Striped<64, 16, 8>, 16, 1024, ak::Unswizzled>(sa, slot, a);
+//   ak::loadShared<ak::MfmaOperand<64, 16, 32>, 16, 1024, ak::Unswizzled>(x, sa, slot);
+//   ak::mma<ak::Element::Bf16, 32, 64, 64, 16>(acc, x, y);   // 32x32x8 MFMAs
+//
+// Every function is per lane: lane() picks the lane's elements. Written
+// against argus_hip_device.h only, so the emulator runs generated kernels too.
+//
+//===----------------------------------------------------------------------===//
+#ifndef ARGUS_HIP_TILE_H
+#define ARGUS_HIP_TILE_H
+
+#include "argus_hip_device.h"
+
+#if __has_include("argus_scalar_ops.h")
+#include "argus_scalar_ops.h"
+#else
+#include "../argus_scalar_ops.h"
+#endif
+
+namespace argus::hip::tile {
+
+using namespace argus_scalar;
+using argus::hip::Element;
+
+//===----------------------------------------------------------------------===//
+// Arguments and element types
+//===----------------------------------------------------------------------===//
+
+/// A global tensor as a kernel argument: data, sizes and element strides,
+/// outermost first (the CPU backend's argus_cpu_tensor, on the device).
+struct Tensor {
+  const void *data;
+  int64_t shape[4];
+  int64_t stride[4];
+};
+
+/// What the host needs to launch a generated kernel.
+struct LaunchShape {
+  int64_t grid[3];
+  int threads;  // work-items: waves x 64
+  int ldsBytes; // static LDS of the kernel
+};
+
+/// Element types: how a tile element is stored and computed.
+struct F32 {
+  using storage = float;
+  using compute = float;
+  ARGUS_HIP_FN static compute load(storage x) { return x; }
+  ARGUS_HIP_FN static storage store(compute x) { return x; }
+};
+struct Bf16 {
+  using storage = uint16_t;
+  using compute = float;
+  ARGUS_HIP_FN static compute load(storage x) { return bf16ToFloat(x); }
+  ARGUS_HIP_FN static storage store(compute x) { return floatToBf16(x); }
+};
+struct F16 {
+  using storage = uint16_t;
+  using compute = float;
+  ARGUS_HIP_FN static compute load(storage x) { return toFloat<Element::F16>(x); }
+  ARGUS_HIP_FN static storage store(compute x) { return fromFloat<Element::F16>(x); }
+};
+template <class T>
+struct Int {
+  using storage = T;
+  using compute = T;
+  ARGUS_HIP_FN static compute load(storage x) { return x; }
+  ARGUS_HIP_FN static storage store(compute x) { return x; }
+};
+using I32 = Int<int32_t>;
+using I64 = Int<int64_t>;
+struct I1 {
+  using storage = uint8_t;
+  using compute = bool;
+  ARGUS_HIP_FN static compute load(storage x) { return x != 0; }
+  ARGUS_HIP_FN static storage store(compute x) { return x ? 1 : 0; }
+};
+
+/// Rounds a float to the nearest bf16 / f16 value (the value stays a float).
+ARGUS_HIP_FN float round_bf16(float x) { return Bf16::load(Bf16::store(x)); }
+ARGUS_HIP_FN float round_f16(float x) { return F16::load(F16::store(x)); }
+
+//===----------------------------------------------------------------------===//
+// Register layouts
+//===----------------------------------------------------------------------===//
+// Each layout has kRows x kCols, kPerLane slots per lane, row(l, i) / col(l, i)
+// of slot i in lane l, valid(l, i) (false for the padding slots of a layout
+// whose element count is not a multiple of 64), and kRun: slots i .. i + kRun - 1
+// (i a multiple of kRun) hold consecutive columns of one row, so they move as
+// one vector access where memory allows.
+
+template <int R, int C, int V>
+struct Striped {
+  static_assert(C % V == 0, "a run stays inside one row");
+  static constexpr int kRows = R, kCols = C, kRun = V;
+  static constexpr int kRunsPerLane = (R * C / V + kWaveSize - 1) / kWaveSize;
+  static constexpr int kPerLane = kRunsPerLane * V;
+  ARGUS_HIP_FN static int element(int l, int i) { return ((i / V) * kWaveSize + l) * V + i % V; }
+  ARGUS_HIP_FN static int row(int l, int i) { return element(l, i) / C; }
+  ARGUS_HIP_FN static int col(int l, int i) { return element(l, i) % C; }
+  ARGUS_HIP_FN static bool valid(int l, int i) { return element(l, i) < R * C; }
+};
+
+/// The result layout of an MFMA on Block x Block blocks (32: v_mfma_f32_32x32x8,
+/// 16: v_mfma_f32_16x16x16), R / Block x C / Block blocks in row-major order,
+/// Block² / 64 slots of each per lane: lane l holds column l % Block, and in
+/// slot e the row 4·G·(e / 4) + 4·(l / Block) + e % 4, G = 64 / Block lane groups.
+template <int R, int C, int Block>
+struct MfmaAcc {
+  static_assert(R % Block == 0 && C % Block == 0, "whole result blocks");
+  static constexpr int kRows = R, kCols = C, kRun = 1;
+  static constexpr int kPerLane = R * C / kWaveSize;
+  static constexpr int kSlots = Block * Block / kWaveSize, kGroups = kWaveSize / Block;
+  ARGUS_HIP_FN static int row(int l, int i) {
+    const int e = i % kSlots;
+    return (i / kSlots) / (C / Block) * Block + 4 * kGroups * (e / 4) + 4 * (l / Block) + e % 4;
+  }
+  ARGUS_HIP_FN static int col(int l, int i) { return (i / kSlots) % (C / Block) * Block + l % Block; }
+  ARGUS_HIP_FN static bool valid(int, int) { return true; }
+};
+
+/// The A / B operand layout of the same MFMA: R / Block blocks of rows, each
+/// K / kK steps of kK = 256 / Block values of k; lane l holds row l % Block and
+/// k = 4·(l / Block) + 0..3 of each step.
+template <int R, int K, int Block>
+struct MfmaOperand {
+  static constexpr int kK = 4 * kWaveSize / Block;
+  static_assert(R % Block == 0 && K % kK == 0, "whole blocks of rows and steps of k");
+  static constexpr int kRows = R, kCols = K, kRun = 4;
+  static constexpr int kPerLane = R * K / kWaveSize;
+  ARGUS_HIP_FN static int row(int l, int i) { return i / (4 * (K / kK)) * Block + l % Block; }
+  ARGUS_HIP_FN static int col(int l, int i) { return (i / 4) % (K / kK) * kK + 4 * (l / Block) + i % 4; }
+  ARGUS_HIP_FN static bool valid(int, int) { return true; }
+};
+
+/// The slots of L for an operand broadcast along rows (KeepRows false: its
+/// shape is (1, C)) or columns (KeepCols false: (R, 1)) into an L-shaped
+/// result: slot i holds the element the result's slot i combines with.
+template <class L, bool KeepRows, bool KeepCols>
+struct Broadcast {
+  static constexpr int kRows = KeepRows ? L::kRows : 1, kCols = KeepCols ? L::kCols : 1;
+  static constexpr int kRun = KeepCols ? L::kRun : 1;
+  static constexpr int kPerLane = L::kPerLane;
+  ARGUS_HIP_FN static int row(int l, int i) { return KeepRows ? L::row(l, i) : 0; }
+  ARGUS_HIP_FN static int col(int l, int i) { return KeepCols ? L::col(l, i) : 0; }
+  ARGUS_HIP_FN static bool valid(int l, int i) { return L::valid(l, i); }
+};
+
+//===----------------------------------------------------------------------===//
+// Whole-tile helpers
+//===----------------------------------------------------------------------===//
+
+template <int N, class T>
+ARGUS_HIP_FN void fill(T (&dst)[N], T value) {
+  ARGUS_UNROLL
+  for (int i = 0; i < N; ++i)
+    dst[i] = value;
+}
+
+template <int N, class T>
+ARGUS_HIP_FN void copy(T (&dst)[N], const T (&src)[N]) {
+  ARGUS_UNROLL
+  for (int i = 0; i < N; ++i)
+    dst[i] = src[i];
+}
+
+/// iota along `Dim` of a rank-`Rank` tile whose dimensions are Dims.
+template <class L, int Dim, int... Dims, class T>
+ARGUS_HIP_FN void iota(T (&dst)[L::kPerLane]) {
+  constexpr int rank = sizeof...(Dims), dims[rank] = {Dims...};
+  const int l = lane();
+  ARGUS_UNROLL
+  for (int i = 0; i < L::kPerLane; ++i) {
+    int row = L::row(l, i), coord = L::col(l, i);
+    for (int d = rank - 2; d >= Dim; --d) {
+      coord = row % dims[d];
+      row /= dims[d];
+    }
+    dst[i] = T(coord);
+  }
+}
+
+//===----------------------------------------------------------------------===//
+// Global memory (masked: elements out of bounds read `padding`, are not written)
+//===----------------------------------------------------------------------===//
+
+namespace detail {
+
+/// The element index in `t` of column 0 of tile row `row` (rows flatten the
+/// leading dimensions Dims[0 .. rank-2]) at `offsets`, the last dimension's
+/// offset left out; false when a leading coordinate is out of bounds. One
+/// per run: each element of a run adds only its column.
+template <int... Dims>
+ARGUS_HIP_FN bool rowStart(const Tensor &t, const int64_t (&offsets)[sizeof...(Dims)], int row, int64_t &index) {
+  constexpr int rank = sizeof...(Dims), dims[rank] = {Dims...};
+  bool inside = true;
+  index = 0;
+  int rest = row;
+  ARGUS_UNROLL
+  for (int d = rank - 2; d >= 0; --d) {
+    const int64_t at = offsets[d] + rest % dims[d];
+    rest /= dims[d];
+    inside = inside && at >= 0 && at < t.shape[d];
+    index += at * t.stride[d];
+  }
+  return inside;
+}
+
+template <class T, int N>
+struct alignas(sizeof(T) * N) Run {
+  T v[N];
+};
+
+/// True when a run of N elements of T at `p` may move as one access.
+template <class T, int N>
+ARGUS_HIP_FN bool runAligned(const void *p) {
+  return N > 1 && (reinterpret_cast<uintptr_t>(p) % (sizeof(T) * N)) == 0;
+}
+
+} // namespace detail
+
+template <class L, class DT, int... Dims>
+ARGUS_HIP_FN void loadGlobal(typename DT::storage (&dst)[L::kPerLane], const Tensor &t,
+                             const int64_t (&offsets)[sizeof...(Dims)], float padding) {
+  using T = typename DT::storage;
+  constexpr int last = sizeof...(Dims) - 1;
+  const T *base = static_cast<const T *>(t.data);
+  const T pad = DT::store(typename DT::compute(padding));
+  const int64_t colStride = t.stride[last], cols = t.shape[last];
+  const int l = lane();
+  ARGUS_UNROLL
+  for (int i = 0; i < L::kPerLane; i += L::kRun) {
+    int64_t start = 0;
+    const bool rowIn = L::valid(l, i) && detail::rowStart<Dims...>(t, offsets, L::row(l, i), start);
+    const int64_t c0 = offsets[last] + L::col(l, i);
+    const T *p = base + start + c0 * colStride;
+    if (L::kRun > 1 && rowIn && c0 >= 0 && c0 + L::kRun <= cols && colStride == 1 &&
+        detail::runAligned<T, L::kRun>(p)) {
+      const auto run = *reinterpret_cast<const detail::Run<T, L::kRun> *>(p);
+      ARGUS_UNROLL
+      for (int j = 0; j < L::kRun; ++j)
+        dst[i + j] = run.v[j];
+      continue;
+    }
+    ARGUS_UNROLL
+    for (int j = 0; j < L::kRun; ++j)
+      dst[i + j] = rowIn && c0 + j >= 0 && c0 + j < cols ? p[j * colStride] : pad;
+  }
+}
+
+/// One element of `t` (argus.read): in bounds, as the verifier proves.
+template <class DT, int Rank>
+ARGUS_HIP_FN typename DT::compute readGlobal(const Tensor &t, const int64_t (&indices)[Rank]) {
+  int64_t at = 0;
+  ARGUS_UNROLL
+  for (int d = 0; d < Rank; ++d)
+    at += indices[d] * t.stride[d];
+  return DT::load(static_cast<const typename DT::storage *>(t.data)[at]);
+}
+
+template <class L, class DT, int... Dims>
+ARGUS_HIP_FN void storeGlobal(const Tensor &t, const int64_t (&offsets)[sizeof...(Dims)],
+                              const typename DT::storage (&src)[L::kPerLane]) {
+  using T = typename DT::storage;
+  constexpr int last = sizeof...(Dims) - 1;
+  T *base = static_cast<T *>(const_cast<void *>(t.data));
+  const int64_t colStride = t.stride[last], cols = t.shape[last];
+  const int l = lane();
+  ARGUS_UNROLL
+  for (int i = 0; i < L::kPerLane; i += L::kRun) {
+    int64_t start = 0;
+    const bool rowIn = L::valid(l, i) && detail::rowStart<Dims...>(t, offsets, L::row(l, i), start);
+    const int64_t c0 = offsets[last] + L::col(l, i);
+    T *p = base + start + c0 * colStride;
+    ARGUS_UNROLL
+    for (int j = 0; j < L::kRun; ++j)
+      if (rowIn && c0 + j >= 0 && c0 + j < cols)
+        p[j * colStride] = src[i + j];
+  }
+}
+
+//===----------------------------------------------------------------------===//
+// LDS: a buffer slot of the DSL is a row-major tile placed by a functor
+//===----------------------------------------------------------------------===//
+// Indices are 32-bit: LDS is 64 KB, and 64-bit addresses kept live across a
+// loop cost two VGPRs each.
+
+/// The identity placement (a buffer without a layout).
+struct Unswizzled {
+  static constexpr int kContiguous = 1 << 30;
+  ARGUS_HIP_FN static int place(int x) { return x; }
+};
+
+namespace detail {
+
+/// The widest run of L that Place keeps contiguous and aligned in a slot of
+/// C columns starting at a multiple of SlotElems.
+template <class L, int C, int SlotElems, class Place>
+inline constexpr int ldsRun = (L::kRun <= Place::kContiguous && C % L::kRun == 0 && SlotElems % L::kRun == 0)
+                                  ? L::kRun
+                                  : 1;
+
+} // namespace detail
+
+namespace detail {
+
+/// Calls f(i, at) for every run of L's slots in this lane (first slot i, its
+/// LDS index `at`) in slot `slot` of a buffer placed by Place.
+template <class L, int C, int SlotElems, class Place, class F>
+ARGUS_HIP_FN void forEachLdsRun(int slot, F &&f) {
+  const int l = lane();
+  ARGUS_UNROLL
+  for (int i = 0; i < L::kPerLane; i += ldsRun<L, C, SlotElems, Place>)
+    if (L::valid(l, i))
+      f(i, Place::place(slot * SlotElems + L::row(l, i) * C + L::col(l, i)));
+}
+
+} // namespace detail
+
+/// Writes tile `src` (layout L, C columns) to slot `slot` (SlotElems elements
+/// each) of the LDS array `buffer` of T, element e of the slot at
+/// Place::place(slot * SlotElems + e).
+template <class L, int C, int SlotElems, class Place, class T>
+ARGUS_HIP_FN void storeShared(T *buffer, int slot, const T (&src)[L::kPerLane]) {
+  constexpr int run = detail::ldsRun<L, C, SlotElems, Place>;
+  detail::forEachLdsRun<L, C, SlotElems, Place>(slot, [&](int i, int at) {
+    detail::Run<T, run> r;
+    ARGUS_UNROLL
+    for (int j = 0; j < run; ++j)
+      r.v[j] = src[i + j];
+    *reinterpret_cast<detail::Run<T, run> *>(buffer + at) = r;
+  });
+}
+
+template <class L, int C, int SlotElems, class Place, class T>
+ARGUS_HIP_FN void loadShared(T (&dst)[L::kPerLane], const T *buffer, int slot) {
+  constexpr int run = detail::ldsRun<L, C, SlotElems, Place>;
+  detail::forEachLdsRun<L, C, SlotElems, Place>(slot, [&](int i, int at) {
+    const auto r = *reinterpret_cast<const detail::Run<T, run> *>(buffer + at);
+    ARGUS_UNROLL
+    for (int j = 0; j < run; ++j)
+      dst[i + j] = r.v[j];
+  });
+}
+
+//===----------------------------------------------------------------------===//
+// MFMA
+//===----------------------------------------------------------------------===//
+
+/// The two MFMA shapes tiles use, by block size: v_mfma_f32_32x32x8 (8 k
+/// per instruction, 16 results per lane) and v_mfma_f32_16x16x16 (16 k, 4).
+template <int Block>
+struct Mfma;
+template <>
+struct Mfma<32> {
+  using Acc = f32x16;
+  static constexpr int kK = 8;
+  template <Element E>
+  ARGUS_HIP_FN static Acc run(b16x4 a, b16x4 b, Acc c) { return mfma32x32x8<E>(a, b, c); }
+};
+template <>
+struct Mfma<16> {
+  using Acc = f32x4;
+  static constexpr int kK = 16;
+  template <Element E>
+  ARGUS_HIP_FN static Acc run(b16x4 a, b16x4 b, Acc c) { return mfma16x16x16<E>(a, b, c); }
+};
+
+/// acc (MfmaAcc<M, N, Block>) += a (MfmaOperand<M, K, Block>) · bᵀ
+/// (MfmaOperand<N, K, Block>): one MFMA per block and Mfma<Block>::kK values of k.
+template <Element E, int Block, int M, int N, int K>
+ARGUS_HIP_FN void mma(float (&acc)[M * N / kWaveSize], const uint16_t (&a)[M * K / kWaveSize],
+                      const uint16_t (&b)[N * K / kWaveSize]) {
+  using Shape = Mfma<Block>;
+  constexpr int results = Block * Block / kWaveSize, steps = K / Shape::kK;
+  ARGUS_UNROLL
+  for (int bm = 0; bm < M / Block; ++bm) {
+    ARGUS_UNROLL
+    for (int bn = 0; bn < N / Block; ++bn) {
+      typename Shape::Acc c;
+      ARGUS_UNROLL
+      for (int e = 0; e < results; ++e)
+        c[e] = acc[(bm * (N / Block) + bn) * results + e];
+      ARGUS_UNROLL
+      for (int ks = 0; ks < steps; ++ks) {
+        b16x4 x, y;
+        ARGUS_UNROLL
+        for (int j = 0; j < 4; ++j) {
+          x[j] = short(a[(bm * steps + ks) * 4 + j]);
+          y[j] = short(b[(bn * steps + ks) * 4 + j]);
+        }
+        c = Shape::template run<E>(x, y, c);
+      }
+      ARGUS_UNROLL
+      for (int e = 0; e < results; ++e)
+        acc[(bm * (N / Block) + bn) * results + e] = c[e];
+    }
+  }
+}
+
+} // namespace argus::hip::tile
+
+#endif // ARGUS_HIP_TILE_H

@@ -1,0 +1,303 @@
+//===- EmitWaveOps.cpp - argus ops as the statements of one lane ----------===//
+//
+// Memory ops call the layout-generic functions of argus_hip_tile.h; mma
+// calls ak::mma (v_mfma_f32_32x32x8 per 32 x 32 block and 8 k); elementwise
+// ops are unrolled loops over the lane's slots, which line up across
+// operands because they share a layout (or broadcast one):
+//
+//   float out[64];
+//   ARGUS_UNROLL for (int ix = 0; ix < 64; ++ix) out[ix] = acc[ix] * alpha;
+//
+//===----------------------------------------------------------------------===//
+#include "HipEmitter.h"
+
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/ADT/TypeSwitch.h"
+
+using namespace mlir;
+
+namespace argus::codegen::hip {
+namespace {
+
+std::string joinInts(ArrayRef<int64_t> values) {
+  std::string s;
+  for (int64_t v : values)
+    s += (s.empty() ? "" : ", ") + std::to_string(v);
+  return s;
+}
+
+Type elementOf(Value v) {
+  if (auto t = dyn_cast<TileType>(v.getType()))
+    return t.getElementType();
+  return v.getType();
+}
+
+bool isFloat(Type t) { return isa<FloatType>(t); }
+
+} // namespace
+
+LogicalResult HipEmitter::emitArgusOp(Operation *op) {
+  // A tile operand's value in slot ix, in its compute type; a scalar as is.
+  auto element = [&](Value v) {
+    if (!isa<TileType>(v.getType()))
+      return scalar(v);
+    return *hipElementTag(elementOf(v)) + "::load(" + tile(v) + "[ix])";
+  };
+  // `result[ix] = store(expr)` over the result's slots.
+  auto elementwise = [&](Value result, const std::string &expr) {
+    std::string r = declareTile(result, op);
+    line("ARGUS_UNROLL for (int ix = 0; ix < " + std::to_string(layoutOf(result).perLane()) + "; ++ix) " + r +
+             "[ix] = " + *hipElementTag(elementOf(result)) + "::store(" + expr + ");",
+         op);
+    return success();
+  };
+  auto supported = [&](Value v) -> LogicalResult {
+    if (!hipStorageType(elementOf(v)))
+      return fail(op, "the HIP backend has no register type for " + [&] {
+        std::string s;
+        llvm::raw_string_ostream(s) << elementOf(v);
+        return s;
+      }());
+    return success();
+  };
+  for (Value r : op->getResults())
+    if (isa<TileType>(r.getType()) && failed(supported(r)))
+      return failure();
+
+  return llvm::TypeSwitch<Operation *, LogicalResult>(op)
+      .Case([&](ProgramIdOp o) {
+        return defineScalar(o.getResult(), "int64_t(argus::hip::workGroup(" + std::to_string(o.getAxis()) + "))", op,
+                            "pid" + std::to_string(o.getAxis()));
+      })
+      .Case([&](NumProgramsOp o) {
+        return defineScalar(o.getResult(), "p.num_programs[" + std::to_string(o.getAxis()) + "]", op);
+      })
+      .Case([&](ThreadIdOp o) { return defineScalar(o.getResult(), "int64_t(argus::hip::wave())", op, "tid"); })
+      .Case([&](NumThreadsOp o) { return defineScalar(o.getResult(), "int64_t(" + std::to_string(waves) + ")", op); })
+      .Case([&](DimOp o) {
+        return defineScalar(o.getResult(), scalar(o.getTensor()) + ".shape[" + std::to_string(o.getDim()) + "]", op);
+      })
+      .Case([&](ReadOp o) {
+        auto tensor = cast<GlobalTensorType>(o.getTensor().getType());
+        return defineScalar(o.getResult(),
+                            "ak::readGlobal<" + *hipElementTag(tensor.getElementType()) + ">(" +
+                                scalar(o.getTensor()) + ", " + indexListOf(o.getIndices()) + ")",
+                            op);
+      })
+      .Case([&](LoadOp o) {
+        auto t = cast<TileType>(o.getResult().getType());
+        std::string r = declareTile(o.getResult(), op);
+        line("ak::loadGlobal<" + layoutOf(o.getResult()).spell() + ", " + *hipElementTag(t.getElementType()) + ", " +
+                 joinInts(t.getShape()) + ">(" + r + ", " + scalar(o.getTensor()) + ", " +
+                 indexListOf(o.getOffsets()) + ", " + floatLiteral(o.getPadding().convertToDouble(), Builder(op).getF32Type()) + ");",
+             op);
+        return success();
+      })
+      .Case([&](StoreOp o) {
+        auto t = cast<TileType>(o.getValue().getType());
+        line("ak::storeGlobal<" + layoutOf(o.getValue()).spell() + ", " + *hipElementTag(t.getElementType()) + ", " +
+                 joinInts(t.getShape()) + ">(" + scalar(o.getTensor()) + ", " + indexListOf(o.getOffsets()) + ", " +
+                 tile(o.getValue()) + ");",
+             op);
+        return success();
+      })
+      .Case([&](PrefetchOp) {
+        line("// prefetch: no lowering on CDNA (a hint only)", op);
+        return success();
+      })
+      .Case([&](AllocOp o) {
+        SharedBuffer &b = buffers[o.getResult()];
+        auto type = cast<BufferType>(o.getType());
+        b.name = nameFor(o.getResult(), "buffer");
+        std::string storage = *hipStorageType(type.getElementType());
+        line(storage + " *const " + b.name + " = reinterpret_cast<" + storage + " *>(lds + " +
+                 std::to_string(b.offsetBytes) + ");",
+             op, "LDS");
+        return success();
+      })
+      .Case<BufferLoadOp, BufferStoreOp, CopyOp>([&](auto o) { return emitSlotAccess(o); })
+      .Case([&](WaitOp) {
+        line("// wait: copies are synchronous here; the DSL's barrier publishes them", op);
+        return success();
+      })
+      .Case([&](BarrierOp) {
+        line("argus::hip::barrier();", op);
+        return success();
+      })
+      .Case([&](FullOp o) {
+        std::string r = declareTile(o.getResult(), op);
+        auto t = cast<TileType>(o.getResult().getType());
+        line("ak::fill<" + std::to_string(layoutOf(o.getResult()).perLane()) + ">(" + r + ", " +
+                 *hipElementTag(t.getElementType()) + "::store(" + scalar(o.getValue()) + "));",
+             op);
+        return success();
+      })
+      .Case([&](IotaOp o) {
+        std::string r = declareTile(o.getResult(), op);
+        auto t = cast<TileType>(o.getResult().getType());
+        line("ak::iota<" + layoutOf(o.getResult()).spell() + ", " + std::to_string(o.getDim()) + ", " +
+                 joinInts(t.getShape()) + ">(" + r + ");",
+             op);
+        return success();
+      })
+      .Case([&](MmaOp o) { return emitMma(o); })
+      .Case([&](BinaryOp o) -> LogicalResult {
+        std::string a = element(o.getLhs()), b = element(o.getRhs());
+        bool f = isFloat(elementOf(o.getResult()));
+        switch (o.getKind()) {
+        case BinaryKind::add: return elementwise(o.getResult(), a + " + " + b);
+        case BinaryKind::sub: return elementwise(o.getResult(), a + " - " + b);
+        case BinaryKind::mul: return elementwise(o.getResult(), a + " * " + b);
+        case BinaryKind::div: return elementwise(o.getResult(), f ? a + " / " + b : "ak::divsi(" + a + ", " + b + ")");
+        case BinaryKind::max: return elementwise(o.getResult(), "ak::maximum(" + a + ", " + b + ")");
+        case BinaryKind::min: return elementwise(o.getResult(), "ak::minimum(" + a + ", " + b + ")");
+        case BinaryKind::pow: break;
+        }
+        return fail(op, "the HIP backend does not lower pow (no device math library)");
+      })
+      .Case([&](UnaryOp o) -> LogicalResult {
+        std::string x = element(o.getOperand());
+        if (!elementOf(o.getResult()).isF32() && o.getKind() != UnaryKind::neg && o.getKind() != UnaryKind::abs)
+          return fail(op, "the HIP backend lowers transcendental unary ops on f32 tiles only");
+        switch (o.getKind()) {
+        case UnaryKind::neg: return elementwise(o.getResult(), "-" + x);
+        case UnaryKind::abs: return elementwise(o.getResult(), "(" + x + " < 0 ? -" + x + " : " + x + ")");
+        case UnaryKind::exp: return elementwise(o.getResult(), "__builtin_expf(" + x + ")");
+        case UnaryKind::exp2: return elementwise(o.getResult(), "__builtin_exp2f(" + x + ")");
+        case UnaryKind::log: return elementwise(o.getResult(), "__builtin_logf(" + x + ")");
+        case UnaryKind::sqrt: return elementwise(o.getResult(), "__builtin_sqrtf(" + x + ")");
+        case UnaryKind::rsqrt: return elementwise(o.getResult(), "1.0f / __builtin_sqrtf(" + x + ")");
+        case UnaryKind::sigmoid: return elementwise(o.getResult(), "1.0f / (1.0f + __builtin_expf(-" + x + "))");
+        case UnaryKind::silu: return elementwise(o.getResult(), x + " / (1.0f + __builtin_expf(-" + x + "))");
+        case UnaryKind::recip: return elementwise(o.getResult(), "1.0f / " + x);
+        case UnaryKind::tanh: break;
+        }
+        return fail(op, "the HIP backend does not lower tanh (no device math library)");
+      })
+      .Case([&](CmpOp o) {
+        static const char *spelling[] = {" == ", " != ", " < ", " <= ", " > ", " >= "};
+        return elementwise(o.getResult(),
+                           element(o.getLhs()) + spelling[static_cast<int>(o.getPredicate())] + element(o.getRhs()));
+      })
+      .Case([&](SelectOp o) {
+        return elementwise(o.getResult(), element(o.getCondition()) + " ? " + element(o.getTrueValue()) + " : " +
+                                              element(o.getFalseValue()));
+      })
+      .Case([&](CastOp o) {
+        Type from = elementOf(o.getOperand()), to = elementOf(o.getResult());
+        std::string x = element(o.getOperand());
+        std::string toType = *scalarCType(to);
+        if (to.isInteger(1))
+          return elementwise(o.getResult(), "(" + x + ") != 0");
+        if (isFloat(from) && !isFloat(to))
+          return elementwise(o.getResult(), "ak::fptosi<" + toType + ">(" + x + ")");
+        return elementwise(o.getResult(), toType + "(" + x + ")");
+      })
+      .Case([&](ReshapeOp o) {
+        tiles[o.getResult()] = tile(o.getOperand()); // same slots: only leading unit dimensions change
+        return success();
+      })
+      .Default([&](Operation *) {
+        return fail(op, "the HIP backend cannot lower '" + op->getName().getStringRef() + "'");
+      });
+}
+
+LogicalResult HipEmitter::emitMma(MmaOp o) {
+  auto a = cast<TileType>(o.getA().getType()), b = cast<TileType>(o.getB().getType());
+  auto acc = cast<TileType>(o.getAcc().getType());
+  Type ea = a.getElementType();
+  if (ea != b.getElementType() || !(ea.isBF16() || ea.isF16()) || !acc.getElementType().isF32())
+    return fail(o, "the HIP backend lowers mma on bf16 or f16 operands into f32 (v_mfma_f32_32x32x8 / 16x16x16)");
+  int64_t perLane = layoutOf(o.getResult()).perLane();
+  std::string r = declareTile(o.getResult(), o);
+  line("ak::copy<" + std::to_string(perLane) + ">(" + r + ", " + tile(o.getAcc()) + ");", o);
+  // The block size RegisterLayouts chose (32 x 32 x 8 where the shapes allow).
+  line(std::string("ak::mma<ak::Element::") + (ea.isBF16() ? "Bf16" : "F16") + ", " +
+           std::to_string(layoutOf(o.getResult()).block) + ", " +
+           std::to_string(a.getShape()[0]) + ", " + std::to_string(b.getShape()[0]) + ", " +
+           std::to_string(a.getShape()[1]) + ">(" + r + ", " + tile(o.getA()) + ", " + tile(o.getB()) + ");",
+       o);
+  return success();
+}
+
+/// The slot of `buffer` that `indices` select: (its linear index, its element count).
+static std::pair<std::string, int64_t> slotOf(HipEmitter &e, Value buffer, ValueRange indices) {
+  auto type = cast<BufferType>(buffer.getType());
+  ArrayRef<int64_t> shape = type.getShape();
+  std::string slot = "int64_t(0)";
+  for (auto [d, index] : llvm::enumerate(indices))
+    slot = d == 0 ? e.scalar(index) : "(" + slot + ") * " + std::to_string(shape[d]) + " + " + e.scalar(index);
+  int64_t elems = 1;
+  for (int64_t d : shape.drop_front(indices.size()))
+    elems *= d;
+  return {slot, elems};
+}
+
+template <class SlotOp>
+LogicalResult HipEmitter::emitSlotAccess(SlotOp o) {
+  Operation *op = o.getOperation();
+  Value buffer;
+  if constexpr (std::is_same_v<SlotOp, CopyOp>)
+    buffer = o.getDst();
+  else
+    buffer = o.getBuffer();
+  if (!buffers.count(buffer) || buffers[buffer].name.empty())
+    return fail(op, "the HIP backend addresses only buffers of argus.alloc in this kernel");
+  auto type = cast<BufferType>(buffer.getType());
+  std::string storage = *hipStorageType(type.getElementType());
+  int64_t cols = type.getShape().back();
+  Attribute view;
+  ValueRange indices;
+  if constexpr (std::is_same_v<SlotOp, CopyOp>)
+    indices = o.getDstIndices();
+  else {
+    indices = o.getIndices();
+    view = o.getViewAttr();
+  }
+  auto [slot, slotElems] = slotOf(*this, buffer, indices);
+  (void)view;
+  std::string place = view ? viewPlacements.lookup(op) : buffers[buffer].placement;
+  auto spelled = [&](const RegLayout &l) {
+    return "<" + l.spell() + ", " + std::to_string(cols) + ", " + std::to_string(slotElems) + ", " + place + ">";
+  };
+  const SharedBuffer &b = buffers[buffer];
+
+  if constexpr (std::is_same_v<SlotOp, BufferLoadOp>) {
+    std::string r = declareTile(o.getResult(), op);
+    line("ak::loadShared" + spelled(layoutOf(o.getResult())) + "(" + r + ", " + b.name + ", " + slot + ");", op);
+  } else if constexpr (std::is_same_v<SlotOp, BufferStoreOp>) {
+    line("ak::storeShared" + spelled(layoutOf(o.getValue())) + "(" + b.name + ", " + slot + ", " +
+             tile(o.getValue()) + ");",
+         op);
+  } else {
+    // A copy is a load in 16-byte runs and a store of the same registers.
+    SmallVector<int64_t> shape(type.getShape().drop_front(indices.size()));
+    auto t = TileType::get(op->getContext(), shape, type.getElementType());
+    auto [rows, c] = tileRowsCols(shape);
+    RegLayout l;
+    l.rows = rows;
+    l.cols = c;
+    l.run = std::max<int64_t>(1, 16 / std::max<int64_t>(1, t.getElementType().getIntOrFloatBitWidth() / 8));
+    while (l.run > 1 && c % l.run)
+      l.run /= 2;
+    std::string staged = names.unique("staged");
+    line("{", op, o.getAsync() ? "copy async: synchronous on CDNA" : "copy");
+    indent();
+    line(storage + " " + staged + "[" + std::to_string(l.perLane()) + "];");
+    line("ak::loadGlobal<" + l.spell() + ", " + *hipElementTag(type.getElementType()) + ", " + joinInts(shape) +
+         ">(" + staged + ", " + scalar(o.getSrc()) + ", " + indexListOf(o.getSrcOffsets()) + ", 0.0f);");
+    line("ak::storeShared" + spelled(l) + "(" + b.name + ", " + slot + ", " + staged + ");");
+    dedent();
+    line("}");
+  }
+  return success();
+}
+
+std::string HipEmitter::indexListOf(ValueRange values) {
+  std::string s;
+  for (Value v : values)
+    s += (s.empty() ? "" : ", ") + scalar(v);
+  return "{" + s + "}";
+}
+
+} // namespace argus::codegen::hip

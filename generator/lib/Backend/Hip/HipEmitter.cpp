@@ -1,0 +1,432 @@
+//===- HipEmitter.cpp - the translation unit, control flow, op dispatch ---===//
+//
+// Shape of the emitted unit (kernel @k, symbol `sym`):
+//
+//   #include "argus_hip_tile.h"
+//   namespace ak = argus::hip::tile;
+//   struct sym_params { ak::Tensor A; ...; float alpha; ...; int64_t num_programs[3]; };
+//   struct sym_place_sa { ... };                 // LDS placement of each buffer
+//   inline ak::LaunchShape sym_launch(sym_params &p) { ...@k__grid inlined... }
+//   ARGUS_HIP_FN void sym_body(const sym_params &p) {
+//     ARGUS_LDS(lds, bytes);
+//     ...arguments by DSL name, then the statements of each op...
+//   }
+//   #if ARGUS_HIP_DEVICE_CODE
+//   ARGUS_HIP_KERNEL(threads) void sym(sym_params p) { sym_body(p); }
+//   #endif
+//
+//===----------------------------------------------------------------------===//
+#include "HipEmitter.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "llvm/ADT/ScopeExit.h"
+#include "llvm/ADT/StringExtras.h"
+
+using namespace mlir;
+
+namespace argus::codegen::hip {
+
+/// Most waves a CDNA workgroup may have (1024 work-items).
+static constexpr int64_t kMaxWaves = 16;
+/// LDS of one CDNA workgroup (gfx90a and gfx942).
+static constexpr int64_t kLdsBytes = 65536;
+
+std::optional<std::string> hipStorageType(Type type) {
+  if (type.isF32())
+    return std::string("float");
+  if (type.isBF16() || type.isF16())
+    return std::string("uint16_t");
+  if (type.isInteger(1))
+    return std::string("uint8_t");
+  if (type.isInteger(32))
+    return std::string("int32_t");
+  if (type.isInteger(64) || type.isIndex())
+    return std::string("int64_t");
+  return std::nullopt;
+}
+
+std::optional<std::string> hipElementTag(Type type) {
+  if (type.isF32())
+    return std::string("ak::F32");
+  if (type.isBF16())
+    return std::string("ak::Bf16");
+  if (type.isF16())
+    return std::string("ak::F16");
+  if (type.isInteger(1))
+    return std::string("ak::I1");
+  if (type.isInteger(32))
+    return std::string("ak::I32");
+  if (type.isInteger(64) || type.isIndex())
+    return std::string("ak::I64");
+  return std::nullopt;
+}
+
+static std::string typeString(Type t) {
+  std::string s;
+  llvm::raw_string_ostream(s) << t;
+  return s;
+}
+
+//===----------------------------------------------------------------------===//
+// Tiles
+//===----------------------------------------------------------------------===//
+
+std::string HipEmitter::tile(Value v) {
+  auto it = tiles.find(v);
+  return it == tiles.end() ? std::string("/*unknown tile*/") : it->second;
+}
+
+std::string HipEmitter::declareTile(Value v, Operation *op, StringRef note) {
+  auto t = cast<TileType>(v.getType());
+  const RegLayout &l = layoutOf(v);
+  std::string name = nameFor(v);
+  line(*hipStorageType(t.getElementType()) + " " + name + "[" + std::to_string(l.perLane()) + "];", op,
+       note.empty() ? StringRef(l.spell()) : note);
+  tiles[v] = name;
+  return name;
+}
+
+//===----------------------------------------------------------------------===//
+// Kernel checks and LDS plan
+//===----------------------------------------------------------------------===//
+
+LogicalResult HipEmitter::checkKernel(func::FuncOp kernel, func::FuncOp &grid) {
+  StringRef name = kernel.getSymName();
+  if (!kernel->hasAttr(kernel_attr::kKernel))
+    return fail(kernel, "expected a kernel (func.func with the argus.kernel attribute), got @" + name);
+  auto threads = kernel->getAttrOfType<IntegerAttr>(kernel_attr::kThreads);
+  waves = threads ? threads.getInt() : 1;
+  if (waves < 1 || waves > kMaxWaves)
+    return fail(kernel, "the HIP backend runs each thread of kernel '" + name +
+                            "' as a wave of 64 lanes, 1 to " + std::to_string(kMaxWaves) +
+                            " per workgroup; it asks for " + std::to_string(waves));
+  if (failed(findGridFunction(kernel, grid)))
+    return failure();
+  for (auto [i, type] : llvm::enumerate(kernel.getArgumentTypes())) {
+    if (auto tensor = dyn_cast<GlobalTensorType>(type)) {
+      if (tensor.getRank() < 1 || tensor.getRank() > 4 || !hipStorageType(tensor.getElementType()))
+        return fail(kernel.getArgument(i).getLoc(),
+                    "the HIP backend takes tensors of rank 1 to 4 of f32, bf16, f16, i1, i32 or i64; "
+                    "argument " + std::to_string(i) + " is " + typeString(type));
+      continue;
+    }
+    if (!scalarCType(type))
+      return fail(kernel.getArgument(i).getLoc(),
+                  "expected argument " + std::to_string(i) +
+                      " to be an !argus.tensor or a scalar (f32, f64, i32, i64, index), got " + typeString(type));
+  }
+  return success();
+}
+
+LogicalResult HipEmitter::planShared(func::FuncOp kernel, int64_t &ldsBytes) {
+  ldsBytes = 0;
+  LogicalResult ok = success();
+  kernel.walk([&](AllocOp alloc) {
+    auto type = cast<BufferType>(alloc.getType());
+    if (type.getSpace() != MemorySpace::shared) {
+      ok = fail(alloc, "the HIP backend does not lower local (per-thread) buffers yet");
+      return;
+    }
+    std::optional<std::string> storage = hipStorageType(type.getElementType());
+    if (!storage) {
+      ok = fail(alloc, "the HIP backend has no LDS element type for " + typeString(type.getElementType()));
+      return;
+    }
+    // How far the buffer's own layout spreads its elements.
+    int64_t span = type.getNumElements();
+    std::string placement = "ak::Unswizzled";
+    if (Attribute own = type.getLayout()) {
+      std::string name = names.unique(symbol + "_place");
+      int64_t contiguous = 1;
+      if (auto s = dyn_cast<SwizzleAttr>(own)) {
+        contiguous = int64_t(1) << s.getBase();
+        int64_t period = int64_t(1) << (s.getBits() + s.getBase() + std::max<int64_t>(0, s.getShift()));
+        span = (span + period - 1) / period * period;
+      } else {
+        SmallVector<int64_t> modes, strides;
+        flattenModes(cast<LayoutAttr>(own).getShape(), modes);
+        flattenModes(cast<LayoutAttr>(own).getStride(), strides);
+        int64_t cosize = 1;
+        for (auto [m, s] : llvm::zip(modes, strides))
+          cosize += (m - 1) * s;
+        span = std::max(span, cosize);
+      }
+      line("/// Where the buffer of " + locComment(alloc.getLoc()) + " places its logical element x.");
+      line("struct " + name + " {");
+      line("  static constexpr int kContiguous = " + std::to_string(contiguous) + ";");
+      line("  ARGUS_HIP_FN static int place(int x) { return int(" + layoutExpr(own, "x") + "); }");
+      line("};");
+      placement = name;
+    }
+    int64_t bytes = span * (type.getElementType().getIntOrFloatBitWidth() / 8);
+    buffers[alloc.getResult()] = {"", placement, ldsBytes};
+    ldsBytes += (bytes + 15) / 16 * 16;
+  });
+  if (failed(ok))
+    return failure();
+  // A view addresses its slot through its own map: element e at slot base + view(e).
+  kernel.walk([&](Operation *op) {
+    Attribute view;
+    Value buffer;
+    if (auto l = dyn_cast<BufferLoadOp>(op))
+      view = l.getViewAttr(), buffer = l.getBuffer();
+    else if (auto s = dyn_cast<BufferStoreOp>(op))
+      view = s.getViewAttr(), buffer = s.getBuffer();
+    if (!view)
+      return;
+    auto type = cast<BufferType>(buffer.getType());
+    int64_t slotElems = 1;
+    for (int64_t d : type.getShape().drop_front(op->getNumOperands() - (isa<BufferStoreOp>(op) ? 2 : 1)))
+      slotElems *= d;
+    std::string name = names.unique(symbol + "_view");
+    int64_t contiguous = 1;
+    if (auto s = dyn_cast<SwizzleAttr>(view))
+      contiguous = int64_t(1) << s.getBase();
+    line("/// The view of " + locComment(op->getLoc()) + ": element e of a slot at slot base + view(e).");
+    line("struct " + name + " {");
+    line("  static constexpr int kContiguous = " + std::to_string(contiguous) + ";");
+    line("  ARGUS_HIP_FN static int place(int x) {");
+    line("    const int e = x % " + std::to_string(slotElems) + ";");
+    line("    return x - e + int(" + layoutExpr(view, "e") + ");");
+    line("  }");
+    line("};");
+    viewPlacements[op] = name;
+  });
+  if (ldsBytes > kLdsBytes)
+    return fail(kernel, "the shared buffers of kernel '" + kernel.getSymName() + "' take " +
+                            std::to_string(ldsBytes) + " bytes of LDS; a CDNA workgroup has " +
+                            std::to_string(kLdsBytes));
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Functions
+//===----------------------------------------------------------------------===//
+
+void HipEmitter::resetScope() {
+  names = NameTable();
+  names.reserve("p");
+  names.reserve("ix");
+  names.reserve("lds");
+  scalars.clear();
+  tiles.clear();
+}
+
+void HipEmitter::emitParams(func::FuncOp kernel, ArrayRef<std::string> argNames) {
+  line("/// The kernel's arguments, in DSL order (passed by value: the kernarg segment).");
+  line("struct " + paramsType + " {");
+  for (auto [i, arg] : llvm::enumerate(kernel.getArguments())) {
+    Type t = arg.getType();
+    if (isa<GlobalTensorType>(t))
+      line("  ak::Tensor " + argNames[i] + ";  // " + typeString(t));
+    else
+      line("  " + *scalarCType(t) + " " + argNames[i] + ";");
+  }
+  line("  int64_t num_programs[3];  // set by " + symbol + "_launch");
+  line("};");
+  line("");
+}
+
+void HipEmitter::emitArguments(func::FuncOp f, ArrayRef<std::string> argNames) {
+  for (auto [i, arg] : llvm::enumerate(f.getArguments())) {
+    std::string name = names.unique(argNames[i]);
+    scalars[arg] = name;
+    if (isa<GlobalTensorType>(arg.getType()))
+      line("const ak::Tensor &" + name + " = p." + argNames[i] + ";");
+    else
+      line("const " + *scalarCType(arg.getType()) + " " + name + " = p." + argNames[i] + ";");
+  }
+}
+
+LogicalResult HipEmitter::emitLaunch(func::FuncOp grid, ArrayRef<std::string> argNames, int64_t ldsBytes) {
+  resetScope();
+  line("/// Host: the launch of one call, from the grid function @" + grid.getSymName() + ".");
+  line("inline ak::LaunchShape " + symbol + "_launch(" + paramsType + " &p) {");
+  indent();
+  emitArguments(grid, argNames);
+  inGridFunction = true;
+  LogicalResult ok = emitBlock(grid.getBody().front());
+  inGridFunction = false;
+  if (failed(ok))
+    return failure();
+  line("p.num_programs[0] = grid0;");
+  line("p.num_programs[1] = grid1;");
+  line("p.num_programs[2] = grid2;");
+  line("return {{grid0, grid1, grid2}, " + std::to_string(waves * 64) + ", " + std::to_string(ldsBytes) + "};");
+  dedent();
+  line("}");
+  line("");
+  return success();
+}
+
+LogicalResult HipEmitter::emitBody(func::FuncOp kernel, ArrayRef<std::string> argNames, int64_t ldsBytes) {
+  resetScope();
+  line("/// One work-item of @" + kernel.getSymName() + " (tags and tag assertions are compile-time only: erased).");
+  line("ARGUS_HIP_FN void " + symbol + "_body(const " + paramsType + " &p) {");
+  indent();
+  if (ldsBytes > 0)
+    line("ARGUS_LDS(lds, " + std::to_string(ldsBytes) + ");");
+  emitArguments(kernel, argNames);
+  if (failed(emitBlock(kernel.getBody().front())))
+    return failure();
+  dedent();
+  line("}");
+  line("");
+  return success();
+}
+
+llvm::Expected<std::string> HipEmitter::emitUnit(func::FuncOp kernel, StringRef sym) {
+  symbol = sym.str();
+  paramsType = symbol + "_params";
+  if (!isHipTarget(target.name)) {
+    (void)fail(kernel, "unknown HIP target '" + target.name + "' (expected hip-gfx942 or hip-gfx90a)");
+    return takeError();
+  }
+  func::FuncOp grid;
+  if (failed(checkSymbol(kernel, sym)) || failed(checkKernel(kernel, grid)))
+    return takeError();
+  std::vector<std::string> argNames = argumentNames(kernel);
+  {
+    NameTable fields;
+    fields.reserve("num_programs");
+    for (std::string &n : argNames)
+      n = fields.unique(n);
+  }
+
+  func::FuncOp work = copyWithoutTags(kernel);
+  llvm::scope_exit eraseWork([&] { work->erase(); });
+  std::string layoutError;
+  if (!layouts.assign(work, layoutError))
+    return llvm::createStringError(llvm::inconvertibleErrorCode(), layoutError);
+
+  line("// " + symbol + ": HIP kernel generated by argus-gen from @" + kernel.getSymName() + " (target " +
+       target.name + ").");
+  if (auto ref = kernel->getAttrOfType<StringAttr>(kernel_attr::kReference))
+    line("// Reference semantics: " + ref.getValue() + ".");
+  line("// " + std::to_string(waves) + " waves per workgroup; each DSL thread is one wave, each tile lives in");
+  line("// its lanes' registers. Generated code: edit the DSL source, not this file.");
+  line("#include \"argus_hip_tile.h\"");
+  line("");
+  line("namespace ak = argus::hip::tile;");
+  line("");
+  emitParams(kernel, argNames);
+  resetScope();
+  int64_t ldsBytes = 0;
+  if (failed(planShared(work, ldsBytes)))
+    return takeError();
+  if (failed(emitLaunch(grid, argNames, ldsBytes)) || failed(emitBody(work, argNames, ldsBytes)))
+    return takeError();
+  line("#if ARGUS_HIP_DEVICE_CODE");
+  line("ARGUS_HIP_KERNEL(" + std::to_string(waves * 64) + ") void " + symbol + "(" + paramsType + " p) { " +
+       symbol + "_body(p); }");
+  line("#endif");
+  return out;
+}
+
+//===----------------------------------------------------------------------===//
+// Control flow
+//===----------------------------------------------------------------------===//
+
+SmallVector<std::string> HipEmitter::declareCarried(ValueRange results, ValueRange sources, Operation *op,
+                                                    StringRef note) {
+  SmallVector<std::string> carried;
+  for (auto [r, source] : llvm::zip(results, sources)) {
+    // Named after what the body yields (`acc`), not after the op (a loop's index).
+    std::string hint = locName(source.getLoc());
+    if (isa<TileType>(r.getType())) {
+      auto t = cast<TileType>(r.getType());
+      std::string name = names.unique(hint);
+      line(*hipStorageType(t.getElementType()) + " " + name + "[" + std::to_string(layoutOf(r).perLane()) + "];",
+           op, note);
+      tiles[r] = name;
+      carried.push_back(name);
+      continue;
+    }
+    std::string name = names.unique(hint);
+    line(*scalarCType(r.getType()) + " " + name + ";", op, note);
+    scalars[r] = name;
+    carried.push_back(name);
+  }
+  return carried;
+}
+
+void HipEmitter::assignCarried(ValueRange srcs, ArrayRef<std::string> dsts, Operation *op) {
+  SmallVector<std::pair<Value, std::string>> moves; // (source, its C++ name)
+  for (Value s : srcs)
+    moves.push_back({s, isa<TileType>(s.getType()) ? tile(s) : scalar(s)});
+  // A destination another move still reads (a swap) sends every source through a temporary.
+  bool clobbers = false;
+  for (auto [i, m] : llvm::enumerate(moves))
+    for (auto [j, d] : llvm::enumerate(dsts))
+      clobbers = clobbers || (i != j && m.second == d);
+  auto copy = [&](Value v, const std::string &to, const std::string &from, bool declare) {
+    if (to == from)
+      return;
+    if (auto t = dyn_cast<TileType>(v.getType())) {
+      std::string n = std::to_string(layoutOf(v).perLane());
+      if (declare)
+        line(*hipStorageType(t.getElementType()) + " " + to + "[" + n + "];");
+      line("ak::copy<" + n + ">(" + to + ", " + from + ");", op);
+    } else {
+      line((declare ? "const " + *scalarCType(v.getType()) + " " : std::string()) + to + " = " + from + ";", op);
+    }
+  };
+  if (clobbers)
+    for (auto &m : moves) {
+      std::string tmp = names.unique("");
+      copy(m.first, tmp, m.second, true);
+      m.second = tmp;
+    }
+  for (auto [m, d] : llvm::zip(moves, dsts))
+    copy(m.first, d, m.second, false);
+}
+
+LogicalResult HipEmitter::emitFor(scf::ForOp op) {
+  Type ivType = op.getInductionVar().getType();
+  if (!scalarCType(ivType) || ivType.isInteger(1))
+    return fail(op, "unsupported scf.for induction variable type " + typeString(ivType));
+  auto yield = cast<scf::YieldOp>(op.getBody()->getTerminator());
+  SmallVector<std::string> carried = declareCarried(op.getResults(), yield.getOperands(), op, "loop-carried");
+  assignCarried(op.getInitArgs(), carried, op);
+  for (auto [arg, name] : llvm::zip(op.getRegionIterArgs(), carried))
+    (isa<TileType>(arg.getType()) ? tiles : scalars)[arg] = name;
+  std::string iv = nameFor(op.getInductionVar());
+  scalars[op.getInductionVar()] = iv;
+  line("for (" + *scalarCType(ivType) + " " + iv + " = " + scalar(op.getLowerBound()) + "; " + iv + " < " +
+           scalar(op.getUpperBound()) + "; " + iv + " += " + scalar(op.getStep()) + ") {",
+       op);
+  indent();
+  if (failed(emitBlock(*op.getBody())))
+    return failure();
+  assignCarried(yield.getOperands(), carried, yield);
+  dedent();
+  line("}");
+  return success();
+}
+
+LogicalResult HipEmitter::emitIf(scf::IfOp op) {
+  SmallVector<std::string> results =
+      declareCarried(op.getResults(), op.getNumResults() ? op.thenYield().getOperands() : ValueRange(), op,
+                     "result of the if below");
+  line("if (" + scalar(op.getCondition()) + ") {", op);
+  indent();
+  if (failed(emitBlock(op.getThenRegion().front())))
+    return failure();
+  if (op.getNumResults())
+    assignCarried(op.thenYield().getOperands(), results, op.thenYield());
+  dedent();
+  Region &elseRegion = op.getElseRegion();
+  if (!elseRegion.empty()) {
+    line("} else {");
+    indent();
+    if (failed(emitBlock(elseRegion.front())))
+      return failure();
+    if (op.getNumResults())
+      assignCarried(op.elseYield().getOperands(), results, op.elseYield());
+    dedent();
+  }
+  line("}");
+  return success();
+}
+
+} // namespace argus::codegen::hip

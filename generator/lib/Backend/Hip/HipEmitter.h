@@ -1,0 +1,96 @@
+//===- HipEmitter.h - the state of emitting one kernel as HIP C++ ---------===//
+//
+// HipEmitter walks a kernel once, in program order, and prints the statements
+// one lane runs for each op. Every tile value is a register array of its
+// register layout's elements per lane, declared where the value is defined;
+// loop-carried tiles are arrays declared before the loop. The compiler keeps
+// them in VGPRs: every index into them is a constant after unrolling.
+//
+//   HipEmitter.cpp    the unit: parameter struct, launch function (the grid
+//                     function inlined), body, kernel entry, control flow,
+//                     op dispatch
+//   EmitWaveOps.cpp   argus ops: global and LDS memory, mma, elementwise
+//
+//===----------------------------------------------------------------------===//
+#ifndef ARGUS_BACKEND_HIP_HIPEMITTER_H
+#define ARGUS_BACKEND_HIP_HIPEMITTER_H
+
+#include "RegisterLayouts.h"
+
+#include "../Cpp/CppKernelEmitter.h"
+
+#include "argus/Backend/CodegenHip.h"
+#include "argus/Dialect/Argus.h"
+
+#include "mlir/Dialect/SCF/IR/SCF.h"
+
+namespace argus::codegen::hip {
+
+/// A shared buffer: an LDS array of the workgroup.
+struct SharedBuffer {
+  std::string name;      // the element pointer in the body
+  std::string placement; // the Place functor of argus_hip_tile.h
+  int64_t offsetBytes = 0;
+};
+
+class HipEmitter : public CppKernelEmitter {
+public:
+  explicit HipEmitter(const HipTarget &target) : CppKernelEmitter("the HIP backend"), target(target) {}
+
+  llvm::Expected<std::string> emitUnit(mlir::func::FuncOp kernel, llvm::StringRef symbol);
+
+  //===--- used by EmitWaveOps.cpp ---------------------------------------===//
+
+  /// The register array of tile `v`.
+  std::string tile(mlir::Value v);
+  /// Declares the register array of tile result `v`: `T name[perLane];`.
+  std::string declareTile(mlir::Value v, mlir::Operation *op, llvm::StringRef note = "");
+  const RegLayout &layoutOf(mlir::Value v) const { return layouts.of(v); }
+
+  mlir::LogicalResult emitArgusOp(mlir::Operation *op) override;
+  mlir::LogicalResult emitMma(MmaOp op);
+  /// buffer_load / buffer_store / copy: a tile to or from one slot of an LDS buffer.
+  template <class SlotOp> mlir::LogicalResult emitSlotAccess(SlotOp op);
+  /// `{a, b}` of index operands.
+  std::string indexListOf(mlir::ValueRange values);
+
+  const HipTarget &target;
+  int64_t waves = 1;
+  std::string symbol;
+  llvm::DenseMap<mlir::Value, std::string> tiles;
+  llvm::DenseMap<mlir::Value, SharedBuffer> buffers;
+  /// The Place functor of each buffer access with a `view`.
+  llvm::DenseMap<mlir::Operation *, std::string> viewPlacements;
+
+private:
+  mlir::LogicalResult checkKernel(mlir::func::FuncOp kernel, mlir::func::FuncOp &grid);
+  mlir::LogicalResult planShared(mlir::func::FuncOp kernel, int64_t &ldsBytes);
+  void emitParams(mlir::func::FuncOp kernel, llvm::ArrayRef<std::string> argNames);
+  void emitArguments(mlir::func::FuncOp f, llvm::ArrayRef<std::string> argNames);
+  mlir::LogicalResult emitLaunch(mlir::func::FuncOp grid, llvm::ArrayRef<std::string> argNames,
+                                 int64_t ldsBytes);
+  mlir::LogicalResult emitBody(mlir::func::FuncOp kernel, llvm::ArrayRef<std::string> argNames,
+                               int64_t ldsBytes);
+  mlir::LogicalResult emitFor(mlir::scf::ForOp op) override;
+  mlir::LogicalResult emitIf(mlir::scf::IfOp op) override;
+  /// Declares what a loop or an if carries out (`results`: tiles and scalars),
+  /// named after the values the body yields (`sources`).
+  llvm::SmallVector<std::string> declareCarried(mlir::ValueRange results, mlir::ValueRange sources,
+                                                mlir::Operation *op, llvm::StringRef note);
+  /// dsts[i] <- srcs[i], all at once.
+  void assignCarried(mlir::ValueRange srcs, llvm::ArrayRef<std::string> dsts, mlir::Operation *op);
+  void resetScope();
+
+  RegisterLayouts layouts;
+  std::string paramsType;
+};
+
+/// Storage type of a tile element in registers and memory (float, uint16_t
+/// for bf16 / f16, int32_t, uint8_t for i1), and the element-type tag of
+/// argus_hip_tile.h ("ak::Bf16"); none when unsupported.
+std::optional<std::string> hipStorageType(mlir::Type type);
+std::optional<std::string> hipElementTag(mlir::Type type);
+
+} // namespace argus::codegen::hip
+
+#endif // ARGUS_BACKEND_HIP_HIPEMITTER_H

@@ -1,0 +1,66 @@
+//===- RegisterLayouts.h - which lane holds which element of a wave's tile --===//
+//
+// A thread of a HIP-targeted argus kernel is a wave, and each of its tiles is
+// spread over the wave's 64 lanes. This analysis gives every tile value one
+// register layout of argus_hip_tile.h, chosen by how the value is used:
+//
+//   - mma fixes its operands (MfmaOperand) and its accumulator and result
+//     (MfmaAcc): 32 x 32 blocks where the shapes allow, else 16 x 16;
+//   - values an op combines elementwise (same shape), a loop carries, an if
+//     yields, or a reshape renames share one layout;
+//   - an operand broadcast into an elementwise op takes its result's layout
+//     with the broadcast dimension pinned (Broadcast);
+//   - whatever is left (tiles only loaded, stored or staged through LDS) is
+//     Striped in 16-byte runs, the layout of wide memory accesses.
+//
+// A value asked for in two different layouts is refused: converting between
+// register layouts (through LDS) is not lowered yet.
+//
+//===----------------------------------------------------------------------===//
+#ifndef ARGUS_BACKEND_HIP_REGISTERLAYOUTS_H
+#define ARGUS_BACKEND_HIP_REGISTERLAYOUTS_H
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "llvm/ADT/DenseMap.h"
+
+#include <memory>
+#include <string>
+
+namespace argus::codegen::hip {
+
+/// One register layout of argus_hip_tile.h over a tile seen as rows x cols
+/// (rows: the product of all but the last dimension).
+struct RegLayout {
+  enum class Kind { Striped, MfmaAcc, MfmaOperand, Broadcast };
+  Kind kind = Kind::Striped;
+  int64_t rows = 1, cols = 1;
+  int64_t run = 1;                       // Striped: elements per run
+  int64_t block = 32;                    // Mfma*: 32 (32x32x8) or 16 (16x16x16)
+  std::shared_ptr<const RegLayout> base; // Broadcast: the result's layout
+  bool keepRows = true, keepCols = true; // Broadcast: which coordinates are kept
+
+  /// The C++ type, e.g. "ak::MfmaAcc<64, 64>".
+  std::string spell() const;
+  /// Elements per lane.
+  int64_t perLane() const;
+  bool operator==(const RegLayout &o) const { return spell() == o.spell(); }
+};
+
+/// Rows and columns of a tile shape (a rank-1 tile is one row).
+std::pair<int64_t, int64_t> tileRowsCols(llvm::ArrayRef<int64_t> shape);
+
+/// The layouts of every tile value of `kernel` (tags already erased), or a
+/// message naming the op that asks for what the backend cannot give.
+class RegisterLayouts {
+public:
+  /// Fills the table; false with `error` set ("file:line:col: ...").
+  bool assign(mlir::func::FuncOp kernel, std::string &error);
+  const RegLayout &of(mlir::Value tile) const;
+
+private:
+  llvm::DenseMap<mlir::Value, std::shared_ptr<const RegLayout>> layouts;
+};
+
+} // namespace argus::codegen::hip
+
+#endif // ARGUS_BACKEND_HIP_REGISTERLAYOUTS_H

@@ -1,0 +1,99 @@
+// The HIP backend's own output, compiled for the host and run by the wave emulator against
+// float64 references on fresh random bf16 data:
+//   - the GEMM kernels argus-gen emitted from templates/gemm/gemm_tn_cdna.argus, one per kernel
+//     shape (v_mfma_f32_32x32x8): ragged m, n and k, padded pitches, alpha, beta and bias, C
+//     poisoned with NaN when beta is 0 (it must not be read, every element must be written), row
+//     padding and a guard row checked untouched;
+//   - the MoE gate/up kernel emitted from templates/moe/moe_gate_up_cdna.argus (16x16x16 MFMAs,
+//     swizzled LDS, the next K step loaded while the MFMAs run): the same checks of H.
+#include "generated_kernels.h"
+
+#include "argus_numerics.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <random>
+#include <sstream>
+
+using namespace argus::hip::test;
+
+namespace {
+
+TEST(HipGeneratedGemm, EveryTemplateInstanceIsLinkedIn) {
+  // One per shape of the CMake list: a case file whose registration was dropped would pass silently.
+  EXPECT_EQ(generatedGemms().size(), 4u);
+}
+
+TEST(HipGeneratedGemm, MatchesFloat64OnRaggedShapes) {
+  ASSERT_FALSE(generatedGemms().empty());
+  for (const GeneratedGemm &kernel : generatedGemms()) {
+    std::mt19937 rng(4321u + unsigned(kernel.bm * 7 + kernel.bn));
+    const GemmProblem problems[] = {
+        {kernel.bm + 5, kernel.bn + 3, 136, 1.0f, 0.0f, false},
+        {2 * kernel.bm - 7, kernel.bn + 9, 77, -0.5f, 0.75f, true},
+        {1, 1, 1, 2.0f, 0.0f, true},
+    };
+    for (const GemmProblem &p : problems) {
+      GemmData data(p, rng);
+      kernel.run(p, data);
+      EXPECT_EQ(compareWithFloat64(p, data), "") << kernel.symbol << " on " << p.describe();
+    }
+  }
+}
+
+// Fills an r x c matrix of pitch ld with bf16 values in [-1, 1), its padding with a sentinel.
+std::vector<uint16_t> randomMatrix(int rows, int cols, int64_t ld, std::mt19937 &rng) {
+  std::vector<uint16_t> m = randomBf16(size_t(rows) * size_t(ld), rng);
+  for (int r = 0; r < rows; ++r)
+    for (int64_t c = cols; c < ld; ++c)
+      m[size_t(r * ld + c)] = 0x7fc1; // a NaN no kernel should read
+  return m;
+}
+
+// "" when every H element is within |err| <= 2^-8 |h| + 2^-14 (1 + sum|x wg|)(1 + sum|x wu|) of the
+// float64 result (bf16 output rounding; f32 accumulation), and padding and guard row are untouched.
+std::string compareGateUp(const GateUpProblem &p, const GateUpData &d) {
+  std::ostringstream bad;
+  int shown = 0;
+  auto value = [](uint16_t b) { return double(argus_num::bf16_to_f32(b)); };
+  for (int i = 0; i <= p.m; ++i)
+    for (int64_t j = 0; j < p.ldh; ++j) {
+      const uint16_t got = d.h[size_t(i * p.ldh + j)];
+      if (i == p.m || j >= p.n) {
+        if (got != 0xffff && shown++ < 5)
+          bad << "H[" << i << "][" << j << "] outside the output was written\n";
+        continue;
+      }
+      double g = 0, u = 0, ga = 0, ua = 0;
+      for (int k = 0; k < p.k; ++k) {
+        const double x = value(d.x[size_t(i * p.ldx + k)]);
+        g += x * value(d.wg[size_t(j * p.ldw + k)]);
+        u += x * value(d.wu[size_t(j * p.ldw + k)]);
+        ga += std::fabs(x * value(d.wg[size_t(j * p.ldw + k)]));
+        ua += std::fabs(x * value(d.wu[size_t(j * p.ldw + k)]));
+      }
+      const double want = g / (1 + std::exp(-g)) * u;
+      const double have = value(got);
+      if (!(std::fabs(have - want) <= std::ldexp(std::fabs(want), -8) + std::ldexp((1 + ga) * (1 + ua), -14)) &&
+          shown++ < 5)
+        bad << "H[" << i << "][" << j << "] = " << have << ", want " << want << "\n";
+    }
+  return bad.str();
+}
+
+TEST(HipGeneratedGateUp, MatchesFloat64OnRaggedShapes) {
+  ASSERT_EQ(generatedGateUps().size(), 1u);
+  const GeneratedGateUp &kernel = generatedGateUps()[0];
+  std::mt19937 rng(2024);
+  // 16-byte aligned pitches (vector loads), then odd ones (element loads); ragged m, n, k.
+  const GateUpProblem problems[] = {{37, 96, 136, 144, 136, 104}, {1, 40, 64, 67, 65, 41}, {70, 130, 72, 75, 77, 133}};
+  for (const GateUpProblem &p : problems) {
+    GateUpData d{randomMatrix(p.m, p.k, p.ldx, rng), randomMatrix(p.n, p.k, p.ldw, rng),
+                 randomMatrix(p.n, p.k, p.ldw, rng), std::vector<uint16_t>(size_t((p.m + 1) * p.ldh), 0xffff)};
+    kernel.run(p, d);
+    EXPECT_EQ(compareGateUp(p, d), "") << kernel.symbol << " m=" << p.m << " n=" << p.n << " k=" << p.k;
+  }
+}
+
+} // namespace
