@@ -20,16 +20,25 @@ lowering::Specialization GemmKernel::specialization() const {
   return s;
 }
 
-GemmTiles chooseCpuGemmTiles(int64_t m, int64_t /*n*/, int64_t /*k*/, const GemmTypes &types) {
+namespace {
+
+/// The most rows a tile may have: operands computed in f32 (f16, and bf16
+/// without AVX512_BF16) fit the stack budget of a program instance only in
+/// 128-row tiles.
+int64_t tallestTile(const GemmTypes &types, bool bf16InF32) {
+  return types.a == "f16" || (types.a == "bf16" && bf16InF32) ? 128 : 256;
+}
+
+} // namespace
+
+GemmTiles chooseCpuGemmTiles(int64_t m, int64_t /*n*/, int64_t /*k*/, const GemmTypes &types, bool bf16InF32) {
   // Decode buckets (few tokens) are bandwidth-bound: a tile as tall as the
   // bucket avoids computing padding rows. Prefill buckets use tiles of up to
   // 256 rows: instances walk N fastest, so every M tile streams the whole
   // weight matrix once, and each instance packs its B tile once per k-step;
   // taller tiles do both less often (bf16 on AMX: 1.35x at M = 512,
   // K = N = 4096 over 128 rows, measured with one thread).
-  // f16 operands are widened to f32 inside mma, which the stack budget of
-  // a program instance holds to 128-row tiles.
-  const int64_t tallest = types.a == "f16" ? 128 : 256;
+  const int64_t tallest = tallestTile(types, bf16InF32);
   int64_t bm = 1;
   while (bm < m && bm < tallest)
     bm *= 2;
@@ -64,13 +73,14 @@ constexpr int64_t kStackBudget = 512 * 1024;
 
 } // namespace
 
-std::vector<GemmTiles> cpuGemmCandidates(int64_t m, int64_t n, int64_t k, const GemmTypes &types, int budget) {
-  return cpuGemmCandidates(chooseCpuGemmTiles(m, n, k, types), m, n, k, types, budget, false);
+std::vector<GemmTiles> cpuGemmCandidates(int64_t m, int64_t n, int64_t k, const GemmTypes &types, int budget,
+                                         bool bf16InF32) {
+  return cpuGemmCandidates(chooseCpuGemmTiles(m, n, k, types, bf16InF32), m, n, k, types, budget, false, bf16InF32);
 }
 
 std::vector<GemmTiles> cpuGemmCandidates(const GemmTiles &rule, int64_t m, int64_t n, int64_t k,
-                                         const GemmTypes &types, int budget, bool rowsFixed) {
-  const int64_t tallest = types.a == "f16" ? 128 : 256;
+                                         const GemmTypes &types, int budget, bool rowsFixed, bool bf16InF32) {
+  const int64_t tallest = tallestTile(types, bf16InF32);
   auto legal = [&](const GemmTiles &t) {
     // A tile up to twice the bucket: bf16 tiles of 16 rows run on AMX, which
     // can beat an 8-row tile of the same bucket on vdpbf16ps.
@@ -118,7 +128,10 @@ std::string gemmKernelSymbol(const GemmKernel &k) {
   return s;
 }
 
-GemmPlan planGemms(const std::vector<catalog::OpConfig> &configs, const GemmTileChooser &choose) {
+GemmPlan planGemms(const std::vector<catalog::OpConfig> &configs, const GemmTileChooser &chooser, bool bf16InF32) {
+  const GemmTileChooser choose = chooser ? chooser : [bf16InF32](int64_t m, int64_t n, int64_t k, const GemmTypes &t) {
+    return chooseCpuGemmTiles(m, n, k, t, bf16InF32);
+  };
   GemmPlan plan;
   std::map<std::string, size_t> bySymbol;
   auto addKernel = [&](GemmKernel k, const std::string &op) {
@@ -183,7 +196,7 @@ GemmPlan planGemms(const std::vector<catalog::OpConfig> &configs, const GemmTile
     for (int64_t m : fb.bucketBounds) {
       GemmKernel k;
       k.types = t;
-      k.tiles = chooseCpuGemmTiles(m, 0, 0, t);
+      k.tiles = chooseCpuGemmTiles(m, 0, 0, t, bf16InF32);
       fb.kernelPerBucket.push_back(addKernel(k, "fallback"));
     }
     plan.fallbacks.push_back(std::move(fb));

@@ -312,7 +312,7 @@ std::variant<BuildReport, std::string> buildLibrary(const BuildOptions &opt) {
   if (!hipArch(opt.target).empty())
     return buildHipLibrary(opt, cat);
   std::vector<catalog::OpConfig> configs = catalog::expand(cat);
-  GemmPlan plan = planGemms(configs, opt.chooseGemmTiles);
+  GemmPlan plan = planGemms(configs, opt.chooseGemmTiles, codegen::cpuTargetWidensBf16(opt.target));
   std::vector<AttentionKernel> attention = planAttention(configs, opt.chooseAttentionTiles);
   std::vector<MoeEntry> moe = planMoe(configs, opt.chooseMoeTiles);
   log("catalog " + cat.model + ": " + std::to_string(configs.size()) + " op configurations, " +

@@ -110,7 +110,8 @@ std::vector<Row> tableRows(const ReportInput &in) {
       row.buckets = range;
       row.tiles = gemmParameters(tiles);
       row.key = gemmShapeKey(g.types, g.n, g.k, probe);
-      const std::string ruleParams = gemmParameters(emit::chooseCpuGemmTiles(hi, g.n, g.k, g.types));
+      const std::string ruleParams =
+          gemmParameters(emit::chooseCpuGemmTiles(hi, g.n, g.k, g.types, codegen::cpuTargetWidensBf16(in.target)));
       for (const CandidateResult &r : byKey[row.key]) {
         ++row.tried;
         bool usable = r.verification == Verification::Proved && r.correct && r.seconds > 0;

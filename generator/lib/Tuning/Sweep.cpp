@@ -106,7 +106,8 @@ SweepGroup gemmGroup(const GemmGroup &g, const SweepOptions &opt) {
     c.op = "gemm";
     c.key = gemmShapeKey(g.types, g.n, g.k, probe);
     c.label = ops + " M=" + std::to_string(probe);
-    for (const GemmTiles &t : emit::cpuGemmCandidates(bound, g.n, g.k, g.types, opt.budget)) {
+    for (const GemmTiles &t :
+         emit::cpuGemmCandidates(bound, g.n, g.k, g.types, opt.budget, codegen::cpuTargetWidensBf16(opt.target))) {
       emit::GemmKernel kernel;
       kernel.n = g.n;
       kernel.k = g.k;
@@ -191,7 +192,8 @@ SweepGroup moeGroup(const emit::MoeEntry &e, int64_t tileRows, emit::MoeRole rol
   int64_t k = role == emit::MoeRole::GateUp ? e.hidden : e.intermediate;
   GemmTiles rule = emit::chooseCpuMoeTiles(role, e.dtype, tileRows);
   for (const GemmTiles &t :
-       emit::cpuGemmCandidates(rule, tileRows, n, k, GemmTypes{e.dtype, e.dtype}, opt.budget, /*rowsFixed=*/true)) {
+       emit::cpuGemmCandidates(rule, tileRows, n, k, GemmTypes{e.dtype, e.dtype}, opt.budget, /*rowsFixed=*/true,
+                               codegen::cpuTargetWidensBf16(opt.target))) {
     emit::MoeKernel kernel = emit::moeKernel(role, e, t);
     c.candidates.push_back(group.candidates.size());
     group.candidates.push_back({kernel.templatePath, kernel.spec,
@@ -218,7 +220,8 @@ std::variant<SweepReport, std::string> sweepGemms(const emit::GemmPlan &plan, Tu
 std::variant<SweepReport, std::string> sweepCatalog(const std::vector<catalog::OpConfig> &configs, TuningDb &db,
                                                     const SweepOptions &opt) {
   std::vector<SweepGroup> groups;
-  for (const GemmGroup &g : emit::planGemms(configs).groups) groups.push_back(gemmGroup(g, opt));
+  for (const GemmGroup &g : emit::planGemms(configs, {}, codegen::cpuTargetWidensBf16(opt.target)).groups)
+    groups.push_back(gemmGroup(g, opt));
   for (const emit::AttentionKernel &k : emit::planAttention(configs))
     if (k.inCatalog && k.kind == emit::AttentionKind::Prefill) groups.push_back(attentionGroup(k, opt));
   for (const emit::MoeEntry &e : emit::planMoe(configs))
@@ -229,14 +232,14 @@ std::variant<SweepReport, std::string> sweepCatalog(const std::vector<catalog::O
   return runSweep(groups, db, opt);
 }
 
-emit::GemmTileChooser tunedGemmChooser(const TuningDb &db, double maxProbeFlops) {
-  return [&db, maxProbeFlops](int64_t m, int64_t n, int64_t k, const GemmTypes &types) {
+emit::GemmTileChooser tunedGemmChooser(const TuningDb &db, double maxProbeFlops, bool bf16InF32) {
+  return [&db, maxProbeFlops, bf16InF32](int64_t m, int64_t n, int64_t k, const GemmTypes &types) {
     std::optional<CandidateResult> best =
         db.best("gemm", gemmShapeKey(types, n, k, gemmProbeRows(m, n, k, maxProbeFlops)));
     GemmTiles tiles;
     if (best && best->key.templatePath == kGemmTemplate && parseGemmParameters(best->key.parameters, tiles))
       return tiles;
-    return emit::chooseCpuGemmTiles(m, n, k, types);
+    return emit::chooseCpuGemmTiles(m, n, k, types, bf16InF32);
   };
 }
 

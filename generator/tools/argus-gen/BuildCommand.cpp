@@ -152,7 +152,8 @@ std::string buildCommand(BuildFlags flags, std::ostream &out, bool terminal) {
         " candidate results (" + std::to_string(r.measuredNow) + " new: " + std::to_string(r.refuted) + " refuted, " +
         std::to_string(r.failed) + " failed, " + std::to_string(r.incorrect) + " incorrect) in " +
         formatDuration(r.seconds));
-    build.chooseGemmTiles = tuning::tunedGemmChooser(*db, sweep.maxProbeFlops);
+    build.chooseGemmTiles =
+        tuning::tunedGemmChooser(*db, sweep.maxProbeFlops, codegen::cpuTargetWidensBf16(build.target));
     build.chooseAttentionTiles = tuning::tunedAttentionChooser(*db);
     build.chooseMoeTiles = tuning::tunedMoeChooser(*db);
     build.tuning = "tiles from a tuning database (" + std::to_string(r.configs) +
@@ -163,7 +164,8 @@ std::string buildCommand(BuildFlags flags, std::ostream &out, bool terminal) {
   if (auto *error = std::get_if<std::string>(&result)) return *error;
   const emit::BuildReport &r = std::get<emit::BuildReport>(result);
 
-  const emit::GemmPlan plan = emit::planGemms(configs, build.chooseGemmTiles); // as the library holds it
+  const emit::GemmPlan plan = // as the library holds it
+      emit::planGemms(configs, build.chooseGemmTiles, codegen::cpuTargetWidensBf16(build.target));
   tuning::ReportInput report;
   report.model = cat->model;
   report.target = build.target;

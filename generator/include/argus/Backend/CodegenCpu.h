@@ -39,6 +39,10 @@ std::string defaultCpuTarget();
 /// True when this machine can run code built for `target` (a CPU target name).
 bool hostRunsCpuTarget(llvm::StringRef target);
 
+/// True where `target` has no AVX512_BF16, so mma computes bf16 operands in
+/// f32: widened tiles on the stack, as f16's are everywhere.
+bool cpuTargetWidensBf16(llvm::StringRef target);
+
 /// The x86-64 flavour to compile for.
 struct CpuTarget {
   /// "cpu-avx512" or "cpu-avx2". Only the compiler flags and the comments

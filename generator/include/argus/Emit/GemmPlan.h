@@ -59,23 +59,28 @@ struct GemmPlan {
 
 /// Tile parameters for a bucket of `m` tokens on the CPU target: the rule
 /// a build without tuning uses, and the first candidate of a sweep.
-GemmTiles chooseCpuGemmTiles(int64_t m, int64_t n, int64_t k, const GemmTypes &types);
+/// `bf16InF32`: the target computes bf16 in f32 (codegen::cpuTargetWidensBf16),
+/// which holds bf16 to f16's 128-row tiles within the stack budget.
+GemmTiles chooseCpuGemmTiles(int64_t m, int64_t n, int64_t k, const GemmTypes &types, bool bf16InF32 = false);
 
 /// Up to `budget` tile candidates for that bucket, the rule's first, then its
 /// neighbours (one parameter changed, then two), each within the limits of
 /// the CPU backend's mma (BK a multiple of 32, tiles within the stack budget).
-std::vector<GemmTiles> cpuGemmCandidates(int64_t m, int64_t n, int64_t k, const GemmTypes &types, int budget);
+std::vector<GemmTiles> cpuGemmCandidates(int64_t m, int64_t n, int64_t k, const GemmTypes &types, int budget,
+                                         bool bf16InF32 = false);
 /// The same around another `rule` (MoE tiers); with `rowsFixed`, only BN and
 /// BK move (a tier's row count is its contract with the runtime).
 std::vector<GemmTiles> cpuGemmCandidates(const GemmTiles &rule, int64_t m, int64_t n, int64_t k,
-                                         const GemmTypes &types, int budget, bool rowsFixed);
+                                         const GemmTypes &types, int budget, bool rowsFixed, bool bf16InF32 = false);
 
 /// Chooses the tiles of a catalog bucket (m is its upper bound).
 using GemmTileChooser = std::function<GemmTiles(int64_t m, int64_t n, int64_t k, const GemmTypes &types)>;
 
 /// The plan for every GEMM configuration in `configs`, tiles by `choose`
-/// (fallbacks always by rule: they serve shapes no sweep has seen).
-GemmPlan planGemms(const std::vector<catalog::OpConfig> &configs, const GemmTileChooser &choose = chooseCpuGemmTiles);
+/// (empty: the rule; fallbacks always by rule: they serve shapes no sweep
+/// has seen).
+GemmPlan planGemms(const std::vector<catalog::OpConfig> &configs, const GemmTileChooser &choose = {},
+                   bool bf16InF32 = false);
 
 /// The C symbol of a kernel: dtypes, static shape and tiles, so equal kernels
 /// (and only they) share a symbol.

@@ -37,7 +37,7 @@ struct BuildOptions {
   std::string cacheDir;  // object cache; empty = OUT/.cache
   int jobs = 2;
   std::function<void(const std::string &)> log; // progress lines
-  GemmTileChooser chooseGemmTiles = chooseCpuGemmTiles;                // tiles of each catalog GEMM bucket
+  GemmTileChooser chooseGemmTiles;  // empty: the rule for `target`                // tiles of each catalog GEMM bucket
   AttentionTileChooser chooseAttentionTiles = chooseCpuAttentionTiles; // of each catalog prefill kernel
   MoeTileChooser chooseMoeTiles;                                       // of catalog MoE tiers (null: rule)
   std::string tuning = "tiles by rule (no tuning database)"; // how they were chosen, for the manifest

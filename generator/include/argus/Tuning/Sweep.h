@@ -102,7 +102,7 @@ std::variant<SweepReport, std::string> sweepCatalog(const std::vector<catalog::O
 
 /// Tiles from the database's best for each configuration, the rule's where
 /// it has none.
-emit::GemmTileChooser tunedGemmChooser(const TuningDb &db, double maxProbeFlops);
+emit::GemmTileChooser tunedGemmChooser(const TuningDb &db, double maxProbeFlops, bool bf16InF32 = false);
 emit::AttentionTileChooser tunedAttentionChooser(const TuningDb &db);
 emit::MoeTileChooser tunedMoeChooser(const TuningDb &db);
 

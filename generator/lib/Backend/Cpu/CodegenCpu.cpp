@@ -17,6 +17,8 @@ bool hostRunsCpuTarget(llvm::StringRef target) {
   return false;
 }
 
+bool cpuTargetWidensBf16(llvm::StringRef target) { return target != "cpu-avx512"; }
+
 std::string defaultCpuTarget() { return hostRunsCpuTarget("cpu-avx512") ? "cpu-avx512" : "cpu-avx2"; }
 
 llvm::Expected<std::string> emitCpuKernel(mlir::func::FuncOp kernel, llvm::StringRef symbol,

@@ -257,7 +257,7 @@ LogicalResult CpuEmitter::checkStackBudget(func::FuncOp kernel) {
     int64_t scratch = panels * a[1] * 32 * 4;
     // 16-bit operands are widened to f32 where the target has no native
     // dot product: f16 always, bf16 without AVX512_BF16.
-    bool widened = elem.isF16() || (elem.isBF16() && target.name != "cpu-avx512");
+    bool widened = elem.isF16() || (elem.isBF16() && cpuTargetWidensBf16(target.name));
     if (widened)
       scratch += (a[0] + b[0]) * a[1] * 4;
     mmaScratch = std::max(mmaScratch, scratch);
