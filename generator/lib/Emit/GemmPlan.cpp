@@ -62,11 +62,15 @@ namespace {
 
 /// Bytes of stack a tile configuration needs, conservatively: the a and b
 /// operand tiles, mma's packed copy of b, the f32 accumulator and epilogue
-/// tiles, and c's tile. The CPU backend counts exactly and refuses more than
-/// 512 KiB (bf16 256 x 128 x 256 tiles need 608 KiB; this says 704).
-int64_t estimatedStackBytes(const GemmTiles &t, const GemmTypes &types) {
+/// tiles, and c's tile; operands mma computes in f32 (f16, and bf16 on a
+/// target without AVX512_BF16) add their widened copies. The CPU backend
+/// counts exactly and refuses more than 512 KiB (bf16 256 x 128 x 256 tiles
+/// need 608 KiB; this says 704).
+int64_t estimatedStackBytes(const GemmTiles &t, const GemmTypes &types, bool bf16InF32) {
   const int64_t operand = types.a == "f32" ? 4 : 2, result = types.c == "f32" ? 4 : 2;
-  return (t.bm + 2 * t.bn) * t.bk * operand + t.bm * t.bn * (3 * 4 + result);
+  const bool widened = types.a == "f16" || (types.a == "bf16" && bf16InF32);
+  return (t.bm + 2 * t.bn) * t.bk * operand + t.bm * t.bn * (3 * 4 + result) +
+         (widened ? (t.bm + t.bn) * t.bk * 4 : 0);
 }
 
 constexpr int64_t kStackBudget = 512 * 1024;
@@ -87,7 +91,7 @@ std::vector<GemmTiles> cpuGemmCandidates(const GemmTiles &rule, int64_t m, int64
     return t.bm >= 1 && t.bm <= tallest && t.bm <= 2 * std::max<int64_t>(m, 1) &&
            t.bn >= 16 && (n == 0 || t.bn < 2 * n) &&                   // no column tile twice N
            t.bk >= 32 && t.bk % 32 == 0 && (k == 0 || t.bk < 2 * k) && // no k-step twice K
-           estimatedStackBytes(t, types) <= kStackBudget;
+           estimatedStackBytes(t, types, bf16InF32) <= kStackBudget;
   };
   // Neighbours by how far they move from the rule: column width first (it
   // sets the weight stream per instance and the instance count), then the
