@@ -157,6 +157,55 @@ TEST_F(SweepTest, RecordsEveryCandidateAndResumesWithoutRedoing) {
   for (size_t i = 0; i < after.size(); ++i) EXPECT_EQ(after[i].recordedAt, before[i].recordedAt);
 }
 
+TEST_F(SweepTest, PlannerProposesRecordsTechniquesAndResumes) {
+  opt.agent = "planner";
+  opt.budget = 4;
+  SweepReport first = sweep();
+  EXPECT_EQ(first.configs, 2);
+  EXPECT_GE(first.candidates, 6) << "up to four candidates per configuration";
+  EXPECT_LE(first.candidates, 8);
+  std::map<std::string, std::vector<CandidateResult>> byConfig;
+  for (const CandidateResult &r : db->results()) byConfig[r.key.shapeKey].push_back(r);
+  ASSERT_EQ(byConfig.size(), 2u);
+  bool movedByTechnique = false;
+  for (auto &[key, results] : byConfig) {
+    EXPECT_LE(results.size(), 4u) << key;
+    // The rule's tiles first, as the rule itself would have tried.
+    const int64_t m = key.find("M=3") != std::string::npos ? 3 : 40;
+    EXPECT_EQ(results.front().key.parameters, gemmParameters(emit::chooseCpuGemmTiles(m, 96, 160, {"bf16", "bf16"})));
+    EXPECT_EQ(results.front().key.techniques, "");
+    for (const CandidateResult &r : results) {
+      emit::GemmTiles t;
+      ASSERT_TRUE(parseGemmParameters(r.key.parameters, t));
+      EXPECT_LE(t.bm, 2 * m) << "the space's constraint BM <= 2*M";
+      movedByTechnique |= !r.key.techniques.empty();
+      if (r.verification == Verification::Proved) EXPECT_TRUE(r.correct) << r.key.parameters << ": " << r.detail;
+    }
+  }
+  EXPECT_TRUE(movedByTechnique) << "some candidate was reached by a knowledge-base technique";
+  int finished = 0;
+  for (const SweepProgress &p : events) finished += p.finished;
+  EXPECT_EQ(finished, 2);
+
+  // Started again with the same seed, the search replays its proposals from
+  // the database: nothing is built or measured again.
+  auto before = db->results();
+  SweepReport second = sweep();
+  EXPECT_EQ(second.measuredNow, 0);
+  EXPECT_EQ(db->results().size(), before.size());
+}
+
+TEST_F(SweepTest, AgentSweepNeedsItsSpaceForTheTarget) {
+  opt.agent = "grid";
+  opt.target = "cuda-sm90a"; // gemm-cpu does not serve it
+  auto result = sweepGemms(plan, *db, opt);
+  ASSERT_TRUE(std::holds_alternative<std::string>(result));
+  EXPECT_NE(std::get<std::string>(result).find("space 'gemm-cpu' of the knowledge base does not serve target cuda-sm90a"),
+            std::string::npos)
+      << std::get<std::string>(result);
+  EXPECT_TRUE(db->results().empty());
+}
+
 TEST_F(SweepTest, PlanFromTheDatabaseTakesEachBucketsBest) {
   sweep();
   emit::GemmTileChooser choose = tunedGemmChooser(*db, opt.maxProbeFlops);

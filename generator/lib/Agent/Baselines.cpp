@@ -13,7 +13,7 @@ namespace {
 class ListSearch : public Strategy {
 public:
   ListSearch(std::string name, const SearchProblem &problem, std::vector<Point> order) : name_(std::move(name)) {
-    if (problem.space->admits(problem.features, problem.rule)) order.insert(order.begin(), problem.rule);
+    if (!problem.rule.empty()) order.insert(order.begin(), problem.rule); // inside the space or not
     std::set<Point> seen;
     for (Point &p : order)
       if (seen.insert(p).second) order_.push_back(std::move(p));

@@ -58,9 +58,9 @@ public:
   std::string name() const override { return "planner"; }
 
   std::optional<Proposal> next() override {
-    if (!triedRule_) {
+    if (!triedRule_) { // the rule's point is the baseline, inside the space or not
       triedRule_ = true;
-      if (p_.space->admits(p_.features, p_.rule)) return take({p_.rule, {}, false});
+      if (!p_.rule.empty()) return take({p_.rule, {}, false});
     }
     while (!repairs_.empty()) {
       Proposal r = repairs_.front();

@@ -41,6 +41,26 @@ __attribute__((target("avx512f"))) float fmaLoop() {
   return sum;
 }
 
+bool hasAvx2Fma() { return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"); }
+
+// Twelve independent chains: two FMA pipes of four cycles' latency need eight.
+__attribute__((target("avx2,fma"))) float fmaLoopAvx2() {
+  __m256 acc[12];
+  for (int i = 0; i < 12; ++i) acc[i] = _mm256_set1_ps(float(i));
+  __m256 x = _mm256_set1_ps(1.0000001f), y = _mm256_set1_ps(1e-9f);
+  for (long s = 0; s < kPeakSteps; ++s) {
+#pragma GCC unroll 12
+    for (int i = 0; i < 12; ++i) acc[i] = _mm256_fmadd_ps(acc[i], x, y);
+    __asm__ volatile("" : "+x"(x));
+  }
+  float lanes[8], sum = 0;
+  for (int i = 0; i < 12; ++i) {
+    _mm256_storeu_ps(lanes, acc[i]);
+    for (float l : lanes) sum += l;
+  }
+  return sum;
+}
+
 __attribute__((target("avx512f,avx512bf16"))) float dpbf16Loop() {
   __m512 acc[16];
   for (int i = 0; i < 16; ++i) acc[i] = _mm512_set1_ps(float(i));
@@ -98,6 +118,19 @@ __attribute__((target("avx512f"))) float readSlice(const float *p, size_t n) {
   return _mm512_reduce_add_ps(acc[0]);
 }
 
+__attribute__((target("avx2"))) float readSliceAvx2(const float *p, size_t n) {
+  __m256 acc[8];
+  for (int i = 0; i < 8; ++i) acc[i] = _mm256_setzero_ps();
+  for (size_t i = 0; i + 64 <= n; i += 64)
+#pragma GCC unroll 8
+    for (int j = 0; j < 8; ++j) acc[j] = _mm256_add_ps(acc[j], _mm256_loadu_ps(p + i + 8 * j));
+  for (int i = 1; i < 8; ++i) acc[0] = _mm256_add_ps(acc[0], acc[i]);
+  float lanes[8], sum = 0;
+  _mm256_storeu_ps(lanes, acc[0]);
+  for (float l : lanes) sum += l;
+  return sum;
+}
+
 namespace {
 
 using Clock = std::chrono::steady_clock;
@@ -130,14 +163,15 @@ double bestParallelSeconds(int threads, int rounds, const std::function<void(int
 Peaks measurePeaks(int threads) {
   Peaks p;
   p.threads = std::max(1, threads);
-  if (!hasAvx512()) return p;
+  const bool avx512 = hasAvx512();
+  if (!avx512 && !hasAvx2Fma()) return p;
   std::atomic<float> sink{0};
   auto gflops = [&](double flopsPerThread, const std::function<float()> &loop) {
     double s = bestParallelSeconds(p.threads, 3, [&](int) { sink = sink + loop(); });
     return flopsPerThread * p.threads / s * 1e-9;
   };
-  p.f32Gflops = gflops(kFmaLoopFlops, fmaLoop);
-  if (hasAvx512Bf16()) p.bf16Gflops = gflops(kDpbf16LoopFlops, dpbf16Loop);
+  p.f32Gflops = avx512 ? gflops(kFmaLoopFlops, fmaLoop) : gflops(kFmaAvx2LoopFlops, fmaLoopAvx2);
+  if (avx512 && hasAvx512Bf16()) p.bf16Gflops = gflops(kDpbf16LoopFlops, dpbf16Loop);
   if (amxAvailable()) // the tile state is per thread: each worker asks for it too
     p.bf16Gflops = std::max(p.bf16Gflops, gflops(kAmxLoopFlops, [] {
                               if (!amxAvailable()) return 0.0f;
@@ -151,7 +185,9 @@ Peaks measurePeaks(int threads) {
   const size_t chunk = n / size_t(p.threads) / 128 * 128;
   // First touch by the thread that reads the slice.
   bestParallelSeconds(p.threads, 1, [&](int t) { std::fill(buffer + t * chunk, buffer + (t + 1) * chunk, 1.0f); });
-  double s = bestParallelSeconds(p.threads, 3, [&](int t) { sink = sink + readSlice(buffer + t * chunk, chunk); });
+  double s = bestParallelSeconds(p.threads, 3, [&](int t) {
+    sink = sink + (avx512 ? readSlice : readSliceAvx2)(buffer + t * chunk, chunk);
+  });
   p.readGbps = double(chunk) * p.threads * sizeof(float) / s * 1e-9;
   std::free(buffer);
   return p;

@@ -10,6 +10,7 @@
 #include <cmath>
 #include <map>
 #include <sstream>
+#include <thread>
 
 namespace argus::tuning {
 
@@ -38,19 +39,12 @@ namespace {
 /// Parses "A=1,B=2" into `out`, which names every parameter expected (each
 /// must appear, positive, and nothing else may).
 bool parseParameters(const std::string &text, const std::map<std::string, int64_t *> &out) {
-  std::map<std::string, int64_t> seen;
-  std::istringstream in(text);
-  for (std::string item; std::getline(in, item, ',');) {
-    size_t eq = item.find('=');
-    if (eq == std::string::npos) return false;
-    std::string name = item.substr(0, eq), value = item.substr(eq + 1);
-    char *end = nullptr;
-    long long v = std::strtoll(value.c_str(), &end, 10);
-    if (value.empty() || *end || v <= 0 || !out.count(name) || seen.count(name)) return false;
-    seen[name] = v;
-  }
-  if (seen.size() != out.size()) return false;
-  for (auto &[name, slot] : out) *slot = seen[name];
+  std::optional<agent::Point> point = parametersPoint(text);
+  if (!point || point->size() != out.size() || size_t(std::count(text.begin(), text.end(), ',')) + 1 != out.size())
+    return false;
+  for (auto &[name, slot] : out)
+    if (!point->count(name)) return false;
+  for (auto &[name, slot] : out) *slot = point->at(name);
   return true;
 }
 
@@ -89,6 +83,20 @@ std::string moeShapeKey(emit::MoeRole role, const emit::MoeEntry &e, int64_t til
          (tileRows <= emit::kMoeDecodeRows ? " one thread" : "");
 }
 
+namespace {
+
+/// Threads a timed call uses: the features' THREADS.
+double sweepThreads(const SweepOptions &opt) {
+  return opt.threads > 0 ? opt.threads : std::max(1u, std::thread::hardware_concurrency());
+}
+
+double elementBytes(const std::string &dtype) { return dtype == "f32" ? 4 : 2; }
+
+agent::Point gemmPoint(const GemmTiles &t) { return {{"BM", t.bm}, {"BN", t.bn}, {"BK", t.bk}}; }
+GemmTiles gemmTilesAt(const agent::Point &p) { return {p.at("BM"), p.at("BN"), p.at("BK")}; }
+
+} // namespace
+
 const char *moeOp(emit::MoeRole role) { return role == emit::MoeRole::GateUp ? "moe_gate_up" : "moe_down"; }
 
 namespace {
@@ -97,6 +105,14 @@ namespace {
 /// (buckets sharing a capped probe share it), the buckets' candidates.
 SweepGroup gemmGroup(const GemmGroup &g, const SweepOptions &opt) {
   SweepGroup group;
+  auto candidateAt = [g](const GemmTiles &t) {
+    emit::GemmKernel kernel;
+    kernel.n = g.n;
+    kernel.k = g.k;
+    kernel.types = g.types;
+    kernel.tiles = t;
+    return CandidateSource{kGemmTemplate, kernel.specialization(), emit::gemmKernelSymbol(kernel), gemmParameters(t)};
+  };
   std::string ops;
   for (const std::string &op : g.ops) ops += (ops.empty() ? "" : ",") + op;
   std::map<int64_t, SweepConfig> byProbe;
@@ -106,19 +122,19 @@ SweepGroup gemmGroup(const GemmGroup &g, const SweepOptions &opt) {
     c.op = "gemm";
     c.key = gemmShapeKey(g.types, g.n, g.k, probe);
     c.label = ops + " M=" + std::to_string(probe);
+    if (c.rule.empty()) { // the first bucket measured at this probe
+      c.features = {{"M", double(probe)}, {"N", double(g.n)}, {"K", double(g.k)},
+                    {"ELEM", elementBytes(g.types.a)}, {"THREADS", sweepThreads(opt)}};
+      c.rule = gemmPoint(emit::chooseCpuGemmTiles(bound, g.n, g.k, g.types, codegen::cpuTargetWidensBf16(opt.target)));
+    }
+    if (opt.agent != "rule") continue; // the agent proposes the candidates
     for (const GemmTiles &t :
          emit::cpuGemmCandidates(bound, g.n, g.k, g.types, opt.budget, codegen::cpuTargetWidensBf16(opt.target))) {
-      emit::GemmKernel kernel;
-      kernel.n = g.n;
-      kernel.k = g.k;
-      kernel.types = g.types;
-      kernel.tiles = t;
-      std::string symbol = emit::gemmKernelSymbol(kernel);
+      CandidateSource source = candidateAt(t);
       auto it = std::find_if(group.candidates.begin(), group.candidates.end(),
-                             [&](const CandidateSource &s) { return s.symbol == symbol; });
+                             [&](const CandidateSource &s) { return s.symbol == source.symbol; });
       size_t index = size_t(it - group.candidates.begin());
-      if (it == group.candidates.end())
-        group.candidates.push_back({kGemmTemplate, kernel.specialization(), symbol, gemmParameters(t)});
+      if (it == group.candidates.end()) group.candidates.push_back(std::move(source));
       if (std::find(c.candidates.begin(), c.candidates.end(), index) == c.candidates.end())
         c.candidates.push_back(index);
     }
@@ -128,6 +144,8 @@ SweepGroup gemmGroup(const GemmGroup &g, const SweepOptions &opt) {
     group.configs.push_back(std::move(c));
     probeRows.push_back(probe);
   }
+  group.space = "gemm-cpu";
+  group.candidateAt = [candidateAt](const agent::Point &p) { return candidateAt(gemmTilesAt(p)); };
   group.measure = [g, probeRows, threads = opt.threads](const std::vector<ProbeRef> &refs, const ResultSink &sink) {
     std::vector<GemmProbe> probes;
     for (const ProbeRef &r : refs) probes.push_back({r.library, r.symbol, probeRows[r.config]});
@@ -163,17 +181,28 @@ SweepGroup attentionGroup(const emit::AttentionKernel &kernel, const SweepOption
   c.op = "attention_prefill";
   c.key = attentionShapeKey(kernel);
   c.label = "attention " + kernel.symbol.substr(std::string("argusk_attn_").size());
-  for (const emit::AttentionTiles &t : emit::cpuAttentionCandidates(kernel, opt.budget)) {
+  auto candidateAt = [kernel](const emit::AttentionTiles &t) {
     emit::AttentionKernel k = kernel;
     k.tiles = t;
-    c.candidates.push_back(group.candidates.size());
-    group.candidates.push_back({k.templatePath(), k.specialization(),
-                                k.symbol + "_bq" + std::to_string(t.bq) + "_bkv" + std::to_string(t.bkv),
-                                attentionParameters(t)});
-  }
+    return CandidateSource{k.templatePath(), k.specialization(),
+                           k.symbol + "_bq" + std::to_string(t.bq) + "_bkv" + std::to_string(t.bkv),
+                           attentionParameters(t)};
+  };
+  const emit::AttentionTiles rule = emit::chooseCpuAttentionTiles(kernel);
+  c.features = {{"SQ", double(kAttentionProbeTokens)}, {"SKV", double(kAttentionProbeTokens)},
+                {"D", double(kernel.headDim)},        {"GROUP", double(kernel.group)},
+                {"ELEM", elementBytes(kernel.dtype)}, {"THREADS", sweepThreads(opt)}};
+  c.rule = {{"BQ", rule.bq}, {"BKV", rule.bkv}};
+  group.space = "attention-prefill-cpu";
+  group.candidateAt = [candidateAt](const agent::Point &p) { return candidateAt({p.at("BQ"), p.at("BKV")}); };
+  if (opt.agent == "rule")
+    for (const emit::AttentionTiles &t : emit::cpuAttentionCandidates(kernel, opt.budget)) {
+      c.candidates.push_back(group.candidates.size());
+      group.candidates.push_back(candidateAt(t));
+    }
   group.configs.push_back(c);
   const int64_t s = kAttentionProbeTokens;
-  group.measure = harnessMeasure(opt.homeDir, group.candidates.front(),
+  group.measure = harnessMeasure(opt.homeDir, candidateAt(rule), // candidates differ in tiles only
                                  {{"SQ", s}, {"SKV", s}, {"H", kernel.group}, {"KVH", 1}},
                                  {{"scale", 1.0 / std::sqrt(double(kernel.headDim))}, {"causal", 1}}, opt.threads);
   return group;
@@ -191,21 +220,29 @@ SweepGroup moeGroup(const emit::MoeEntry &e, int64_t tileRows, emit::MoeRole rol
   int64_t n = role == emit::MoeRole::GateUp ? e.intermediate : e.hidden;
   int64_t k = role == emit::MoeRole::GateUp ? e.hidden : e.intermediate;
   GemmTiles rule = emit::chooseCpuMoeTiles(role, e.dtype, tileRows);
-  for (const GemmTiles &t :
-       emit::cpuGemmCandidates(rule, tileRows, n, k, GemmTypes{e.dtype, e.dtype}, opt.budget, /*rowsFixed=*/true,
-                               codegen::cpuTargetWidensBf16(opt.target))) {
+  auto candidateAt = [role, e](const GemmTiles &t) {
     emit::MoeKernel kernel = emit::moeKernel(role, e, t);
-    c.candidates.push_back(group.candidates.size());
-    group.candidates.push_back({kernel.templatePath, kernel.spec,
-                                kernel.symbol + "_n" + std::to_string(t.bn) + "_k" + std::to_string(t.bk),
-                                gemmParameters(t)});
-  }
+    return CandidateSource{kernel.templatePath, kernel.spec,
+                           kernel.symbol + "_n" + std::to_string(t.bn) + "_k" + std::to_string(t.bk), gemmParameters(t)};
+  };
+  int threads = tileRows <= emit::kMoeDecodeRows ? 1 : opt.threads;
+  c.features = {{"M", double(tileRows)}, {"N", double(n)}, {"K", double(k)}, {"ELEM", elementBytes(e.dtype)},
+                {"THREADS", threads > 0 ? double(threads) : sweepThreads(opt)}};
+  c.rule = gemmPoint(rule);
+  group.space = role == emit::MoeRole::GateUp ? "moe-gate-up-cpu" : "moe-down-cpu";
+  group.candidateAt = [candidateAt](const agent::Point &p) { return candidateAt(gemmTilesAt(p)); };
+  if (opt.agent == "rule")
+    for (const GemmTiles &t :
+         emit::cpuGemmCandidates(rule, tileRows, n, k, GemmTypes{e.dtype, e.dtype}, opt.budget, /*rowsFixed=*/true,
+                                 codegen::cpuTargetWidensBf16(opt.target))) {
+      c.candidates.push_back(group.candidates.size());
+      group.candidates.push_back(candidateAt(t));
+    }
   group.configs.push_back(c);
   std::map<std::string, double> scalars;
   if (role == emit::MoeRole::Down) scalars = {{"alpha", 1}, {"beta", 0}, {"has_bias", 0}};
-  int threads = tileRows <= emit::kMoeDecodeRows ? 1 : opt.threads;
   group.measure =
-      harnessMeasure(opt.homeDir, group.candidates.front(), {{"M", moeProbeRows(tileRows)}}, scalars, threads);
+      harnessMeasure(opt.homeDir, candidateAt(rule), {{"M", moeProbeRows(tileRows)}}, scalars, threads);
   return group;
 }
 

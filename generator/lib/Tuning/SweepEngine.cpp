@@ -51,16 +51,38 @@ public:
       fs::create_directories(d, ec);
       if (ec) return "cannot create '" + d.string() + "': " + ec.message();
     }
+    const bool agentSweep = opt_.agent != "rule";
+    agent::KnowledgeBase knowledge;
+    if (agentSweep) {
+      auto loaded = agent::loadKnowledgeBase((home_ / "templates" / "knowledge").string(), home_.string());
+      if (auto *error = std::get_if<std::string>(&loaded)) return "the knowledge base: " + *error;
+      knowledge = std::move(std::get<agent::KnowledgeBase>(loaded));
+    }
+    auto searched = [&](const SweepGroup &g) { return agentSweep && !g.space.empty(); };
+    std::set<std::string> unsearched;
     for (const SweepGroup &g : groups)
       for (const SweepConfig &c : g.configs) {
+        if (searched(g)) unsearched.insert(c.op + "\n" + c.key);
         ++report_.configs;
-        pending_ += !complete(g, c);
+        pending_ += searched(g) || !complete(g, c); // a search resumes by replaying its proposals
       }
+    for (const SweepGroup &g : groups) {
+      std::string e =
+          searched(g)
+              ? searchGroup(
+                    g, db_, opt_, knowledge, unsearched, [this](const SweepGroup &sub) { return sweepGroup(sub); },
+                    [this](const SweepConfig &c, const std::string &what) { progress(c.label + ": " + what); },
+                    [this](const SweepConfig &c, int results) {
+                      report_.candidates += results;
+                      finish(c);
+                    })
+              : sweepGroup(g);
+      if (!e.empty()) return e;
+    }
     for (const SweepGroup &g : groups)
-      if (std::string e = sweepGroup(g); !e.empty()) return e;
-    for (const SweepGroup &g : groups)
-      for (const SweepConfig &c : g.configs)
-        for (size_t i : c.candidates) report_.candidates += db_.contains(keyOf(g, c, i));
+      if (!searched(g))
+        for (const SweepConfig &c : g.configs)
+          for (size_t i : c.candidates) report_.candidates += db_.contains(keyOf(g, c, i));
     report_.seconds = seconds(start_);
     return report_;
   }
@@ -72,7 +94,7 @@ private:
   }
 
   static CandidateKey keyOf(const SweepGroup &g, const SweepConfig &c, size_t i) {
-    return {c.op, c.key, g.candidates[i].templatePath, g.candidates[i].parameters, ""};
+    return {c.op, c.key, g.candidates[i].templatePath, g.candidates[i].parameters, g.candidates[i].techniques};
   }
 
   bool complete(const SweepGroup &g, const SweepConfig &c) const {
@@ -227,7 +249,13 @@ private:
 
   /// Counts a configuration done the first time all its results are in.
   void finishIfComplete(const SweepGroup &g, const SweepConfig &c) {
-    if (finished_.count(c.op + "\n" + c.key) || !complete(g, c)) return;
+    if (g.space.empty() || opt_.agent == "rule") // a search finishes its configurations itself
+      if (complete(g, c)) finish(c);
+  }
+
+  /// Counts a configuration done, once.
+  void finish(const SweepConfig &c) {
+    if (finished_.count(c.op + "\n" + c.key)) return;
     finished_.insert(c.op + "\n" + c.key);
     --pending_;
     ++doneNow_;

@@ -12,12 +12,14 @@
 #ifndef ARGUS_TUNING_SWEEPENGINE_H
 #define ARGUS_TUNING_SWEEPENGINE_H
 
+#include "argus/Agent/Knowledge.h"
 #include "argus/Lowering/LowerToArgus.h"
 #include "argus/Reference/KernelHarness.h"
 #include "argus/Tuning/ProbeProcess.h"
 #include "argus/Tuning/Sweep.h"
 
 #include <functional>
+#include <set>
 #include <string>
 #include <variant>
 #include <vector>
@@ -30,12 +32,15 @@ struct CandidateSource {
   lowering::Specialization spec;
   std::string symbol;            // unique in the sweep: names its source, object and shared object
   std::string parameters;        // the database's text of its tunable parameters
+  std::string techniques;        // how the agent reached it (comma list), "" for the rule's
 };
 
 /// One op configuration (a database shape key) and the candidates it tries.
 struct SweepConfig {
   std::string op, key, label;
   std::vector<size_t> candidates; // indices into SweepGroup::candidates
+  agent::Features features;       // for the agent: what describes the configuration
+  agent::Point rule;              // for the agent: the rule's point, tried first
 };
 
 /// A built candidate to run at a configuration.
@@ -53,7 +58,33 @@ struct SweepGroup {
   /// Measures the probes, reporting each (by index) as it finishes; "" or
   /// why nothing could be measured.
   std::function<std::string(const std::vector<ProbeRef> &, const ResultSink &)> measure;
+  /// The knowledge-base space the agent searches and the candidate of each of
+  /// its points; a group without a space sweeps its fixed candidates.
+  std::string space;
+  std::function<CandidateSource(const agent::Point &)> candidateAt;
 };
+
+/// Builds and measures a group's candidates that the database lacks.
+using GroupRunner = std::function<std::string(const SweepGroup &)>;
+
+/// What a search reports as it goes: the configuration, what runs now.
+using SearchStatus = std::function<void(const SweepConfig &, const std::string &)>;
+
+/// The agent's sweep of one group: for each configuration, the strategy of
+/// `options.agent` proposes points of the group's space up to the budget;
+/// each runs through `runGroup` (or is read back from the database) and its
+/// outcome feeds the next proposal. The context is every database result of
+/// the op and template except those of `unsearched` ("op\nkey" of this
+/// sweep's configurations not searched yet), so a resumed sweep sees what the
+/// first run saw and replays the same proposals; each configuration leaves
+/// `unsearched` when done. "" or the error that stopped it.
+std::string searchGroup(const SweepGroup &group, TuningDb &db, const SweepOptions &options,
+                        const agent::KnowledgeBase &knowledge, std::set<std::string> &unsearched,
+                        const GroupRunner &runGroup,
+                        const SearchStatus &status, const std::function<void(const SweepConfig &, int)> &configDone);
+
+/// "BK=512,BM=16,BN=64": a point as the database's parameter text.
+std::string pointParameters(const agent::Point &point);
 
 std::variant<SweepReport, std::string> runSweep(const std::vector<SweepGroup> &groups, TuningDb &db,
                                                 const SweepOptions &options);

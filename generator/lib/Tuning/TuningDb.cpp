@@ -245,6 +245,14 @@ std::optional<CandidateResult> TuningDb::best(const std::string &op, const std::
   return rows.front();
 }
 
+std::optional<CandidateResult> TuningDb::find(const std::string &op, const std::string &shapeKey,
+                                              const std::string &templatePath, const std::string &parameters) const {
+  auto rows = query("WHERE op = ?1 AND shape_key = ?2 AND template = ?3 AND parameters = ?4 ORDER BY rowid DESC LIMIT 1",
+                    {op, shapeKey, templatePath, parameters});
+  if (rows.empty()) return std::nullopt;
+  return rows.front();
+}
+
 std::vector<CandidateResult> TuningDb::results() const { return query("ORDER BY rowid", {}); }
 
 std::string TuningDb::note(const std::string &name) const {

@@ -138,12 +138,18 @@ std::string buildCommand(BuildFlags flags, std::ostream &out, bool terminal) {
     sweep.jobs = build.jobs;
     sweep.budget = flags.budget;
     sweep.threads = int(std::thread::hardware_concurrency());
+    sweep.agent = flags.agent;
+    sweep.seed = flags.seed;
+    sweep.searchSeconds = flags.searchSeconds;
     std::string error;
     peaks = databasePeaks(*db, sweep.threads, error);
     if (!error.empty()) return "recording the machine's peaks: " + error;
+    sweep.peaks = peaks;
     ProgressDisplay display(out, terminal);
     sweep.progress = [&](const tuning::SweepProgress &p) { display(p); };
-    log("sweep: up to " + std::to_string(flags.budget) + " candidates per configuration, results in " + dbPath);
+    log("sweep: " + (flags.agent == "exhaustive" ? std::string("every candidate of the knowledge base's spaces")
+                                                   : "up to " + std::to_string(flags.budget) + " candidates") +
+        " per configuration, proposed by " + flags.agent + ", results in " + dbPath);
     auto swept = tuning::sweepCatalog(configs, *db, sweep);
     if (auto *error = std::get_if<std::string>(&swept)) return "sweep: " + *error;
     const tuning::SweepReport &r = std::get<tuning::SweepReport>(swept);

@@ -14,6 +14,9 @@ struct BuildFlags {
   std::string dbPath;   // default OUT/tuning.db
   int budget = 4;       // GEMM candidates per bucket; 0: tiles by rule, no database
   bool retune = false;  // discard a database made for another configuration
+  std::string agent = "rule"; // who proposes candidates (tuning::sweepAgents())
+  uint64_t seed = 1;          // of the planner and random search
+  double searchSeconds = 0;   // per configuration, 0 = no limit
 };
 
 /// `argus-gen build`: sweeps the catalog's GEMM buckets into the tuning

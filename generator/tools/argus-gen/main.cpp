@@ -24,6 +24,7 @@
 #include "argus/Dialect/Argus.h"
 #include "argus/Emit/KernelInstance.h"
 #include "argus/Emit/Package.h"
+#include "argus/Tuning/Sweep.h"
 #include "argus/Verify/Verifier.h"
 
 #include <CLI/CLI.hpp>
@@ -204,8 +205,16 @@ int runMain(int argc, char **argv) {
   buildCmd->add_option("--home", build.homeDir, "the Argus tree (templates/, dist/); default $ARGUS_HOME or the source tree");
   buildCmd->add_option("--cache", build.cacheDir, "object cache directory (default OUT/.cache)");
   buildCmd->add_option("--budget", buildFlags.budget,
-                       "GEMM candidates tried per bucket, the rule's tiles first (default 4; 0: tiles by rule, no sweep)")
-      ->check(CLI::Range(0, 64));
+                       "candidates tried per configuration, the rule's tiles first (default 4; 0: tiles by rule, no sweep)")
+      ->check(CLI::Range(0, 4096));
+  buildCmd->add_option("--agent", buildFlags.agent,
+                       "who proposes candidates: rule (its tiles and nearest neighbours), planner (in-context RL over "
+                       "templates/knowledge), random, grid, or exhaustive (every admitted point)")
+      ->check(CLI::IsMember(tuning::sweepAgents()));
+  buildCmd->add_option("--seed", buildFlags.seed, "seed of the planner and random search (default 1)");
+  buildCmd->add_option("--search-seconds", buildFlags.searchSeconds,
+                       "time limit of one configuration's search (default none)")
+      ->check(CLI::Range(0.0, 1e6));
   buildCmd->add_option("--db", buildFlags.dbPath, "tuning database (default OUT/tuning.db); a rerun resumes it");
   buildCmd->add_flag("--retune", buildFlags.retune,
                      "discard a tuning database made for another generator version, target or device");

@@ -19,7 +19,9 @@
 //  - RandomSearch: uniform over the space's admitted points.
 //  - GridSearch: an evenly spaced grid over each parameter's ladder, as
 //    large as the budget allows.
-// All three try the rule's point first, and are deterministic under a seed.
+// All three try the rule's point first (even where the space's ladders or
+// constraints would not reach it: it is the baseline), and are deterministic
+// under a seed.
 //
 //===----------------------------------------------------------------------===//
 #ifndef ARGUS_AGENT_SEARCH_H
@@ -58,7 +60,7 @@ struct Experience {
 struct SearchProblem {
   const Space *space = nullptr;
   Features features;
-  Point rule; // the rule's point, tried first
+  Point rule; // the rule's point, tried first; empty: none
   std::vector<const Technique *> techniques;
 };
 
@@ -85,6 +87,7 @@ std::unique_ptr<Strategy> makeGridSearch(const SearchProblem &problem, int budge
 struct Budget {
   int candidates = 16;
   double seconds = 0; // 0: no limit
+  int batch = 1;      // proposals evaluated together (parallel compiles)
 };
 
 struct Trial {
@@ -99,8 +102,11 @@ struct SearchResult {
 };
 
 using Evaluator = std::function<Outcome(const Proposal &)>;
+/// Outcomes of a batch of proposals, in their order.
+using BatchEvaluator = std::function<std::vector<Outcome>(const std::vector<Proposal> &)>;
 
 SearchResult runSearch(Strategy &strategy, const Evaluator &evaluate, const Budget &budget);
+SearchResult runBatchedSearch(Strategy &strategy, const BatchEvaluator &evaluate, const Budget &budget);
 
 } // namespace argus::agent
 

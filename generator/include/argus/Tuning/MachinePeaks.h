@@ -19,6 +19,7 @@ namespace argus::machine {
 /// Multiply-adds one call of each loop performs on one thread.
 inline constexpr long kPeakSteps = 1 << 20;
 inline constexpr double kFmaLoopFlops = 16.0 * 16 * 2 * kPeakSteps;
+inline constexpr double kFmaAvx2LoopFlops = 12.0 * 8 * 2 * kPeakSteps;
 inline constexpr double kDpbf16LoopFlops = 16.0 * 32 * 2 * kPeakSteps;
 inline constexpr double kAmxLoopFlops = 4.0 * 16 * 16 * 32 * 2 * (kPeakSteps / 16);
 
@@ -30,14 +31,17 @@ bool amxAvailable();
 /// The loops (call only where the matching has*/amxAvailable is true); the
 /// results only keep the work from being optimised away.
 float fmaLoop();
+float fmaLoopAvx2(); // where there is no AVX-512: AVX2 with FMA
 float dpbf16Loop();
 void amxLoop();
-/// Sums `n` floats (a multiple of 128) with 8 independent AVX-512 accumulators.
+/// Sums `n` floats (a multiple of 128) with 8 independent AVX-512 (or AVX2)
+/// accumulators.
 float readSlice(const float *p, size_t n);
+float readSliceAvx2(const float *p, size_t n);
 
 struct Peaks {
   int threads = 0;
-  double f32Gflops = 0;  // AVX-512 FMA
+  double f32Gflops = 0;  // AVX-512 FMA, else AVX2 FMA
   double bf16Gflops = 0; // the faster of vdpbf16ps and AMX
   double readGbps = 0;   // sequential read of 1 GiB
 };

@@ -24,11 +24,13 @@
 #ifndef ARGUS_TUNING_SWEEP_H
 #define ARGUS_TUNING_SWEEP_H
 
+#include "argus/Agent/Search.h"
 #include "argus/Backend/CodegenCpu.h"
 #include "argus/Catalog/OpConfig.h"
 #include "argus/Emit/AttentionPlan.h"
 #include "argus/Emit/GemmPlan.h"
 #include "argus/Emit/MoePlan.h"
+#include "argus/Tuning/MachinePeaks.h"
 #include "argus/Tuning/TuningDb.h"
 
 #include <functional>
@@ -55,8 +57,20 @@ struct SweepOptions {
   int budget = 4;                 // candidates per bucket, the rule's first
   double maxProbeFlops = 6.4e10;  // cost cap of one timed call
   int threads = 0;                // OpenMP threads of a timed call (0 = all)
+  /// Who proposes the candidates: "rule" (the rule's tiles and their nearest
+  /// neighbours, `budget` of them), or an agent strategy over the knowledge
+  /// base's space (templates/knowledge) with `budget` candidates per
+  /// configuration: "planner", "random", "grid", or "exhaustive" (every
+  /// admitted point; `budget` is ignored).
+  std::string agent = "rule";
+  uint64_t seed = 1;              // of the planner and random search
+  double searchSeconds = 0;       // per configuration, 0 = no limit
+  machine::Peaks peaks;           // the cost model's roofs (zeros: nominal ones)
   std::function<void(const SweepProgress &)> progress;
 };
+
+/// The agent strategies SweepOptions::agent accepts.
+const std::vector<std::string> &sweepAgents();
 
 struct SweepReport {
   int configs = 0;          // op configurations swept
@@ -91,6 +105,17 @@ bool parseAttentionParameters(const std::string &text, emit::AttentionTiles &til
 /// key of that probe.
 int64_t moeProbeRows(int64_t tileRows);
 std::string moeShapeKey(emit::MoeRole role, const emit::MoeEntry &entry, int64_t tileRows);
+
+/// The cost model's roofs for operands of `elementBytes` from the machine's
+/// measured peaks (bf16's where the CPU has them, else f32's); nominal ones
+/// where a peak is zero (they set the balance of compute and memory,
+/// calibration the scale).
+agent::Roofs agentRoofs(const machine::Peaks &peaks, double elementBytes, int threads);
+
+/// A database result as the agent sees it (its status, time and detail).
+agent::Outcome agentOutcome(const CandidateResult &result);
+/// Parameter text ("BK=512,BM=16,BN=64") as a point; nullopt when malformed.
+std::optional<agent::Point> parametersPoint(const std::string &parameters);
 
 /// Sweeps every catalog GEMM group of `plan` (built by rule) into `db`.
 std::variant<SweepReport, std::string> sweepGemms(const emit::GemmPlan &plan, TuningDb &db, const SweepOptions &options);

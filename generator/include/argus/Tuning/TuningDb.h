@@ -85,6 +85,11 @@ public:
   /// The fastest proved, correct candidate of an op configuration.
   std::optional<CandidateResult> best(const std::string &op, const std::string &shapeKey) const;
 
+  /// The latest result of these parameters at this configuration, whatever
+  /// techniques reached them.
+  std::optional<CandidateResult> find(const std::string &op, const std::string &shapeKey,
+                                      const std::string &templatePath, const std::string &parameters) const;
+
   /// Every result, in the order they were recorded.
   std::vector<CandidateResult> results() const;
 
