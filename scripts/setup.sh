@@ -8,7 +8,7 @@ PACKAGES=(
   build-essential cmake ninja-build pkg-config ccache git
   llvm-22 llvm-22-dev libmlir-22-dev mlir-22-tools clang-22 lld-22
   libz3-dev libyaml-cpp-dev nlohmann-json3-dev libcli11-dev libspdlog-dev libfmt-dev
-  libsqlite3-dev libgtest-dev libgmock-dev libbenchmark-dev
+  libsqlite3-dev libcurl4-openssl-dev libgtest-dev libgmock-dev libbenchmark-dev
   libdnnl-dev libopenblas-dev libpng-dev
   # dnnl-config.cmake calls find_package(OpenCL REQUIRED): a Recommends that --no-install-recommends drops.
   ocl-icd-opencl-dev

@@ -8,24 +8,17 @@
 //===----------------------------------------------------------------------===//
 #include "argus/Agent/Search.h"
 
+#include "ShippedKnowledge.h"
+
 #include <gtest/gtest.h>
 
 #include <cmath>
 
 using namespace argus::agent;
 
+using argus::test::shippedBase;
+
 namespace {
-
-const std::string kHome = ARGUS_SOURCE_DIR;
-
-const KnowledgeBase &shippedBase() {
-  static const KnowledgeBase kb = [] {
-    auto loaded = loadKnowledgeBase(kHome + "/templates/knowledge", kHome);
-    if (auto *e = std::get_if<std::string>(&loaded)) ADD_FAILURE() << *e;
-    return std::get<KnowledgeBase>(loaded);
-  }();
-  return kb;
-}
 
 Features gemm(double m) { return {{"M", m}, {"N", 4096}, {"K", 4096}, {"ELEM", 2}, {"THREADS", 2}}; }
 

@@ -10,9 +10,15 @@
 #include "argus/Catalog/Catalog.h"
 #include "argus/Tuning/Sweep.h"
 
+#include "ScriptedChatServer.h"
+
+#include <nlohmann/json.hpp>
+
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <fstream>
+#include <sstream>
 #include <map>
 #include <unistd.h>
 
@@ -193,6 +199,90 @@ TEST_F(SweepTest, PlannerProposesRecordsTechniquesAndResumes) {
   SweepReport second = sweep();
   EXPECT_EQ(second.measuredNow, 0);
   EXPECT_EQ(db->results().size(), before.size());
+}
+
+TEST_F(SweepTest, LlmAgentRunsTheModelsKernelsThroughThePipeline) {
+  std::string tmpl;
+  {
+    std::ifstream in(std::string(ARGUS_SOURCE_DIR) + "/" + kGemmTemplate);
+    std::stringstream ss;
+    ss << in.rdbuf();
+    tmpl = ss.str();
+  }
+  auto edited = [&](const std::string &from, const std::string &to) {
+    std::string text = tmpl;
+    size_t at = text.find(from);
+    EXPECT_NE(at, std::string::npos) << from;
+    return at == std::string::npos ? text : text.replace(at, from.size(), to);
+  };
+  auto reply = [](const std::string &kernel, const std::string &parameters) {
+    return test::ScriptedChatServer::completion("```python\n" + kernel + "```\nPARAMETERS: " + parameters + "\n");
+  };
+  const std::string variant = edited("acc = zeros((BM, BN), f32)", "acc = zeros((BM, BN), f32)  # the model's");
+  const std::string buggy = edited("B.tile((pid(1), kt)", "B.tile((pid(1), 0)"); // every k step reads B's first panel
+  test::ScriptedChatServer server({{200, reply(variant, "BM=16, BN=32, BK=64"), 0},
+                                   {200, reply(buggy, "BM=16, BN=64, BK=64"), 0},
+                                   {500, R"({"error": {"message": "model overloaded"}})", 0},
+                                   {200, "<html>gateway</html>", 0}});
+  plan.groups[0].bucketBounds = {40};
+  opt.agent = "llm";
+  opt.budget = 5;
+  opt.jobs = 1; // one proposal at a time: each prompt sees every earlier outcome
+  opt.llm = {server.endpoint(), "scripted", "", 10};
+  SweepReport report = sweep();
+  EXPECT_EQ(report.llmAsked, 4) << "after the rule's point, each of four steps asked the model";
+  EXPECT_EQ(report.llmUsed, 2);
+
+  std::vector<CandidateResult> results = db->results();
+  ASSERT_EQ(results.size(), 5u) << "unusable replies cost no candidate: the planner stood in";
+  int fromModel = 0;
+  for (const CandidateResult &r : results) {
+    if (r.key.templatePath.rfind("llm/", 0) != 0) {
+      if (r.verification == Verification::Proved) EXPECT_TRUE(r.correct) << r.key.parameters;
+      continue;
+    }
+    ++fromModel;
+    EXPECT_EQ(r.key.techniques, "llm:scripted");
+    std::optional<std::string> source = db->source(r.key.templatePath);
+    ASSERT_TRUE(source) << "the model's kernel is kept with its results";
+    EXPECT_TRUE(fs::exists(fs::path(opt.workDir) / r.key.templatePath));
+    if (*source == variant) {
+      EXPECT_EQ(r.key.parameters, "BK=64,BM=16,BN=32");
+      EXPECT_EQ(r.verification, Verification::Proved) << r.detail;
+      EXPECT_TRUE(r.correct) << r.detail;
+      EXPECT_GT(r.seconds, 0);
+    } else {
+      EXPECT_EQ(*source, buggy);
+      EXPECT_EQ(r.verification, Verification::Refuted);
+      EXPECT_NE(r.detail.find("[tag-assertion]"), std::string::npos) << r.detail;
+    }
+  }
+  EXPECT_EQ(fromModel, 2);
+
+  // The third question carries the buggy kernel's counterexample.
+  auto requests = server.requests();
+  ASSERT_EQ(requests.size(), 4u);
+  const std::string third = nlohmann::json::parse(requests[2].body)["messages"][1]["content"];
+  EXPECT_NE(third.find("## Last failure (#3, your kernel)"), std::string::npos) << third;
+  EXPECT_NE(third.find("[tag-assertion]"), std::string::npos);
+
+  // Every exchange is in the log, with why a reply was not used.
+  std::ifstream log(fs::path(opt.workDir) / "llm-exchanges.jsonl");
+  std::vector<std::string> verdicts;
+  for (std::string line; std::getline(log, line);) verdicts.push_back(nlohmann::json::parse(line)["verdict"]);
+  ASSERT_EQ(verdicts.size(), 4u);
+  EXPECT_EQ(verdicts[0], "proposed");
+  EXPECT_EQ(verdicts[1], "proposed");
+  EXPECT_NE(verdicts[2].find("http-error: "), std::string::npos) << verdicts[2];
+  EXPECT_NE(verdicts[2].find("HTTP 500: model overloaded"), std::string::npos) << verdicts[2];
+  EXPECT_NE(verdicts[3].find("malformed"), std::string::npos) << verdicts[3];
+
+  // The library takes the template's best: a kernel of the model's is measured and kept, not shipped.
+  auto best = db->best("gemm", gemmShapeKey({"bf16", "bf16"}, 96, 160, 40), kGemmTemplate);
+  ASSERT_TRUE(best);
+  emit::GemmTiles expected;
+  ASSERT_TRUE(parseGemmParameters(best->key.parameters, expected));
+  EXPECT_TRUE(tunedGemmChooser(*db, opt.maxProbeFlops)(40, 96, 160, {"bf16", "bf16"}) == expected);
 }
 
 TEST_F(SweepTest, AgentSweepNeedsItsSpaceForTheTarget) {

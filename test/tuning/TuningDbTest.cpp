@@ -116,6 +116,35 @@ TEST_F(TuningDbTest, BestIsTheFastestProvedCorrectMeasuredCandidate) {
   EXPECT_FALSE(db->best("o", shape).has_value());
 }
 
+TEST_F(TuningDbTest, KernelsOfTheModelAreKeptAndBestCanBeOfOneTemplate) {
+  const std::string shape = keyOf("").shapeKey;
+  {
+    auto db = openOk();
+    ASSERT_TRUE(db);
+    ASSERT_EQ(db->record(result("BM=4", 3e-4)), "");
+    CandidateResult fromModel = result("BM=4", 1e-4);
+    fromModel.key.templatePath = "llm/00000000deadbeef.argus";
+    fromModel.key.techniques = "llm:m";
+    ASSERT_EQ(db->record(fromModel), "");
+    ASSERT_EQ(db->storeSource(fromModel.key.templatePath, "@kernel(grid=(1,))\ndef k():\n    pass\n"), "");
+    EXPECT_EQ(db->best("qkv", shape)->key.templatePath, "llm/00000000deadbeef.argus");
+    EXPECT_EQ(db->best("qkv", shape, "templates/gemm/gemm_tn.argus")->seconds, 3e-4);
+    EXPECT_FALSE(db->best("qkv", shape, "templates/moe/moe_gate_up.argus"));
+  }
+  auto db = openOk(); // kept across reopening, and exported
+  ASSERT_TRUE(db);
+  EXPECT_EQ(db->source("llm/00000000deadbeef.argus").value_or(""), "@kernel(grid=(1,))\ndef k():\n    pass\n");
+  EXPECT_FALSE(db->source("llm/absent.argus"));
+  nlohmann::json doc = nlohmann::json::parse(db->exportJson());
+  EXPECT_EQ(doc["kernel_sources"].size(), 1u);
+  db.reset();
+  DbIdentity newer = kIdentity;
+  newer.generatorVersion = "0.2.0";
+  db = openOk(newer, /*retune=*/true);
+  ASSERT_TRUE(db);
+  EXPECT_TRUE(db->sources().empty()) << "retuning discards the kernels with their results";
+}
+
 TEST_F(TuningDbTest, AnotherGeneratorTargetOrDeviceIsRefused) {
   {
     auto db = openOk();

@@ -272,9 +272,9 @@ std::variant<SweepReport, std::string> sweepCatalog(const std::vector<catalog::O
 emit::GemmTileChooser tunedGemmChooser(const TuningDb &db, double maxProbeFlops, bool bf16InF32) {
   return [&db, maxProbeFlops, bf16InF32](int64_t m, int64_t n, int64_t k, const GemmTypes &types) {
     std::optional<CandidateResult> best =
-        db.best("gemm", gemmShapeKey(types, n, k, gemmProbeRows(m, n, k, maxProbeFlops)));
+        db.best("gemm", gemmShapeKey(types, n, k, gemmProbeRows(m, n, k, maxProbeFlops)), kGemmTemplate);
     GemmTiles tiles;
-    if (best && best->key.templatePath == kGemmTemplate && parseGemmParameters(best->key.parameters, tiles))
+    if (best && parseGemmParameters(best->key.parameters, tiles))
       return tiles;
     return emit::chooseCpuGemmTiles(m, n, k, types, bf16InF32);
   };
@@ -282,9 +282,10 @@ emit::GemmTileChooser tunedGemmChooser(const TuningDb &db, double maxProbeFlops,
 
 emit::AttentionTileChooser tunedAttentionChooser(const TuningDb &db) {
   return [&db](const emit::AttentionKernel &kernel) {
-    std::optional<CandidateResult> best = db.best("attention_prefill", attentionShapeKey(kernel));
+    std::optional<CandidateResult> best =
+        db.best("attention_prefill", attentionShapeKey(kernel), kernel.templatePath());
     emit::AttentionTiles tiles;
-    if (best && best->key.templatePath == kernel.templatePath() && parseAttentionParameters(best->key.parameters, tiles))
+    if (best && parseAttentionParameters(best->key.parameters, tiles))
       return tiles;
     return emit::chooseCpuAttentionTiles(kernel);
   };
@@ -292,11 +293,11 @@ emit::AttentionTileChooser tunedAttentionChooser(const TuningDb &db) {
 
 emit::MoeTileChooser tunedMoeChooser(const TuningDb &db) {
   return [&db](emit::MoeRole role, const emit::MoeEntry &entry, int64_t rows) {
-    std::optional<CandidateResult> best = db.best(moeOp(role), moeShapeKey(role, entry, rows));
     GemmTiles tiles;
     GemmTiles rule = emit::chooseCpuMoeTiles(role, entry.dtype, rows);
-    if (best && best->key.templatePath == emit::moeKernel(role, entry, rule).templatePath &&
-        parseGemmParameters(best->key.parameters, tiles) && tiles.bm == rows)
+    std::optional<CandidateResult> best =
+        db.best(moeOp(role), moeShapeKey(role, entry, rows), emit::moeKernel(role, entry, rule).templatePath);
+    if (best && parseGemmParameters(best->key.parameters, tiles) && tiles.bm == rows)
       return tiles;
     return rule;
   };

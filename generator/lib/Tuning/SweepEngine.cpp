@@ -75,7 +75,8 @@ public:
                     [this](const SweepConfig &c, int results) {
                       report_.candidates += results;
                       finish(c);
-                    })
+                    },
+                    report_)
               : sweepGroup(g);
       if (!e.empty()) return e;
     }
@@ -130,12 +131,12 @@ private:
     else if (!correct) ++report_.incorrect;
   }
 
-  const std::string *templateText(const std::string &path, std::string &error) {
-    auto it = templates_.find(path);
+  const std::string *templateText(const CandidateSource &src, std::string &error) {
+    auto it = templates_.find(src.templatePath);
     if (it != templates_.end()) return &it->second;
     std::string text;
-    if (!emit::readTextFile((home_ / path).string(), text, error)) return nullptr;
-    return &templates_.emplace(path, std::move(text)).first->second;
+    if (!candidateText(home_.string(), src, text, error)) return nullptr;
+    return &templates_.emplace(src.templatePath, std::move(text)).first->second;
   }
 
   /// Instantiates, proves, compiles and links the candidates `needed`.
@@ -154,13 +155,24 @@ private:
       Built &b = built[needed[n]];
       progress(label + ": verifying " + std::to_string(n + 1) + "/" + std::to_string(needed.size()));
       std::string error;
-      const std::string *text = templateText(src.templatePath, error);
+      const std::string *text = templateText(src, error);
       if (!text) {
         b.failure = error;
         continue;
       }
-      emit::VerifiedInstance inst = emit::instantiateVerified(context, (home_ / src.templatePath).string(), *text,
-                                                              src.spec, src.symbol, opt_.target);
+      // A kernel of the database (the LLM's) is written out under the work
+      // directory, so diagnostics name a file one can open.
+      fs::path textPath = src.templateText.empty() ? home_ / src.templatePath : work / src.templatePath;
+      if (!src.templateText.empty()) {
+        std::error_code ec;
+        fs::create_directories(textPath.parent_path(), ec);
+        if (!emit::writeIfChanged(textPath, *text, error)) {
+          b.failure = error;
+          continue;
+        }
+      }
+      emit::VerifiedInstance inst =
+          emit::instantiateVerified(context, textPath.string(), *text, src.spec, src.symbol, opt_.target);
       b.verification = inst.outcome == emit::VerifiedInstance::Outcome::Proved    ? Verification::Proved
                        : inst.outcome == emit::VerifiedInstance::Outcome::Refuted ? Verification::Refuted
                                                                                   : Verification::Failed;
@@ -281,11 +293,19 @@ std::variant<SweepReport, std::string> runSweep(const std::vector<SweepGroup> &g
   return Engine(db, options).run(groups);
 }
 
+bool candidateText(const std::string &homeDir, const CandidateSource &source, std::string &text, std::string &error) {
+  if (!source.templateText.empty()) {
+    text = source.templateText;
+    return true;
+  }
+  return emit::readTextFile((fs::path(homeDir) / source.templatePath).string(), text, error);
+}
+
 std::variant<DescribedKernel, std::string> describeKernel(const std::string &homeDir, const CandidateSource &source,
                                                           const std::map<std::string, int64_t> &sizes,
                                                           const std::map<std::string, double> &scalars) {
   std::string path = (fs::path(homeDir) / source.templatePath).string(), text, error;
-  if (!emit::readTextFile(path, text, error)) return error;
+  if (!candidateText(homeDir, source, text, error)) return error;
   mlir::DialectRegistry registry;
   registerArgusDialects(registry);
   mlir::MLIRContext context(registry);

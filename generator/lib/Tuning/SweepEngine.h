@@ -28,12 +28,17 @@ namespace argus::tuning::detail {
 
 /// One candidate kernel: a template instance.
 struct CandidateSource {
-  std::string templatePath;      // relative to the Argus tree
+  std::string templatePath;      // relative to the Argus tree; for templateText, its name in the database
   lowering::Specialization spec;
   std::string symbol;            // unique in the sweep: names its source, object and shared object
   std::string parameters;        // the database's text of its tunable parameters
   std::string techniques;        // how the agent reached it (comma list), "" for the rule's
+  std::string templateText;      // a kernel that is no file of the tree (the LLM's); "" reads templatePath
 };
+
+/// The DSL text of a candidate: its own, or its template file's. False with
+/// `error` when the file cannot be read.
+bool candidateText(const std::string &homeDir, const CandidateSource &source, std::string &text, std::string &error);
 
 /// One op configuration (a database shape key) and the candidates it tries.
 struct SweepConfig {
@@ -77,11 +82,12 @@ using SearchStatus = std::function<void(const SweepConfig &, const std::string &
 /// the op and template except those of `unsearched` ("op\nkey" of this
 /// sweep's configurations not searched yet), so a resumed sweep sees what the
 /// first run saw and replays the same proposals; each configuration leaves
-/// `unsearched` when done. "" or the error that stopped it.
+/// `unsearched` when done. `report` counts the LLM's questions and replies
+/// used. "" or the error that stopped it.
 std::string searchGroup(const SweepGroup &group, TuningDb &db, const SweepOptions &options,
                         const agent::KnowledgeBase &knowledge, std::set<std::string> &unsearched,
-                        const GroupRunner &runGroup,
-                        const SearchStatus &status, const std::function<void(const SweepConfig &, int)> &configDone);
+                        const GroupRunner &runGroup, const SearchStatus &status,
+                        const std::function<void(const SweepConfig &, int)> &configDone, SweepReport &report);
 
 /// "BK=512,BM=16,BN=64": a point as the database's parameter text.
 std::string pointParameters(const agent::Point &point);

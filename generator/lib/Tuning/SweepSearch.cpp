@@ -12,15 +12,23 @@
 //===----------------------------------------------------------------------===//
 #include "SweepEngine.h"
 
+#include "argus/Agent/LlmProposer.h"
 #include "argus/Agent/Search.h"
+#include "argus/Emit/KernelInstance.h"
 
+#include <nlohmann/json.hpp>
+
+#include <chrono>
 #include <climits>
+#include <ctime>
+#include <filesystem>
+#include <fstream>
 #include <sstream>
 
 namespace argus::tuning {
 
 const std::vector<std::string> &sweepAgents() {
-  static const std::vector<std::string> agents = {"rule", "planner", "random", "grid", "exhaustive"};
+  static const std::vector<std::string> agents = {"rule", "planner", "random", "grid", "exhaustive", "llm"};
   return agents;
 }
 
@@ -102,25 +110,97 @@ std::string join(const std::vector<std::string> &items) {
   return s;
 }
 
+/// What `--agent llm` needs of the tree: the space's template and the
+/// system prompt (the DSL reference and the reply format).
+struct LlmTexts {
+  std::string templateText, systemPrompt;
+};
+
+/// Appends one exchange to the log as a JSON line.
+void logExchange(const std::string &path, const SweepConfig &config, const agent::LlmExchange &e) {
+  nlohmann::json prompt = nlohmann::json::array();
+  for (const agent::ChatMessage &m : e.prompt) prompt.push_back({{"role", m.role}, {"content", m.content}});
+  const std::time_t now = std::time(nullptr);
+  char stamp[32];
+  std::strftime(stamp, sizeof stamp, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&now));
+  nlohmann::json line = {{"at", stamp},
+                         {"op", config.op},
+                         {"configuration", config.key},
+                         {"status", agent::chatStatusName(e.reply.status)},
+                         {"http_status", e.reply.httpStatus},
+                         {"seconds", e.reply.seconds},
+                         {"verdict", e.verdict},
+                         {"prompt", prompt},
+                         {"reply", e.reply.content}};
+  std::ofstream(path, std::ios::app) << line.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
+}
+
 std::unique_ptr<agent::Strategy> makeStrategy(const SweepOptions &opt, const agent::SearchProblem &problem,
                                               const agent::CostModel &model,
-                                              const std::vector<agent::Experience> &context) {
+                                              const std::vector<agent::Experience> &context, const LlmTexts &texts,
+                                              const SweepConfig &config, SweepReport &report) {
+  if (opt.agent == "llm") {
+    agent::LlmOptions lo;
+    lo.model = opt.llm.model;
+    lo.systemPrompt = texts.systemPrompt;
+    lo.templateText = texts.templateText;
+    lo.target = opt.target;
+    auto chat = [&opt, &report](const std::vector<agent::ChatMessage> &messages) {
+      ++report.llmAsked;
+      agent::ChatRequest request;
+      request.endpoint = opt.llm.endpoint;
+      request.model = opt.llm.model;
+      request.apiKey = opt.llm.apiKey;
+      request.messages = messages;
+      request.timeoutSeconds = opt.llm.timeoutSeconds;
+      request.seed = opt.seed;
+      return agent::sendChat(request);
+    };
+    const std::string logPath = (std::filesystem::path(opt.workDir) / "llm-exchanges.jsonl").string();
+    auto log = [logPath, config, &report](const agent::LlmExchange &e) {
+      report.llmUsed += e.verdict == "proposed";
+      logExchange(logPath, config, e);
+    };
+    return agent::makeLlmProposer(problem, agent::makePlanner(problem, model, context, {opt.seed}), chat,
+                                  std::move(lo), log);
+  }
   if (opt.agent == "planner") return agent::makePlanner(problem, model, context, {opt.seed});
   if (opt.agent == "random") return agent::makeRandomSearch(problem, opt.seed);
   if (opt.agent == "grid") return agent::makeGridSearch(problem, opt.budget);
   return agent::makeGridSearch(problem, INT_MAX); // exhaustive: the whole admitted space
 }
 
+/// A kernel of the LLM's as a candidate: the point's template instance with
+/// the kernel's text, named by a hash of that text.
+CandidateSource kernelCandidate(CandidateSource source, const std::string &kernel) {
+  uint64_t hash = 1469598103934665603ull; // FNV-1a
+  for (unsigned char c : kernel) hash = (hash ^ c) * 1099511628211ull;
+  char hex[17];
+  std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(hash));
+  source.templatePath = std::string("llm/") + hex + ".argus";
+  source.templateText = kernel;
+  source.symbol += std::string("_llm") + hex;
+  return source;
+}
+
 } // namespace
 
 std::string searchGroup(const SweepGroup &group, TuningDb &db, const SweepOptions &opt,
                         const agent::KnowledgeBase &knowledge, std::set<std::string> &unsearched,
-                        const GroupRunner &runGroup,
-                        const SearchStatus &status, const std::function<void(const SweepConfig &, int)> &configDone) {
+                        const GroupRunner &runGroup, const SearchStatus &status,
+                        const std::function<void(const SweepConfig &, int)> &configDone, SweepReport &report) {
   const agent::Space *space = knowledge.space(group.space);
   if (!space) return "the knowledge base has no space '" + group.space + "'";
   if (!space->servesTarget(opt.target))
     return "space '" + space->name + "' of the knowledge base does not serve target " + opt.target;
+  LlmTexts texts;
+  if (opt.agent == "llm") {
+    std::string error;
+    const std::filesystem::path home(opt.homeDir);
+    if (!emit::readTextFile((home / space->templatePath).string(), texts.templateText, error) ||
+        !emit::readTextFile((home / "templates/knowledge/llm-prompt.md").string(), texts.systemPrompt, error))
+      return "--agent llm: " + error;
+  }
   const auto techniques = knowledge.techniquesOf(space->name);
   const int budget = opt.agent == "exhaustive" ? INT_MAX : opt.budget;
 
@@ -145,14 +225,16 @@ std::string searchGroup(const SweepGroup &group, TuningDb &db, const SweepOption
     model.calibrate(samples);
 
     agent::SearchProblem problem{space, config.features, config.rule, techniques};
-    std::unique_ptr<agent::Strategy> strategy = makeStrategy(opt, problem, model, context);
+    std::unique_ptr<agent::Strategy> strategy = makeStrategy(opt, problem, model, context, texts, config, report);
     std::string error;
     int tried = 0;
     auto evaluate = [&](const std::vector<agent::Proposal> &batch) {
       std::vector<CandidateSource> sources;
       for (const agent::Proposal &p : batch) {
-        sources.push_back(group.candidateAt(p.point));
+        sources.push_back(p.kernel.empty() ? group.candidateAt(p.point)
+                                           : kernelCandidate(group.candidateAt(p.point), p.kernel));
         sources.back().techniques = join(p.techniques);
+        if (!p.kernel.empty() && error.empty()) error = db.storeSource(sources.back().templatePath, p.kernel);
       }
       SweepGroup sub = group;
       sub.candidates.clear();

@@ -22,6 +22,7 @@ CREATE TABLE IF NOT EXISTS results (
   max_error REAL NOT NULL, seconds REAL NOT NULL, measured INTEGER NOT NULL,
   recorded_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now')),
   PRIMARY KEY (op, shape_key, template, parameters, techniques));
+CREATE TABLE IF NOT EXISTS kernel_sources (template TEXT PRIMARY KEY, source TEXT NOT NULL);
 )sql";
 
 // The identity fields that make results incomparable, with their meta keys.
@@ -152,7 +153,7 @@ std::variant<std::unique_ptr<TuningDb>, std::string> TuningDb::open(const std::s
                   ". Its results do not apply here; pass --retune to discard them and tune again, or use "
                   "another database file.");
     }
-    problem = exec(raw, "DELETE FROM results; DELETE FROM meta WHERE key LIKE 'note:%'");
+    problem = exec(raw, "DELETE FROM results; DELETE FROM kernel_sources; DELETE FROM meta WHERE key LIKE 'note:%'");
     if (problem.empty()) problem = writeIdentity(raw, identity);
   } else {
     problem = writeIdentity(raw, identity); // the toolchain may have changed: record the current one
@@ -236,11 +237,12 @@ std::vector<CandidateResult> TuningDb::query(const char *where, const std::vecto
   return out;
 }
 
-std::optional<CandidateResult> TuningDb::best(const std::string &op, const std::string &shapeKey) const {
+std::optional<CandidateResult> TuningDb::best(const std::string &op, const std::string &shapeKey,
+                                              const std::string &templatePath) const {
   // Measured times outrank modelled ones: a model only ranks what was not run.
   auto rows = query("WHERE op = ?1 AND shape_key = ?2 AND verification = 'proved' AND correct = 1 AND seconds > 0 "
-                    "ORDER BY measured DESC, seconds ASC, parameters ASC LIMIT 1",
-                    {op, shapeKey});
+                    "AND (?3 = '' OR template = ?3) ORDER BY measured DESC, seconds ASC, parameters ASC LIMIT 1",
+                    {op, shapeKey, templatePath});
   if (rows.empty()) return std::nullopt;
   return rows.front();
 }
@@ -254,6 +256,30 @@ std::optional<CandidateResult> TuningDb::find(const std::string &op, const std::
 }
 
 std::vector<CandidateResult> TuningDb::results() const { return query("ORDER BY rowid", {}); }
+
+std::string TuningDb::storeSource(const std::string &templatePath, const std::string &source) {
+  Statement st(db_, "INSERT OR REPLACE INTO kernel_sources (template, source) VALUES (?1, ?2)");
+  if (!st) return sqlite3_errmsg(db_);
+  st.bind(1, templatePath);
+  st.bind(2, source);
+  return sqlite3_step(st.get()) == SQLITE_DONE ? "" : sqlite3_errmsg(db_);
+}
+
+std::optional<std::string> TuningDb::source(const std::string &templatePath) const {
+  Statement st(db_, "SELECT source FROM kernel_sources WHERE template = ?1");
+  if (!st) return std::nullopt;
+  st.bind(1, templatePath);
+  if (sqlite3_step(st.get()) != SQLITE_ROW) return std::nullopt;
+  return st.text(0);
+}
+
+std::map<std::string, std::string> TuningDb::sources() const {
+  std::map<std::string, std::string> out;
+  Statement st(db_, "SELECT template, source FROM kernel_sources ORDER BY template");
+  if (!st) return out;
+  while (sqlite3_step(st.get()) == SQLITE_ROW) out[st.text(0)] = st.text(1);
+  return out;
+}
 
 std::string TuningDb::note(const std::string &name) const {
   Statement st(db_, "SELECT value FROM meta WHERE key = ?1");
@@ -289,7 +315,8 @@ std::string TuningDb::exportJson() const {
                         {"target", identity_.target},
                         {"device", identity_.device},
                         {"toolchain", identity_.toolchain},
-                        {"results", rows}};
+                        {"results", rows},
+                        {"kernel_sources", sources()}};
   return doc.dump(2);
 }
 

@@ -12,6 +12,7 @@
 #include "argus/Tuning/Sweep.h"
 
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <thread>
 
@@ -113,6 +114,12 @@ std::string buildCommand(BuildFlags flags, std::ostream &out, bool terminal) {
   emit::BuildOptions &build = flags.build;
   auto log = [&](const std::string &line) { out << (terminal ? "  " : "argus-gen: ") << line << std::endl; };
   build.log = log;
+  if (flags.agent == "llm" && (flags.llm.endpoint.empty() || flags.llm.model.empty()))
+    return "--agent llm needs --endpoint URL and --model NAME";
+  if (flags.agent != "llm" && (!flags.llm.endpoint.empty() || !flags.llm.model.empty()))
+    return "--endpoint and --model are for --agent llm (the agent is " + flags.agent + ")";
+  for (const char *variable : {"ARGUS_LLM_API_KEY", "OPENAI_API_KEY"})
+    if (const char *key = std::getenv(variable); key && *key && flags.llm.apiKey.empty()) flags.llm.apiKey = key;
   catalog::Result<catalog::Catalog> cat = catalog::loadCatalog(build.catalogPath);
   if (!cat) return cat.error().format();
   const std::vector<catalog::OpConfig> configs = catalog::expand(cat.value());
@@ -141,6 +148,7 @@ std::string buildCommand(BuildFlags flags, std::ostream &out, bool terminal) {
     sweep.agent = flags.agent;
     sweep.seed = flags.seed;
     sweep.searchSeconds = flags.searchSeconds;
+    sweep.llm = flags.llm;
     std::string error;
     peaks = databasePeaks(*db, sweep.threads, error);
     if (!error.empty()) return "recording the machine's peaks: " + error;
@@ -158,6 +166,10 @@ std::string buildCommand(BuildFlags flags, std::ostream &out, bool terminal) {
         " candidate results (" + std::to_string(r.measuredNow) + " new: " + std::to_string(r.refuted) + " refuted, " +
         std::to_string(r.failed) + " failed, " + std::to_string(r.incorrect) + " incorrect) in " +
         formatDuration(r.seconds));
+    if (flags.agent == "llm")
+      log("sweep: the model was asked " + std::to_string(r.llmAsked) + " times, " + std::to_string(r.llmUsed) +
+          " replies became candidates (every exchange: " + (fs::path(sweep.workDir) / "llm-exchanges.jsonl").string() +
+          ")");
     build.chooseGemmTiles =
         tuning::tunedGemmChooser(*db, sweep.maxProbeFlops, codegen::cpuTargetWidensBf16(build.target));
     build.chooseAttentionTiles = tuning::tunedAttentionChooser(*db);

@@ -3,6 +3,7 @@
 #define ARGUS_TOOLS_BUILDCOMMAND_H
 
 #include "argus/Emit/LibraryBuilder.h"
+#include "argus/Tuning/Sweep.h"
 
 #include <ostream>
 #include <string>
@@ -17,6 +18,7 @@ struct BuildFlags {
   std::string agent = "rule"; // who proposes candidates (tuning::sweepAgents())
   uint64_t seed = 1;          // of the planner and random search
   double searchSeconds = 0;   // per configuration, 0 = no limit
+  tuning::LlmSettings llm;    // --agent llm (its key from $ARGUS_LLM_API_KEY or $OPENAI_API_KEY)
 };
 
 /// `argus-gen build`: sweeps the catalog's GEMM buckets into the tuning

@@ -209,9 +209,17 @@ int runMain(int argc, char **argv) {
       ->check(CLI::Range(0, 4096));
   buildCmd->add_option("--agent", buildFlags.agent,
                        "who proposes candidates: rule (its tiles and nearest neighbours), planner (in-context RL over "
-                       "templates/knowledge), random, grid, or exhaustive (every admitted point)")
+                       "templates/knowledge), random, grid, exhaustive (every admitted point), or llm (a chat model "
+                       "proposes kernels; needs --endpoint and --model)")
       ->check(CLI::IsMember(tuning::sweepAgents()));
   buildCmd->add_option("--seed", buildFlags.seed, "seed of the planner and random search (default 1)");
+  buildCmd->add_option("--endpoint", buildFlags.llm.endpoint,
+                       "--agent llm: an OpenAI-compatible chat-completions endpoint, e.g. http://127.0.0.1:8000/v1 "
+                       "(key from $ARGUS_LLM_API_KEY or $OPENAI_API_KEY)");
+  buildCmd->add_option("--model", buildFlags.llm.model, "--agent llm: the model name the endpoint serves");
+  buildCmd->add_option("--llm-timeout", buildFlags.llm.timeoutSeconds,
+                       "--agent llm: seconds one request may take (default 120)")
+      ->check(CLI::Range(1.0, 3600.0));
   buildCmd->add_option("--search-seconds", buildFlags.searchSeconds,
                        "time limit of one configuration's search (default none)")
       ->check(CLI::Range(0.0, 1e6));

@@ -19,8 +19,10 @@
 //  - RandomSearch: uniform over the space's admitted points.
 //  - GridSearch: an evenly spaced grid over each parameter's ladder, as
 //    large as the budget allows.
-// All three try the rule's point first (even where the space's ladders or
-// constraints would not reach it: it is the baseline), and are deterministic
+//  - LlmProposer (LlmProposer.h): asks a language model for whole kernels,
+//    falling back on another strategy when it has nothing usable.
+// All try the rule's point first (even where the space's ladders or
+// constraints would not reach it: it is the baseline); the first three are deterministic
 // under a seed.
 //
 //===----------------------------------------------------------------------===//
@@ -47,6 +49,7 @@ struct Proposal {
   Point point;
   std::vector<std::string> techniques; // how it was reached; empty for a seed
   bool repair = false;                 // a repair of a failed candidate
+  std::string kernel;                  // a whole kernel in place of the space's template (the LLM's); "" for the template
 };
 
 /// A candidate tried at some configuration (the planner's context).

@@ -48,6 +48,14 @@ struct SweepProgress {
   bool finished = false;   // a configuration just finished (plain logs print one line per configuration)
 };
 
+/// The chat model `--agent llm` asks (an OpenAI-compatible endpoint).
+struct LlmSettings {
+  std::string endpoint;        // e.g. http://127.0.0.1:8000/v1
+  std::string model;
+  std::string apiKey;          // "" sends none
+  double timeoutSeconds = 120; // of one request
+};
+
 struct SweepOptions {
   std::string homeDir;            // the Argus tree (templates/, dist/)
   std::string target = codegen::defaultCpuTarget();
@@ -60,9 +68,12 @@ struct SweepOptions {
   /// Who proposes the candidates: "rule" (the rule's tiles and their nearest
   /// neighbours, `budget` of them), or an agent strategy over the knowledge
   /// base's space (templates/knowledge) with `budget` candidates per
-  /// configuration: "planner", "random", "grid", or "exhaustive" (every
-  /// admitted point; `budget` is ignored).
+  /// configuration: "planner", "random", "grid", "exhaustive" (every
+  /// admitted point; `budget` is ignored), or "llm" (a chat model proposes
+  /// whole kernels, the planner stands in when it has nothing usable; every
+  /// exchange is logged to workDir/llm-exchanges.jsonl).
   std::string agent = "rule";
+  LlmSettings llm;                // --agent llm only
   uint64_t seed = 1;              // of the planner and random search
   double searchSeconds = 0;       // per configuration, 0 = no limit
   machine::Peaks peaks;           // the cost model's roofs (zeros: nominal ones)
@@ -77,6 +88,7 @@ struct SweepReport {
   int candidates = 0;       // results they hold (new and earlier)
   int measuredNow = 0;      // results this run added
   int refuted = 0, failed = 0, incorrect = 0; // of this run's results
+  int llmAsked = 0, llmUsed = 0; // --agent llm: questions, and replies that became candidates
   double seconds = 0;
 };
 

@@ -15,6 +15,7 @@
 #ifndef ARGUS_TUNING_TUNINGDB_H
 #define ARGUS_TUNING_TUNINGDB_H
 
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -82,8 +83,10 @@ public:
   /// candidate replaces the first. "" on success, else SQLite's message.
   std::string record(const CandidateResult &result);
 
-  /// The fastest proved, correct candidate of an op configuration.
-  std::optional<CandidateResult> best(const std::string &op, const std::string &shapeKey) const;
+  /// The fastest proved, correct candidate of an op configuration (of one
+  /// template, unless `templatePath` is empty).
+  std::optional<CandidateResult> best(const std::string &op, const std::string &shapeKey,
+                                      const std::string &templatePath = "") const;
 
   /// The latest result of these parameters at this configuration, whatever
   /// techniques reached them.
@@ -92,6 +95,13 @@ public:
 
   /// Every result, in the order they were recorded.
   std::vector<CandidateResult> results() const;
+
+  /// Kernels that are not files of the Argus tree (the LLM's), kept by the
+  /// template path their results name ("llm/<hash>.argus"). storeSource
+  /// returns "" or SQLite's message; source is nullopt when absent.
+  std::string storeSource(const std::string &templatePath, const std::string &source);
+  std::optional<std::string> source(const std::string &templatePath) const;
+  std::map<std::string, std::string> sources() const;
 
   /// Free-form facts measured with the results (e.g. the machine's roofs),
   /// kept until the results are discarded (`retune`). "" when absent.
