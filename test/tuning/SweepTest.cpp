@@ -20,6 +20,7 @@
 #include <fstream>
 #include <sstream>
 #include <map>
+#include <set>
 #include <unistd.h>
 
 namespace fs = std::filesystem;
@@ -283,6 +284,39 @@ TEST_F(SweepTest, LlmAgentRunsTheModelsKernelsThroughThePipeline) {
   emit::GemmTiles expected;
   ASSERT_TRUE(parseGemmParameters(best->key.parameters, expected));
   EXPECT_TRUE(tunedGemmChooser(*db, opt.maxProbeFlops)(40, 96, 160, {"bf16", "bf16"}) == expected);
+}
+
+TEST_F(SweepTest, ATargetThisHostCannotRunIsBuiltAndModelledNeverRun) {
+  opt.modelOnly = true; // as argus-gen sets it for cpu-avx512 on an AVX2 host
+  opt.target = "cpu-avx512";
+  opt.agent = "planner";
+  opt.budget = 3;
+  SweepReport report = sweep();
+  EXPECT_EQ(report.configs, 2);
+  EXPECT_EQ(report.measuredNow, 6) << "three candidates at each of two configurations";
+  EXPECT_EQ(report.modelled, 6);
+  EXPECT_EQ(report.incorrect, 0) << "a candidate that was not run is not wrong";
+  std::set<std::string> points;
+  for (const CandidateResult &r : db->results()) {
+    EXPECT_EQ(r.verification, Verification::Proved) << r.detail;
+    EXPECT_FALSE(r.measured);
+    EXPECT_FALSE(r.correct) << "never checked against the reference";
+    EXPECT_GT(r.seconds, 0) << "the cost model's time";
+    EXPECT_NE(r.detail.find("not run (this host cannot run cpu-avx512)"), std::string::npos) << r.detail;
+    points.insert(r.key.shapeKey + " " + r.key.parameters);
+  }
+  EXPECT_EQ(points.size(), 6u) << "the planner moved on modelled rewards";
+  // The planner saw them as modelled rewards.
+  agent::Outcome o = agentOutcome(db->results().front());
+  EXPECT_EQ(o.status, agent::Outcome::Status::Ok);
+  EXPECT_FALSE(o.measured);
+  EXPECT_EQ(o.seconds, db->results().front().seconds);
+  // Nothing measured: the library keeps the rule's tiles.
+  for (int64_t m : {3, 40}) {
+    EXPECT_FALSE(db->best("gemm", gemmShapeKey({"bf16", "bf16"}, 96, 160, m)));
+    EXPECT_TRUE(tunedGemmChooser(*db, opt.maxProbeFlops)(m, 96, 160, {"bf16", "bf16"}) ==
+                emit::chooseCpuGemmTiles(m, 96, 160, {"bf16", "bf16"}));
+  }
 }
 
 TEST_F(SweepTest, AgentSweepNeedsItsSpaceForTheTarget) {

@@ -52,12 +52,12 @@ public:
       if (ec) return "cannot create '" + d.string() + "': " + ec.message();
     }
     const bool agentSweep = opt_.agent != "rule";
-    agent::KnowledgeBase knowledge;
-    if (agentSweep) {
+    if (agentSweep || opt_.modelOnly) { // the spaces: what the agent searches, what the cost model times
       auto loaded = agent::loadKnowledgeBase((home_ / "templates" / "knowledge").string(), home_.string());
       if (auto *error = std::get_if<std::string>(&loaded)) return "the knowledge base: " + *error;
-      knowledge = std::move(std::get<agent::KnowledgeBase>(loaded));
+      knowledge_ = std::move(std::get<agent::KnowledgeBase>(loaded));
     }
+    const agent::KnowledgeBase &knowledge = knowledge_;
     auto searched = [&](const SweepGroup &g) { return agentSweep && !g.space.empty(); };
     std::set<std::string> unsearched;
     for (const SweepGroup &g : groups)
@@ -115,7 +115,7 @@ private:
   }
 
   void record(const SweepGroup &g, const SweepConfig &c, size_t i, const Built &built, bool correct, double maxError,
-              double secs, const std::string &detail) {
+              double secs, const std::string &detail, bool modelled = false) {
     CandidateResult r;
     r.key = keyOf(g, c, i);
     r.verification = built.verification;
@@ -123,12 +123,25 @@ private:
     r.correct = correct;
     r.maxError = maxError;
     r.seconds = secs;
-    r.measured = secs > 0;
+    r.measured = secs > 0 && !modelled;
     if (std::string e = db_.record(r); !e.empty()) dbError_ = e;
     ++report_.measuredNow;
     if (built.verification == Verification::Refuted) ++report_.refuted;
     else if (built.verification == Verification::Failed) ++report_.failed;
+    else if (modelled) ++report_.modelled;
     else if (!correct) ++report_.incorrect;
+  }
+
+  /// The cost model's time of a built candidate at a configuration; 0 when
+  /// the group has no space or the candidate no point in it.
+  double modelledSeconds(const SweepGroup &g, const SweepConfig &c, const CandidateSource &src) const {
+    const agent::Space *space = knowledge_.space(g.space);
+    std::optional<agent::Point> point = parametersPoint(src.parameters);
+    if (!space || !point) return 0;
+    const int threads = c.features.count("THREADS") ? int(c.features.at("THREADS")) : std::max(opt_.threads, 1);
+    const agent::CostModel model(
+        agentRoofs(opt_.peaks, c.features.count("ELEM") ? c.features.at("ELEM") : 2, threads));
+    return model.seconds(*space, c.features, *point);
   }
 
   const std::string *templateText(const CandidateSource &src, std::string &error) {
@@ -240,7 +253,14 @@ private:
         if (db_.contains(keyOf(g, c, i))) continue;
         const Built &b = built[i];
         if (b.library.empty()) record(g, c, i, b, false, 0, 0, b.failure);
-        else probes.push_back({ci, i, b.library, g.candidates[i].symbol});
+        else if (opt_.modelOnly) {
+          const double secs = modelledSeconds(g, c, g.candidates[i]);
+          record(g, c, i, b, false, 0, secs,
+                 secs > 0 ? "not run (this host cannot run " + opt_.target + "): proved and compiled, time modelled"
+                          : "not run (this host cannot run " + opt_.target + ") and no model of its time",
+                 /*modelled=*/true);
+        } else
+          probes.push_back({ci, i, b.library, g.candidates[i].symbol});
       }
     }
     for (const SweepConfig &c : g.configs) finishIfComplete(g, c);
@@ -272,12 +292,17 @@ private:
     --pending_;
     ++doneNow_;
     std::optional<CandidateResult> best = db_.best(c.op, c.key);
-    progress(c.label, best ? best->key.parameters + " " + formatSeconds(best->seconds) : "no usable candidate", true);
+    progress(c.label,
+             best            ? best->key.parameters + " " + formatSeconds(best->seconds)
+             : opt_.modelOnly ? "none measured (not run here; times modelled), the rule's tiles"
+                              : "no usable candidate",
+             true);
   }
 
   TuningDb &db_;
   const SweepOptions &opt_;
   fs::path home_;
+  agent::KnowledgeBase knowledge_;
   std::map<std::string, std::string> templates_;
   std::string dbError_;
   SweepReport report_;

@@ -62,7 +62,10 @@ agent::Outcome agentOutcome(const CandidateResult &r) {
   o.measured = r.measured;
   if (r.verification == Verification::Refuted) o.status = agent::Outcome::Status::Refuted;
   else if (r.verification == Verification::Failed) o.status = agent::Outcome::Status::Failed;
-  else if (!r.correct || r.seconds <= 0) o.status = agent::Outcome::Status::Incorrect;
+  else if (!r.measured && r.seconds > 0) { // built, not run: the cost model's time
+    o.status = agent::Outcome::Status::Ok;
+    o.seconds = r.seconds;
+  } else if (!r.correct || r.seconds <= 0) o.status = agent::Outcome::Status::Incorrect;
   else {
     o.status = agent::Outcome::Status::Ok;
     o.seconds = r.seconds;

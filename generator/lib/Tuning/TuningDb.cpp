@@ -239,7 +239,9 @@ std::vector<CandidateResult> TuningDb::query(const char *where, const std::vecto
 
 std::optional<CandidateResult> TuningDb::best(const std::string &op, const std::string &shapeKey,
                                               const std::string &templatePath) const {
-  // Measured times outrank modelled ones: a model only ranks what was not run.
+  // Measured times outrank modelled ones. A sweep's modelled rows (a target
+  // this host cannot run) were never checked against the reference, so they
+  // are not `correct` and never chosen here.
   auto rows = query("WHERE op = ?1 AND shape_key = ?2 AND verification = 'proved' AND correct = 1 AND seconds > 0 "
                     "AND (?3 = '' OR template = ?3) ORDER BY measured DESC, seconds ASC, parameters ASC LIMIT 1",
                     {op, shapeKey, templatePath});

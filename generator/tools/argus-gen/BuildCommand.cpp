@@ -149,6 +149,11 @@ std::string buildCommand(BuildFlags flags, std::ostream &out, bool terminal) {
     sweep.seed = flags.seed;
     sweep.searchSeconds = flags.searchSeconds;
     sweep.llm = flags.llm;
+    sweep.modelOnly = !codegen::hostRunsCpuTarget(build.target);
+    if (sweep.modelOnly)
+      log("sweep: this host cannot run " + build.target +
+          ": candidates are proved and compiled, not run; their times are the cost model's (recorded as modelled), "
+          "and the library keeps the rule's tiles");
     std::string error;
     peaks = databasePeaks(*db, sweep.threads, error);
     if (!error.empty()) return "recording the machine's peaks: " + error;
@@ -164,7 +169,8 @@ std::string buildCommand(BuildFlags flags, std::ostream &out, bool terminal) {
     sweep.progress = nullptr;
     log("sweep: " + std::to_string(r.configs) + " configurations, " + std::to_string(r.candidates) +
         " candidate results (" + std::to_string(r.measuredNow) + " new: " + std::to_string(r.refuted) + " refuted, " +
-        std::to_string(r.failed) + " failed, " + std::to_string(r.incorrect) + " incorrect) in " +
+        std::to_string(r.failed) + " failed, " + std::to_string(r.incorrect) + " incorrect" +
+        (r.modelled ? ", " + std::to_string(r.modelled) + " modelled" : std::string()) + ") in " +
         formatDuration(r.seconds));
     if (flags.agent == "llm")
       log("sweep: the model was asked " + std::to_string(r.llmAsked) + " times, " + std::to_string(r.llmUsed) +

@@ -12,7 +12,7 @@ namespace {
 
 /// Candidates of one op configuration, for `db list`.
 struct ConfigSummary {
-  int tried = 0, usable = 0;
+  int tried = 0, usable = 0, modelled = 0;
 };
 
 void list(const tuning::TuningDb &db, std::ostream &out) {
@@ -24,11 +24,13 @@ void list(const tuning::TuningDb &db, std::ostream &out) {
     ConfigSummary &s = configs[{r.key.op, r.key.shapeKey}];
     ++s.tried;
     s.usable += r.verification == tuning::Verification::Proved && r.correct;
+    s.modelled += r.verification == tuning::Verification::Proved && !r.measured && r.seconds > 0;
   }
   out << configs.size() << " op configurations\n";
   for (const auto &[config, s] : configs) {
     out << "  " << config.first << " | " << config.second << ": " << s.tried << " tried, " << s.usable
         << " proved and correct";
+    if (s.modelled) out << ", " << s.modelled << " built and modelled (not run)";
     if (auto best = db.best(config.first, config.second))
       out << "; best " << best->key.parameters << (best->key.techniques.empty() ? "" : " +" + best->key.techniques)
           << " " << std::setprecision(4) << best->seconds * 1e6 << " us (" << (best->measured ? "measured" : "modelled")

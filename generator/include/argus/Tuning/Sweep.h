@@ -77,6 +77,11 @@ struct SweepOptions {
   uint64_t seed = 1;              // of the planner and random search
   double searchSeconds = 0;       // per configuration, 0 = no limit
   machine::Peaks peaks;           // the cost model's roofs (zeros: nominal ones)
+  /// For a target this host cannot run (cpu-avx512 on an AVX2 machine):
+  /// candidates are proved and compiled, never run; each gets the cost
+  /// model's time, recorded as modelled (not measured, not checked against
+  /// the reference), so the library keeps the rule's tiles.
+  bool modelOnly = false;
   std::function<void(const SweepProgress &)> progress;
 };
 
@@ -88,6 +93,7 @@ struct SweepReport {
   int candidates = 0;       // results they hold (new and earlier)
   int measuredNow = 0;      // results this run added
   int refuted = 0, failed = 0, incorrect = 0; // of this run's results
+  int modelled = 0;                            // of this run's results: built, time from the cost model
   int llmAsked = 0, llmUsed = 0; // --agent llm: questions, and replies that became candidates
   double seconds = 0;
 };
