@@ -278,12 +278,31 @@ TEST_F(SweepTest, LlmAgentRunsTheModelsKernelsThroughThePipeline) {
   EXPECT_NE(verdicts[2].find("HTTP 500: model overloaded"), std::string::npos) << verdicts[2];
   EXPECT_NE(verdicts[3].find("malformed"), std::string::npos) << verdicts[3];
 
-  // The library takes the template's best: a kernel of the model's is measured and kept, not shipped.
-  auto best = db->best("gemm", gemmShapeKey({"bf16", "bf16"}, 96, 160, 40), kGemmTemplate);
+  // The library takes the fastest, the model's kernel included (then its tiles name it).
+  auto best = db->best("gemm", gemmShapeKey({"bf16", "bf16"}, 96, 160, 40));
   ASSERT_TRUE(best);
   emit::GemmTiles expected;
   ASSERT_TRUE(parseGemmParameters(best->key.parameters, expected));
-  EXPECT_TRUE(tunedGemmChooser(*db, opt.maxProbeFlops)(40, 96, 160, {"bf16", "bf16"}) == expected);
+  emit::GemmTiles chosen = tunedGemmChooser(*db, opt.maxProbeFlops)(40, 96, 160, {"bf16", "bf16"});
+  EXPECT_TRUE(chosen == expected);
+  EXPECT_EQ(chosen.kernel, best->key.templatePath == kGemmTemplate ? "" : best->key.templatePath);
+
+  // Made the fastest, the model's kernel is what the library builds.
+  for (CandidateResult r : db->results())
+    if (r.key.templatePath.rfind("llm/", 0) == 0 && r.correct) {
+      r.seconds = best->seconds / 2;
+      ASSERT_EQ(db->record(r), "");
+      chosen = tunedGemmChooser(*db, opt.maxProbeFlops)(40, 96, 160, {"bf16", "bf16"});
+      EXPECT_EQ(chosen.kernel, r.key.templatePath);
+      EXPECT_EQ(chosen.bn, 32);
+      emit::GemmKernel k;
+      k.n = 96;
+      k.k = 160;
+      k.types = {"bf16", "bf16"};
+      k.tiles = chosen;
+      EXPECT_EQ(k.templatePath(), r.key.templatePath);
+      EXPECT_NE(emit::gemmKernelSymbol(k).find("_x"), std::string::npos) << emit::gemmKernelSymbol(k);
+    }
 }
 
 TEST_F(SweepTest, ATargetThisHostCannotRunIsBuiltAndModelledNeverRun) {

@@ -1,6 +1,8 @@
 //===- AttentionPlan.cpp - attention kernel instances for a catalog -------===//
 #include "argus/Emit/AttentionPlan.h"
 
+#include "argus/Emit/KernelInstance.h"
+
 #include <algorithm>
 
 namespace argus::emit {
@@ -25,12 +27,13 @@ std::string symbolOf(const AttentionKernel &k) {
   if (k.vHeadDim != k.headDim) s += "_dv" + std::to_string(k.vHeadDim);
   s += "_g" + std::to_string(k.group);
   if (k.kind == AttentionKind::Decode) s += "_p" + std::to_string(k.pageSize);
-  return s;
+  return s + replacementSymbolSuffix(k.tiles.kernel);
 }
 
 } // namespace
 
 std::string AttentionKernel::templatePath() const {
+  if (kind == AttentionKind::Prefill && !tiles.kernel.empty()) return tiles.kernel;
   return kind == AttentionKind::Prefill ? "templates/attention/attention_prefill.argus"
                                         : "templates/attention/attention_decode.argus";
 }

@@ -1,6 +1,8 @@
 //===- GemmPlan.cpp - GEMM kernel instances for a catalog -----------------===//
 #include "argus/Emit/GemmPlan.h"
 
+#include "argus/Emit/KernelInstance.h"
+
 
 #include <algorithm>
 #include <map>
@@ -129,7 +131,7 @@ std::string gemmKernelSymbol(const GemmKernel &k) {
   std::string s = "argusk_gemm_" + k.types.a + "_" + k.types.c + "_";
   s += k.n > 0 ? "n" + std::to_string(k.n) + "_k" + std::to_string(k.k) : std::string("generic");
   s += "_m" + std::to_string(k.tiles.bm) + "n" + std::to_string(k.tiles.bn) + "k" + std::to_string(k.tiles.bk);
-  return s;
+  return s + replacementSymbolSuffix(k.tiles.kernel);
 }
 
 GemmPlan planGemms(const std::vector<catalog::OpConfig> &configs, const GemmTileChooser &chooser, bool bf16InF32) {

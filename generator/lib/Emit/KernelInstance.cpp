@@ -1,6 +1,8 @@
 //===- KernelInstance.cpp - template instance to CPU C++ or HIP C++ -------===//
 #include "argus/Emit/KernelInstance.h"
 
+#include <cctype>
+
 #include "argus/Backend/CodegenCpu.h"
 #include "argus/Backend/CodegenHip.h"
 #include "argus/Dialect/Argus.h"
@@ -22,6 +24,16 @@ mlir::func::FuncOp findKernel(mlir::ModuleOp module) {
     if (fn->hasAttr(kernel_attr::kKernel))
       return fn;
   return {};
+}
+
+std::string replacementSymbolSuffix(const std::string &replacement) {
+  if (replacement.empty()) return "";
+  std::string stem = replacement.substr(replacement.find_last_of('/') + 1);
+  stem = stem.substr(0, stem.find('.'));
+  std::string suffix = "_x";
+  for (char c : stem)
+    if (std::isalnum(static_cast<unsigned char>(c))) suffix += c;
+  return suffix;
 }
 
 bool readTextFile(const std::string &path, std::string &text, std::string &error) {

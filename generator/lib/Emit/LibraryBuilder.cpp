@@ -140,7 +140,7 @@ json manifestFor(const catalog::Catalog &cat, const BuildOptions &opt, const Gem
   for (const GemmKernel &k : plan.kernels) {
     json entry = {{"symbol", k.symbol},
                   {"op", "gemm"},
-                  {"template", "templates/gemm/gemm_tn.argus"},
+                  {"template", k.templatePath()},
                   {"a_type", k.types.a},
                   {"b_type", k.types.a},
                   {"c_type", k.types.c},
@@ -327,7 +327,7 @@ std::variant<BuildReport, std::string> buildLibrary(const BuildOptions &opt) {
   };
   std::vector<Instance> instances;
   for (const GemmKernel &k : plan.kernels)
-    instances.push_back({k.symbol, "templates/gemm/gemm_tn.argus", k.specialization()});
+    instances.push_back({k.symbol, k.templatePath(), k.specialization()});
   for (const AttentionKernel &k : attention)
     instances.push_back({k.symbol, k.templatePath(), k.specialization()});
   for (const MoeEntry &e : moe)
@@ -347,7 +347,10 @@ std::variant<BuildReport, std::string> buildLibrary(const BuildOptions &opt) {
   std::map<std::string, std::string> templateTexts; // by path, read once
   for (const Instance &in : instances) {
     std::string &text = templateTexts[in.templatePath];
-    if (text.empty() && !readTextFile((home / in.templatePath).string(), text, error))
+    if (!text.empty()) continue;
+    if (auto source = opt.kernelSources.find(in.templatePath); source != opt.kernelSources.end())
+      text = source->second;
+    else if (!readTextFile((home / in.templatePath).string(), text, error))
       return error + " (is ARGUS_HOME or --home the Argus tree?)";
   }
 

@@ -1,5 +1,7 @@
 //===- MoePlan.cpp - MoE kernel instances for a catalog -------------------===//
 #include "argus/Emit/MoePlan.h"
+
+#include "argus/Emit/KernelInstance.h"
 #include "argus/Emit/GemmPlan.h"
 
 #include <algorithm>
@@ -56,8 +58,9 @@ std::vector<int64_t> moeTierBlockRows() {
 MoeKernel moeKernel(MoeRole role, const MoeEntry &e, const GemmTiles &tiles) {
   MoeKernel k;
   bool gateUp = role == MoeRole::GateUp;
-  k.templatePath = gateUp ? "templates/moe/moe_gate_up.argus" : "templates/gemm/gemm_tn.argus";
-  k.symbol = std::string(gateUp ? "argusk_moe_gate_up_" : "argusk_moe_down_") + e.name + "_m" + std::to_string(tiles.bm);
+  k.templatePath = !tiles.kernel.empty() ? tiles.kernel : gateUp ? "templates/moe/moe_gate_up.argus" : kGemmTemplatePath;
+  k.symbol = std::string(gateUp ? "argusk_moe_gate_up_" : "argusk_moe_down_") + e.name + "_m" + std::to_string(tiles.bm) +
+             replacementSymbolSuffix(tiles.kernel);
   if (gateUp) {
     k.spec.constants["T"] = e.dtype;
   } else {

@@ -269,13 +269,36 @@ std::variant<SweepReport, std::string> sweepCatalog(const std::vector<catalog::O
   return runSweep(groups, db, opt);
 }
 
+namespace {
+
+/// The fastest usable result of a configuration for the library: the
+/// template's own, or a kernel that replaces it (an LLM's) whose text the
+/// database keeps. Its template path is the replacement's name, or `templatePath`.
+std::optional<CandidateResult> libraryBest(const TuningDb &db, const std::string &op, const std::string &key,
+                                           const std::string &templatePath) {
+  std::optional<CandidateResult> best = db.best(op, key);
+  if (best && (best->key.templatePath == templatePath ||
+               (best->key.templatePath.rfind("llm/", 0) == 0 && db.source(best->key.templatePath))))
+    return best;
+  return db.best(op, key, templatePath);
+}
+
+/// The replacement a result names: its template path unless it is `templatePath`.
+std::string replacementOf(const CandidateResult &best, const std::string &templatePath) {
+  return best.key.templatePath == templatePath ? "" : best.key.templatePath;
+}
+
+} // namespace
+
 emit::GemmTileChooser tunedGemmChooser(const TuningDb &db, double maxProbeFlops, bool bf16InF32) {
   return [&db, maxProbeFlops, bf16InF32](int64_t m, int64_t n, int64_t k, const GemmTypes &types) {
     std::optional<CandidateResult> best =
-        db.best("gemm", gemmShapeKey(types, n, k, gemmProbeRows(m, n, k, maxProbeFlops)), kGemmTemplate);
+        libraryBest(db, "gemm", gemmShapeKey(types, n, k, gemmProbeRows(m, n, k, maxProbeFlops)), kGemmTemplate);
     GemmTiles tiles;
-    if (best && parseGemmParameters(best->key.parameters, tiles))
+    if (best && parseGemmParameters(best->key.parameters, tiles)) {
+      tiles.kernel = replacementOf(*best, kGemmTemplate);
       return tiles;
+    }
     return emit::chooseCpuGemmTiles(m, n, k, types, bf16InF32);
   };
 }
@@ -283,10 +306,12 @@ emit::GemmTileChooser tunedGemmChooser(const TuningDb &db, double maxProbeFlops,
 emit::AttentionTileChooser tunedAttentionChooser(const TuningDb &db) {
   return [&db](const emit::AttentionKernel &kernel) {
     std::optional<CandidateResult> best =
-        db.best("attention_prefill", attentionShapeKey(kernel), kernel.templatePath());
+        libraryBest(db, "attention_prefill", attentionShapeKey(kernel), kernel.templatePath());
     emit::AttentionTiles tiles;
-    if (best && parseAttentionParameters(best->key.parameters, tiles))
+    if (best && parseAttentionParameters(best->key.parameters, tiles)) {
+      tiles.kernel = replacementOf(*best, kernel.templatePath());
       return tiles;
+    }
     return emit::chooseCpuAttentionTiles(kernel);
   };
 }
@@ -295,10 +320,12 @@ emit::MoeTileChooser tunedMoeChooser(const TuningDb &db) {
   return [&db](emit::MoeRole role, const emit::MoeEntry &entry, int64_t rows) {
     GemmTiles tiles;
     GemmTiles rule = emit::chooseCpuMoeTiles(role, entry.dtype, rows);
-    std::optional<CandidateResult> best =
-        db.best(moeOp(role), moeShapeKey(role, entry, rows), emit::moeKernel(role, entry, rule).templatePath);
-    if (best && parseGemmParameters(best->key.parameters, tiles) && tiles.bm == rows)
+    const std::string templatePath = emit::moeKernel(role, entry, rule).templatePath;
+    std::optional<CandidateResult> best = libraryBest(db, moeOp(role), moeShapeKey(role, entry, rows), templatePath);
+    if (best && parseGemmParameters(best->key.parameters, tiles) && tiles.bm == rows) {
+      tiles.kernel = replacementOf(*best, templatePath);
       return tiles;
+    }
     return rule;
   };
 }

@@ -180,6 +180,7 @@ std::string buildCommand(BuildFlags flags, std::ostream &out, bool terminal) {
         tuning::tunedGemmChooser(*db, sweep.maxProbeFlops, codegen::cpuTargetWidensBf16(build.target));
     build.chooseAttentionTiles = tuning::tunedAttentionChooser(*db);
     build.chooseMoeTiles = tuning::tunedMoeChooser(*db);
+    build.kernelSources = db->sources(); // kernels of the LLM's that won a configuration
     build.tuning = "tiles from a tuning database (" + std::to_string(r.configs) +
                    " GEMM, prefill attention and MoE configurations, up to " + std::to_string(flags.budget) +
                    " candidates each); decode attention and generic kernels by rule";

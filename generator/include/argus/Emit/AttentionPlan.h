@@ -24,6 +24,7 @@ enum class AttentionKind { Prefill, Decode };
 /// (Decode has none: its splits are chosen at run time.)
 struct AttentionTiles {
   int64_t bq = 0, bkv = 0;
+  std::string kernel; // a kernel replacing the prefill template ("llm/<hash>.argus"); "" for the template
 };
 
 struct AttentionKernel {

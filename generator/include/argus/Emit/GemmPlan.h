@@ -29,7 +29,13 @@ struct GemmTypes {
 
 struct GemmTiles {
   int64_t bm = 0, bn = 0, bk = 0;
+  /// A kernel that replaces the template (the tuning database's name of an
+  /// LLM's kernel, "llm/<hash>.argus"); "" for the template itself.
+  std::string kernel;
 };
+
+/// The template every GEMM kernel instantiates unless its tiles name a replacement.
+inline constexpr const char *kGemmTemplatePath = "templates/gemm/gemm_tn.argus";
 
 /// One compiled kernel.
 struct GemmKernel {
@@ -39,6 +45,7 @@ struct GemmKernel {
   GemmTiles tiles;
   std::vector<std::string> ops; // catalog ops served (qkv, o, ...)
   lowering::Specialization specialization() const;
+  std::string templatePath() const { return tiles.kernel.empty() ? kGemmTemplatePath : tiles.kernel; }
 };
 
 /// One dispatch group: a static (n, k, types) and a kernel per bucket; a

@@ -23,6 +23,12 @@ mlir::func::FuncOp findKernel(mlir::ModuleOp module);
 /// Reads a whole file; false (with `error` set) when it cannot.
 bool readTextFile(const std::string &path, std::string &text, std::string &error);
 
+/// A kernel that replaces a family's template (an LLM's, kept in the tuning
+/// database as "llm/<hash>.argus") gives its instances this symbol suffix:
+/// "" for none, else "_x" and the name's letters and digits, so they never
+/// collide with the template's.
+std::string replacementSymbolSuffix(const std::string &replacement);
+
 /// What became of one template instance on its way to target code.
 struct VerifiedInstance {
   enum class Outcome { Proved, Refuted, Failed };

@@ -19,6 +19,7 @@
 #include "argus/Emit/MoePlan.h"
 
 #include <functional>
+#include <map>
 #include <string>
 #include <variant>
 #include <vector>
@@ -41,6 +42,9 @@ struct BuildOptions {
   AttentionTileChooser chooseAttentionTiles = chooseCpuAttentionTiles; // of each catalog prefill kernel
   MoeTileChooser chooseMoeTiles;                                       // of catalog MoE tiers (null: rule)
   std::string tuning = "tiles by rule (no tuning database)"; // how they were chosen, for the manifest
+  /// Kernels that are no file of the tree, by the name tiles give them
+  /// (GemmTiles::kernel): the tuning database's (TuningDb::sources).
+  std::map<std::string, std::string> kernelSources;
 };
 
 struct BuildReport {

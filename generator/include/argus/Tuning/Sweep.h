@@ -99,7 +99,7 @@ struct SweepReport {
 };
 
 /// The template every GEMM candidate instantiates.
-inline constexpr const char *kGemmTemplate = "templates/gemm/gemm_tn.argus";
+inline constexpr const char *kGemmTemplate = emit::kGemmTemplatePath;
 
 /// Query and key tokens of a prefill attention probe.
 inline constexpr int64_t kAttentionProbeTokens = 1024;
