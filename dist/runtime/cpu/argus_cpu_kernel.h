@@ -16,10 +16,11 @@
  *   4. tile memory     (masked global load/store, fill, copy, iota, transpose,
  *                       load_ref: an mma operand read in place)
  *   5. reductions      (sum / max / min along one axis, keeping it as size 1)
- *   6. mma micro-kernels (argus_cpu_mma.h): AMX tiles and AVX512_BF16
- *                       vdpbf16ps (bf16), AVX-512 FMA (f32), portable C++
- *                       otherwise; the same header compiles with -mavx512*,
- *                       -mavx2 or no ISA flags at all.
+ *   6. mma micro-kernels (argus_cpu_mma.h): AMX tiles, AVX512_BF16
+ *                       vdpbf16ps (bf16), AVX-512 FMA (f32), on AVX2 the
+ *                       inner-product form of short tiles (argus_cpu_mma_avx2.h),
+ *                       portable C++ otherwise; the same header compiles with
+ *                       -mavx512*, -mavx2 or no ISA flags at all.
  *
  * Every bf16/f16 conversion goes through argus_numerics.h: it is THE rounding
  * rule shared with the interpreter and the runtime.
@@ -597,7 +598,9 @@ inline void reduce_min(typename DT::storage *dst, const typename DT::storage *sr
 
 } // namespace argus_cpu
 
-#include "argus_cpu_mma.h" /* section 6 */
+#include "argus_cpu_mma_dot.h"  /* section 6: the inner-product form's blocking */
+#include "argus_cpu_mma_avx2.h" /* section 6: the inner-product form on AVX2 */
+#include "argus_cpu_mma.h"      /* section 6 */
 
 
 #endif // ARGUS_CPU_KERNEL_H

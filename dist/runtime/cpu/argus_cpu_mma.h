@@ -339,35 +339,18 @@ inline void dot_block(float *c, int64_t ldc, const typename Dot::storage *a, int
   }
 }
 
-/// acc (M x N) += a * b^T for short tiles (inner_product_fits): per block of NR
-/// columns of b, blocks of up to 4 rows of a, so each row of b comes from
-/// memory once and from L1 for the other row blocks. Rows of a that lie a
-/// multiple of 4 KiB apart (K = 4096 activations) would share L1 sets and
-/// evict each other, so more than one block of them is first copied dense.
+/// acc (M x N) += a * b^T for short tiles (inner_product_fits): blocks of up
+/// to 4 rows of a (mma_dot_blocks) by NR columns of b.
 template <int64_t M, int64_t N, int64_t K, class Dot>
 inline void mma_dot(float *acc, tile_ref<typename Dot::storage> a, tile_ref<typename Dot::storage> b) {
-  static_assert(M <= 32, "the inner-product form is for short tiles");
   using S = typename Dot::storage;
   constexpr int MR = M < 4 ? int(M) : 4;            /* rows per block */
   constexpr int NR = MR == 1 ? 16 : MR == 2 ? 8 : 4; /* 16 accumulators (one reduction tree), else 12 */
-  constexpr int rest = int(M % MR);                  /* rows of the last, shorter block */
-  alignas(64) S dense[M > MR ? M * K : 1];
-  if (M > MR && a.ld != K) {
-    for (int64_t m = 0; m < M; ++m) std::memcpy(dense + m * K, a.data + m * a.ld, K * sizeof(S));
-    a = {dense, K};
-  }
-  auto columns = [&](auto nr, int64_t n) {
-    constexpr int cols = decltype(nr)::value;
-    for (int64_t m = 0; m + MR <= M; m += MR)
-      dot_block<MR, cols, Dot>(acc + m * N + n, N, a.data + m * a.ld, a.ld, b.data + n * b.ld, b.ld, K);
-    if constexpr (rest != 0)
-      dot_block<rest, cols, Dot>(acc + (M - rest) * N + n, N, a.data + (M - rest) * a.ld, a.ld,
-                                 b.data + n * b.ld, b.ld, K);
-  };
-  int64_t n = 0;
-  for (; n + NR <= N; n += NR) columns(std::integral_constant<int, NR>(), n);
-  if constexpr (N % NR != 0) /* (GCC warns of undefined behaviour in the tail loop even when it is dead) */
-    for (; n < N; ++n) columns(std::integral_constant<int, 1>(), n);
+  mma_dot_blocks<M, N, K, MR, NR>(acc, a, b,
+                                  [](auto mr, auto nr, float *c, int64_t ldc, const S *ap, int64_t lda, const S *bp,
+                                     int64_t ldb, int64_t k) {
+                                    dot_block<decltype(mr)::value, decltype(nr)::value, Dot>(c, ldc, ap, lda, bp, ldb, k);
+                                  });
 }
 #endif // __AVX512F__
 
@@ -537,8 +520,8 @@ template <class DT, int64_t M, int64_t N, int64_t K, BLayout L, class OperandA, 
 inline void mma_any(float *acc, OperandA aOperand, OperandB bOperand) {
   const tile_ref<typename DT::storage> a = operand_ref(aOperand, K);
   const tile_ref<typename DT::storage> b = operand_ref(bOperand, L == BLayout::NK ? K : N);
-  constexpr bool innerProduct = L == BLayout::NK && inner_product_fits<DT, M, K>();
 #if defined(__AVX512F__)
+  constexpr bool innerProduct = L == BLayout::NK && inner_product_fits<DT, M, K>();
   if constexpr (std::is_same<DT, f32>::value) {
     if constexpr (innerProduct)
       mma_dot<M, N, K, f32_dot>(acc, a, b);
@@ -575,6 +558,12 @@ inline void mma_any(float *acc, OperandA aOperand, OperandB bOperand) {
     for (int64_t n = 0; n < N; ++n)
       for (int64_t k = 0; k < K; ++k) bf[n * K + k] = DT::load(b_at<L>(b, n, k));
     mma_f32_avx512<M, N, K, BLayout::NK>(acc, {af, K}, {bf, K});
+    return;
+  }
+#elif defined(__AVX2__) && defined(__FMA__)
+  if constexpr (L == BLayout::NK && inner_product_fits_avx2<M, K>() &&
+                (std::is_same<DT, f32>::value || std::is_same<DT, bf16>::value || std::is_same<DT, f16>::value)) {
+    mma_dot8<M, N, K, typename avx2_dot<DT>::type>(acc, a, b);
     return;
   }
 #endif

@@ -1,0 +1,47 @@
+/*===- argus_cpu_mma_dot.h - the inner-product form's blocking ------------===*
+ *
+ * Part of section 6 of argus_cpu_kernel.h (not a standalone header). The
+ * inner-product form of mma (short tiles: vectors run along k in both
+ * operands) blocks the same way on every ISA; only the MR x NR register
+ * block differs (argus_cpu_mma.h for AVX-512, argus_cpu_mma_avx2.h for AVX2).
+ *===----------------------------------------------------------------------===*/
+#ifndef ARGUS_CPU_MMA_DOT_H
+#define ARGUS_CPU_MMA_DOT_H
+
+namespace argus_cpu {
+namespace detail {
+
+/// acc (M x N) += a * b^T by register blocks: per block of NR columns of b,
+/// blocks of MR rows of a (the last one shorter), so each row of b comes
+/// from memory once and from L1 for the other row blocks. Rows of a that lie
+/// a multiple of 4 KiB apart (K = 4096 activations) would share L1 sets and
+/// evict each other, so more than one block of them is first copied dense.
+/// `block(mr, nr, c, ldc, a, lda, b, ldb, K)` computes one block, its row and
+/// column counts as std::integral_constant.
+template <int64_t M, int64_t N, int64_t K, int MR, int NR, class S, class Block>
+inline void mma_dot_blocks(float *acc, tile_ref<S> a, tile_ref<S> b, Block block) {
+  static_assert(M <= 32, "the inner-product form is for short tiles");
+  constexpr int rest = int(M % MR); /* rows of the last, shorter block */
+  alignas(64) S dense[M > MR ? M * K : 1];
+  if (M > MR && a.ld != K) {
+    for (int64_t m = 0; m < M; ++m) std::memcpy(dense + m * K, a.data + m * a.ld, K * sizeof(S));
+    a = {dense, K};
+  }
+  auto columns = [&](auto nr, int64_t n) {
+    for (int64_t m = 0; m + MR <= M; m += MR)
+      block(std::integral_constant<int, MR>(), nr, acc + m * N + n, N, a.data + m * a.ld, a.ld, b.data + n * b.ld,
+            b.ld, K);
+    if constexpr (rest != 0)
+      block(std::integral_constant<int, rest>(), nr, acc + (M - rest) * N + n, N, a.data + (M - rest) * a.ld, a.ld,
+            b.data + n * b.ld, b.ld, K);
+  };
+  int64_t n = 0;
+  for (; n + NR <= N; n += NR) columns(std::integral_constant<int, NR>(), n);
+  if constexpr (N % NR != 0) /* (GCC warns of undefined behaviour in the tail loop even when it is dead) */
+    for (; n < N; ++n) columns(std::integral_constant<int, 1>(), n);
+}
+
+} // namespace detail
+} // namespace argus_cpu
+
+#endif // ARGUS_CPU_MMA_DOT_H

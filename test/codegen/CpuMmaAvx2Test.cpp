@@ -1,0 +1,61 @@
+//===- CpuMmaAvx2Test.cpp - mma's inner-product form on AVX2 --------------===//
+//
+// argus_cpu_mma_avx2.h against a float64 reference, compiled the way the
+// cpu-avx2 target compiles kernels (-mavx2 -mfma -mf16c, no AVX-512): f32,
+// bf16 and f16 short tiles, dense and strided operands with NaN padding
+// past each row, ragged N and K (partial vectors, single-column blocks),
+// and through ak::mma, which must pick this form for short tiles.
+//
+//===----------------------------------------------------------------------===//
+#include "MmaCase.h"
+
+namespace {
+
+using namespace argus::test;
+
+bool haveAvx2() {
+  return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") && __builtin_cpu_supports("f16c");
+}
+
+template <class DT, int64_t M, int64_t N, int64_t K> void checkDot(const char *path) {
+  checkPath<DT, M, N, K>(path, [](MmaCase<DT> &c) {
+    ak::detail::mma_dot8<M, N, K, typename ak::detail::avx2_dot<DT>::type>(c.acc.data(), c.aRef(), c.bRef());
+  });
+}
+
+TEST(CpuMmaAvx2, InnerProductFormForDecodeTiles) {
+  if (!haveAvx2()) GTEST_SKIP() << "this CPU has no AVX2/FMA/F16C";
+  checkDot<ak::bf16, 1, 64, 512>("bf16 dot8, one row");
+  checkDot<ak::bf16, 1, 19, 1000>("bf16 dot8, single-column tail");
+  checkDot<ak::bf16, 2, 37, 77>("bf16 dot8, two rows, partial vector");
+  checkDot<ak::bf16, 3, 13, 37>("bf16 dot8, three rows");
+  checkDot<ak::bf16, 4, 64, 256>("bf16 dot8, four rows");
+  checkDot<ak::f16, 4, 9, 13>("f16 dot8");
+  checkDot<ak::f16, 1, 8, 5>("f16 dot8, k shorter than a vector");
+  checkDot<ak::f32, 1, 64, 256>("f32 dot8");
+  checkDot<ak::f32, 3, 13, 37>("f32 dot8, ragged");
+}
+
+TEST(CpuMmaAvx2, ShortF32TilesInRowBlocks) {
+  if (!haveAvx2()) GTEST_SKIP() << "this CPU has no AVX2/FMA/F16C";
+  // More than one 4-row block: a strided a is first copied dense.
+  checkDot<ak::f32, 16, 64, 512>("f32 dot8, 4 row blocks");
+  checkDot<ak::f32, 23, 37, 300>("f32 dot8, ragged rows and columns");
+  checkDot<ak::bf16, 3, 64, 4096>("bf16 dot8, long k");
+}
+
+TEST(CpuMmaAvx2, EntryPointPicksTheInnerProductForm) {
+  if (!haveAvx2()) GTEST_SKIP() << "this CPU has no AVX2/FMA/F16C";
+  checkPath<ak::bf16, 1, 40, 300>("ak::mma bf16", [](MmaCase<ak::bf16> &c) {
+    ak::mma<ak::bf16, 1, 40, 300>(c.acc.data(), c.aRef(), c.bRef());
+  });
+  checkPath<ak::f32, 12, 40, 260>("ak::mma f32", [](MmaCase<ak::f32> &c) {
+    ak::mma<ak::f32, 12, 40, 260>(c.acc.data(), c.aRef(), c.bRef());
+  });
+  // Taller tiles keep the portable form (packed panels), still exact to tolerance.
+  checkPath<ak::bf16, 16, 20, 70>("ak::mma bf16, portable", [](MmaCase<ak::bf16> &c) {
+    ak::mma<ak::bf16, 16, 20, 70>(c.acc.data(), c.aRef(), c.bRef());
+  });
+}
+
+} // namespace
