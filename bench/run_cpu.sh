@@ -11,6 +11,7 @@
 #   BUILD=dir         build directory (default build-bench)
 #   ONLY="gemm ..."   subset of: peak gemm attention moe dispatch torch
 #   OUT=dir           where the JSON goes (default bench/results)
+#   TARGET=cpu-...    library target (default: cpu-avx512 where the CPU has AVX512_BF16, else cpu-avx2)
 # Installs what it uses (apt), like the README's two commands.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -37,13 +38,17 @@ ninja -C "$BUILD" argus-gen argus_peak_bench argus_gemm_bench argus_attention_be
 GEN="$BUILD/generator/tools/argus-gen"
 mkdir -p "$OUT"
 
+# The CPU target this host runs best (argus-gen's default): cpu-avx512 or cpu-avx2.
+if grep -qw avx512bf16 /proc/cpuinfo; then TARGET=${TARGET:-cpu-avx512}; else TARGET=${TARGET:-cpu-avx2}; fi
 library() { # library CATALOG -> path of its .so (built once per run)
-  local dir="/tmp/argus-bench-$1"
-  "$GEN" build --catalog "shapes/$1.yaml" --target cpu-avx512 --out "$dir" >&2
+  local dir="/tmp/argus-bench-$1-$TARGET"
+  "$GEN" build --catalog "shapes/$1.yaml" --target "$TARGET" --out "$dir" >&2
   echo "$dir/lib/libargus_kernels.so.1.0.0"
 }
 
-export OPENBLAS_CORETYPE=SkylakeX OMP_WAIT_POLICY=PASSIVE
+# OpenBLAS's AVX-512 kernels where the CPU has them (it would pick Haswell's otherwise).
+if grep -qw avx512f /proc/cpuinfo; then export OPENBLAS_CORETYPE=${OPENBLAS_CORETYPE:-SkylakeX}; fi
+export OMP_WAIT_POLICY=PASSIVE
 run() { # run THREADS LIBRARY BINARY JSON [ARGS...]
   local t=$1 lib=$2 bin=$3 json=$4
   shift 4

@@ -51,7 +51,8 @@ GemmTiles chooseCpuGemmTiles(int64_t m, int64_t /*n*/, int64_t /*k*/, const Gemm
   // 32), which reduces each accumulator horizontally once per k-step: long
   // k-steps amortise that and keep each weight row a long sequential read
   // (f32, M = 16: 1.25x over 128-long k-steps, one thread). Keep in step
-  // with inner_product_fits in argus_cpu_mma.h.
+  // with inner_product_fits in argus_cpu_mma.h. (On AVX2 every element type
+  // takes that form up to 32 rows when K >= 256: inner_product_fits_avx2.)
   const int64_t innerProductRows = types.a == "f32" ? 32 : 4;
   if (bm <= innerProductRows)
     t.bk = 512;
