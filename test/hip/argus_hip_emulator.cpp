@@ -1,14 +1,16 @@
 //===- argus_hip_emulator.cpp - the wave emulator -------------------------===//
 #include "argus_hip_emulator.h"
 
+#include <sys/mman.h>
+#include <ucontext.h>
+#include <unistd.h>
+
 #include <cmath>
-#include <condition_variable>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <memory>
-#include <mutex>
-#include <thread>
 #include <vector>
 
 namespace argus::hip::emu {
@@ -19,25 +21,31 @@ namespace {
   std::abort();
 }
 
-// A reusable barrier for `count` threads (std::barrier is C++20).
+// Work-items are fibers of the calling thread: one runs until it waits at a
+// barrier, then the next one runs. A barrier costs a few user-space context
+// switches, not a kernel wake-up of every waiting thread.
+void yieldWorkItem();
+// Arrivals, releases and finished work-items: a round of the scheduler that
+// changes none of them is a deadlock.
+thread_local uint64_t progress = 0;
+
+// A reusable barrier for `count` work-items.
 class Barrier {
 public:
   explicit Barrier(int count) : count(count) {}
   void wait() {
-    std::unique_lock<std::mutex> lock(mutex);
     const unsigned generation = this->generation;
+    ++progress;
     if (++arrived == count) {
       arrived = 0;
       ++this->generation;
-      changed.notify_all();
       return;
     }
-    changed.wait(lock, [&] { return generation != this->generation; });
+    while (generation == this->generation)
+      yieldWorkItem();
   }
 
 private:
-  std::mutex mutex;
-  std::condition_variable changed;
   const int count;
   int arrived = 0;
   unsigned generation = 0;
@@ -66,6 +74,54 @@ struct WorkItem {
   int ldsUsed = 0;
 };
 thread_local WorkItem current;
+
+// One fiber per work-item of a workgroup, each on its own stack (a guard page
+// below it turns an overflow into a fault, not corruption).
+struct Fiber {
+  ucontext_t context;
+  WorkItem state;
+  bool done = false;
+};
+
+class Stacks {
+public:
+  static constexpr std::size_t kBytes = 512 * 1024;
+  explicit Stacks(int count) : page(std::size_t(sysconf(_SC_PAGESIZE))), count(std::size_t(count)) {
+    void *p = mmap(nullptr, count * (kBytes + page), PROT_READ | PROT_WRITE,
+                   MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_STACK, -1, 0);
+    if (p == MAP_FAILED)
+      abortWith("cannot map the work-items' stacks");
+    base = static_cast<char *>(p);
+    for (std::size_t i = 0; i < this->count; ++i)
+      mprotect(base + i * (kBytes + page), page, PROT_NONE);
+  }
+  ~Stacks() { munmap(base, count * (kBytes + page)); }
+  char *stack(int i) const { return base + std::size_t(i) * (kBytes + page) + page; }
+
+private:
+  const std::size_t page, count;
+  char *base = nullptr;
+};
+
+struct Scheduler {
+  ucontext_t main;
+  std::vector<Fiber> *fibers = nullptr;
+  std::size_t running = 0;
+  const std::function<void()> *kernel = nullptr;
+};
+thread_local Scheduler scheduler;
+
+void yieldWorkItem() {
+  Fiber &self = (*scheduler.fibers)[scheduler.running];
+  if (swapcontext(&self.context, &scheduler.main) != 0)
+    abortWith("swapcontext failed");
+}
+
+void runFiber() {
+  (*scheduler.kernel)();
+  (*scheduler.fibers)[scheduler.running].done = true;
+  ++progress;
+}
 
 float bf16(short bits) {
   const uint32_t word = uint32_t(uint16_t(bits)) << 16;
@@ -101,6 +157,8 @@ float shuffle(float v, int source) {
 
 float exp2(float x) { return std::exp2(x); }
 
+void trap(const char *why) { abortWith(why); }
+
 char *lds(int bytes) {
   const int offset = (current.ldsUsed + 15) / 16 * 16;
   if (offset + bytes > current.group->ldsBytes)
@@ -109,14 +167,13 @@ char *lds(int bytes) {
   return current.group->lds.data() + offset;
 }
 
-u32x4 bufferLoad16(const char *base, uint32_t bytes, uint32_t offset) {
-  u32x4 v = {0, 0, 0, 0};
+void bufferLoad(const char *base, uint32_t bytes, uint32_t offset, void *out, int size) {
+  std::memset(out, 0, std::size_t(size));
   if (offset >= bytes)
-    return v;
-  if (bytes - offset < 16)
-    abortWith("a 16-byte buffer load straddles the end of its buffer");
-  std::memcpy(&v, base + offset, 16);
-  return v;
+    return;
+  if (bytes - offset < uint32_t(size))
+    abortWith("a buffer load straddles the end of its buffer");
+  std::memcpy(out, base + offset, std::size_t(size));
 }
 
 // One wave-wide MFMA on a Block x Block block: lane l's operands are row (A) / column (B)
@@ -154,19 +211,43 @@ f32x4 mfma16x16x16(b16x4 a, b16x4 b, f32x4 c, bool isF16) {
 void run(const Launch &launch, const std::function<void()> &kernel) {
   if (launch.threads <= 0 || launch.threads % kWaveSize != 0)
     abortWith("a launch needs a positive multiple of 64 work-items");
+  if (scheduler.fibers)
+    abortWith("a kernel launched another kernel");
+  Stacks stacks(launch.threads);
+  scheduler.kernel = &kernel;
   for (int z = 0; z < launch.gridZ; ++z)
     for (int y = 0; y < launch.gridY; ++y)
       for (int x = 0; x < launch.gridX; ++x) {
         auto group = std::make_unique<Workgroup>(launch, x, y, z);
-        std::vector<std::thread> items;
-        items.reserve(std::size_t(launch.threads));
-        for (int t = 0; t < launch.threads; ++t)
-          items.emplace_back([&, t] {
-            current = {group.get(), t, 0};
-            kernel();
-          });
-        for (std::thread &item : items)
-          item.join();
+        std::vector<Fiber> fibers(std::size_t(launch.threads));
+        for (int t = 0; t < launch.threads; ++t) {
+          Fiber &f = fibers[std::size_t(t)];
+          f.state = {group.get(), t, 0};
+          getcontext(&f.context);
+          f.context.uc_stack.ss_sp = stacks.stack(t);
+          f.context.uc_stack.ss_size = Stacks::kBytes;
+          f.context.uc_link = &scheduler.main;
+          makecontext(&f.context, runFiber, 0);
+        }
+        scheduler.fibers = &fibers;
+        // Round robin until every work-item has returned.
+        for (bool live = true; live;) {
+          live = false;
+          const uint64_t before = progress;
+          for (std::size_t t = 0; t < fibers.size(); ++t) {
+            if (fibers[t].done)
+              continue;
+            scheduler.running = t;
+            current = fibers[t].state;
+            if (swapcontext(&scheduler.main, &fibers[t].context) != 0)
+              abortWith("swapcontext failed");
+            fibers[t].state = current;
+            live = live || !fibers[t].done;
+          }
+          if (live && progress == before)
+            abortWith("every work-item waits at a barrier the others never reach");
+        }
+        scheduler.fibers = nullptr;
       }
 }
 

@@ -1,11 +1,14 @@
-//===- argus_hip_emulator.h - CDNA kernels on the host, one thread per lane -===//
+//===- argus_hip_emulator.h - CDNA kernels on the host, one fiber per lane --===//
 //
 // The host side of argus_hip_device.h (built with ARGUS_HIP_EMULATE): a
-// workgroup runs as one std::thread per work-item, so barriers and wave-wide
-// MFMAs block exactly where the hardware's would, and the kernels' own source
+// workgroup runs as one fiber (ucontext) per work-item on the calling thread,
+// each running until it waits, so barriers, shuffles and wave-wide MFMAs
+// block exactly where the hardware's would, and the kernels' own source
 // (indexing, masking, LDS swizzle, epilogue) is what runs. Workgroups run one
-// after another. The emulator is strict where the hardware is lenient:
-//   - a 16-byte buffer load must be wholly inside its buffer or wholly past
+// after another; work-items that wait at barriers the others never reach
+// abort the run instead of hanging. The emulator is strict where the
+// hardware is lenient:
+//   - a buffer load must be wholly inside its buffer or wholly past
 //     its end (reads zeros); a straddling load aborts, since the kernels
 //     promise never to depend on how the range check treats one;
 //   - LDS requests beyond the launch's declared size abort.
@@ -26,8 +29,10 @@ void barrier();
 void waveBarrier();
 float shuffle(float v, int source);
 float exp2(float x);
+[[noreturn]] void trap(const char *why);
 char *lds(int bytes);
-u32x4 bufferLoad16(const char *base, uint32_t bytes, uint32_t offset);
+/// `size` bytes at `offset` of the buffer [base, base + bytes) into `out`.
+void bufferLoad(const char *base, uint32_t bytes, uint32_t offset, void *out, int size);
 f32x16 mfma32x32x8(b16x4 a, b16x4 b, f32x16 c, bool f16);
 f32x4 mfma16x16x16(b16x4 a, b16x4 b, f32x4 c, bool f16);
 

@@ -148,6 +148,17 @@ ARGUS_HIP_FN float exp2(float x) {
 #define ARGUS_LDS(name, bytes) char *const name = ::argus::hip::emu::lds(bytes)
 #endif
 
+/// Stops the kernel: s_trap on the device (the host sees a launch error), an
+/// abort with `why` in the emulator.
+ARGUS_HIP_FN void trap(const char *why) {
+#if ARGUS_HIP_DEVICE_CODE
+  (void)why;
+  __builtin_trap();
+#else
+  emu::trap(why);
+#endif
+}
+
 //===----------------------------------------------------------------------===//
 // Buffer resources (global memory with a hardware range check)
 //===----------------------------------------------------------------------===//
@@ -178,7 +189,34 @@ ARGUS_HIP_FN u32x4 bufferLoad16(BufferResource r, uint32_t offset) {
 #if ARGUS_HIP_DEVICE_CODE
   return __builtin_bit_cast(u32x4, __builtin_amdgcn_raw_buffer_load_b128(r.rsrc, offset, 0, 0));
 #else
-  return emu::bufferLoad16(r.base, r.bytes, offset);
+  u32x4 v;
+  emu::bufferLoad(r.base, r.bytes, offset, &v, int(sizeof v));
+  return v;
+#endif
+}
+
+/// sizeof(V) bytes (1, 2, 4, 8 or 16) at `offset` of buffer `r`, as a V: one
+/// buffer_load (ubyte, ushort, dword, dwordx2, dwordx4); past the end, zeros.
+template <class V>
+ARGUS_HIP_FN V bufferLoad(BufferResource r, uint32_t offset) {
+#if ARGUS_HIP_DEVICE_CODE
+  constexpr int n = int(sizeof(V));
+  if constexpr (n == 1)
+    return __builtin_bit_cast(V, __builtin_amdgcn_raw_buffer_load_b8(r.rsrc, offset, 0, 0));
+  else if constexpr (n == 2)
+    return __builtin_bit_cast(V, __builtin_amdgcn_raw_buffer_load_b16(r.rsrc, offset, 0, 0));
+  else if constexpr (n == 4)
+    return __builtin_bit_cast(V, __builtin_amdgcn_raw_buffer_load_b32(r.rsrc, offset, 0, 0));
+  else if constexpr (n == 8)
+    return __builtin_bit_cast(V, __builtin_amdgcn_raw_buffer_load_b64(r.rsrc, offset, 0, 0));
+  else {
+    static_assert(n == 16, "a buffer load of 1, 2, 4, 8 or 16 bytes");
+    return __builtin_bit_cast(V, __builtin_amdgcn_raw_buffer_load_b128(r.rsrc, offset, 0, 0));
+  }
+#else
+  V v;
+  emu::bufferLoad(r.base, r.bytes, offset, &v, int(sizeof v));
+  return v;
 #endif
 }
 
