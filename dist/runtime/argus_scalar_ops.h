@@ -56,6 +56,9 @@ template <class T> ARGUS_SCALAR_FN T floordivsi(T a, T b) {
   if (b != 0 && T(a - T(q * b)) != 0 && ((a < 0) != (b < 0))) q = T(q - 1);
   return q;
 }
+/// Signed min / max (std::min is not a device function).
+template <class T> ARGUS_SCALAR_FN T minsi(T a, T b) { return a < b ? a : b; }
+template <class T> ARGUS_SCALAR_FN T maxsi(T a, T b) { return a > b ? a : b; }
 template <class T> ARGUS_SCALAR_FN T minui(T a, T b) { return unsigned_of<T>(a) < unsigned_of<T>(b) ? a : b; }
 template <class T> ARGUS_SCALAR_FN T maxui(T a, T b) { return unsigned_of<T>(a) > unsigned_of<T>(b) ? a : b; }
 /// Shifts by >= the width give 0 (or -1 for an arithmetic shift of a negative value).
@@ -92,22 +95,25 @@ template <class To, class From> ARGUS_SCALAR_FN To bitcast(From x) {
   return __builtin_bit_cast(To, x);
 }
 
-/// IEEE maximum / minimum: NaN propagates, -0 < +0 (arith.maximumf, argus max).
+/// IEEE maximum / minimum: NaN propagates, -0 < +0 (arith.maximumf, argus
+/// max). Selects, not branches: on a GPU a branch per element diverges.
 template <class T> ARGUS_SCALAR_FN T maximum(T a, T b) {
+  T m = a > b ? a : b;
   if constexpr (std::is_floating_point<T>::value) {
-    if (a != a) return a;
-    if (b != b) return b;
-    if (a == b) return __builtin_signbit(a) ? b : a;
+    m = a == b ? (__builtin_signbit(a) ? b : a) : m;
+    m = b != b ? b : m;
+    m = a != a ? a : m;
   }
-  return a > b ? a : b;
+  return m;
 }
 template <class T> ARGUS_SCALAR_FN T minimum(T a, T b) {
+  T m = a < b ? a : b;
   if constexpr (std::is_floating_point<T>::value) {
-    if (a != a) return a;
-    if (b != b) return b;
-    if (a == b) return __builtin_signbit(a) ? a : b;
+    m = a == b ? (__builtin_signbit(a) ? a : b) : m;
+    m = b != b ? b : m;
+    m = a != a ? a : m;
   }
-  return a < b ? a : b;
+  return m;
 }
 /// maxNum / minNum / fmod of libm (arith.maxnumf / minnumf / remf): the
 /// compiler's builtins, which are libm's calls on the host and single
