@@ -15,6 +15,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
+#include <map>
 #include <string>
 
 using namespace argus::emit;
@@ -114,17 +115,59 @@ TEST(CodeObject, GeneratedKernelsHaveMfmaAndNoScratch) {
   ASSERT_TRUE(std::holds_alternative<CodeObjectInfo>(inspected)) << std::get<std::string>(inspected);
   const CodeObjectInfo &info = std::get<CodeObjectInfo>(inspected);
   EXPECT_EQ(info.arch, environment("ARGUS_CODE_OBJECT_ARCH")) << info.target;
-  ASSERT_EQ(info.kernels.size(), 4u) << "one kernel per template instance";
+  ASSERT_EQ(info.kernels.size(), 11u) << "one kernel per template instance";
+  // Kernels that spill (clang-22 -O3), with ceilings that catch a regression. The 256x256 GEMM
+  // tile spills 16 VGPRs to scratch (its 128 x 64 f32 accumulator per wave leaves an 8-wave
+  // workgroup no room); prefill attention needs about 512 registers (head_dim 128 spills 2 VGPRs
+  // and 4 SGPRs, 192 about 90 of each); paged decode spills SGPRs only, into VGPR lanes with no
+  // scratch (about 150, 30 and 420 for the three instances). Every other kernel: none.
+  struct Ceiling {
+    int spills, scratchBytes;
+  };
+  const std::map<std::string, Ceiling> ceilings = {{"gen_gemm_256x256_w2x4", {24, 128}},
+                                                   {"gen_prefill_g1_d64_64", {8, 0}},
+                                                   {"gen_prefill_g4_d128_128", {16, 64}},
+                                                   {"gen_prefill_g1_d192_128", {256, 512}},
+                                                   {"gen_decode_g4_d128_128_p16", {200, 0}},
+                                                   {"gen_decode_g8_d64_64_p1", {64, 0}},
+                                                   {"gen_decode_g1_d192_128_p64", {512, 0}}};
   for (const KernelResources &k : info.kernels) {
-    EXPECT_EQ(k.scratchBytes, 0) << k.name;
-    EXPECT_EQ(k.vgprSpills + k.sgprSpills, 0) << k.name;
-    EXPECT_EQ(resourceProblems(k), "") << k.name;
+    auto ceiling = ceilings.find(k.name);
+    if (ceiling == ceilings.end()) {
+      EXPECT_EQ(k.scratchBytes, 0) << k.name;
+      EXPECT_EQ(k.vgprSpills + k.sgprSpills, 0) << k.name;
+      EXPECT_EQ(resourceProblems(k), "") << k.name;
+    } else {
+      EXPECT_LE(k.vgprSpills + k.sgprSpills, ceiling->second.spills) << k.name;
+      EXPECT_LE(k.scratchBytes, ceiling->second.scratchBytes) << k.name;
+      EXPECT_LE(k.vgprs, 512) << k.name;
+      EXPECT_LE(k.ldsBytes, 65536) << k.name;
+    }
+    if (k.name.rfind("gen_decode_", 0) == 0) {
+      // Every product is padded onto 16x16x16: the scores (group rows of 16) and P·V.
+      ASSERT_EQ(k.mfmaOpcodes.size(), 1u) << k.name;
+      EXPECT_EQ(k.mfmaOpcodes[0].rfind("v_mfma_f32_16x16x16", 0), 0u) << k.name << ": " << k.mfmaOpcodes[0];
+      EXPECT_GE(k.mfmaInstructions, 8) << k.name;
+      EXPECT_EQ(k.workgroupSize, 4 * 64) << k.name;
+      continue;
+    }
     if (k.name == "gen_moe_gate_up") {
       // Four 16 x 32 products of a 64-deep step: 2 blocks x 4 k-steps each.
       EXPECT_GE(k.mfmaInstructions, 4 * 2 * 4) << k.name;
       ASSERT_EQ(k.mfmaOpcodes.size(), 1u) << k.name;
       EXPECT_EQ(k.mfmaOpcodes[0].rfind("v_mfma_f32_16x16x16", 0), 0u) << k.name << ": " << k.mfmaOpcodes[0];
       EXPECT_EQ(k.workgroupSize, 128) << k.name;
+      continue;
+    }
+    int group = 0, d = 0, dv = 0;
+    if (std::sscanf(k.name.c_str(), "gen_prefill_g%d_d%d_%d", &group, &d, &dv) == 3) {
+      // Per block of 64 keys: S = Q·Kᵀ on 16x16x16 (four 32 x 16 products, d / 16 k-steps each)
+      // and P·V on 32x32x8 (four 32 x dv products of 16 k).
+      ASSERT_EQ(k.mfmaOpcodes.size(), 2u) << k.name;
+      EXPECT_EQ(k.mfmaOpcodes[0].rfind("v_mfma_f32_16x16x16", 0), 0u) << k.name << ": " << k.mfmaOpcodes[0];
+      EXPECT_EQ(k.mfmaOpcodes[1].rfind("v_mfma_f32_32x32x8", 0), 0u) << k.name << ": " << k.mfmaOpcodes[1];
+      EXPECT_GE(k.mfmaInstructions, 4 * 2 * (d / 16) + 4 * (dv / 32) * 2) << k.name;
+      EXPECT_EQ(k.workgroupSize, 4 * 64) << k.name;
       continue;
     }
     int bm = 0, bn = 0, wm = 0, wn = 0;

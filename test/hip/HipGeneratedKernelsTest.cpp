@@ -6,6 +6,14 @@
 //     padding and a guard row checked untouched;
 //   - the MoE gate/up kernel emitted from templates/moe/moe_gate_up_cdna.argus (16x16x16 MFMAs,
 //     swizzled LDS, the next K step loaded while the MFMAs run): the same checks of H.
+//   - the prefill attention kernels emitted from templates/attention/attention_prefill_cdna.argus
+//     (row max and sum across lanes, P and the row statistics converted between MFMA layouts
+//     through LDS, V read transposed): varlen batches, causal (bottom-right) and not, more keys
+//     than queries and fewer, an empty sequence, GQA; O poisoned with NaN and a guard run after it;
+//   - the paged decode kernels emitted from templates/attention/attention_decode_cdna.argus (GQA
+//     groups of 4, 8 and 1 on 16-row MFMAs padded from their 4, 8 and 1 query rows; pages of 16, 1
+//     and 64 tokens scattered over the cache; empty and long sequences; the four waves' partial
+//     softmaxes merged through LDS).
 #include "generated_kernels.h"
 
 #include "argus_numerics.h"
@@ -22,12 +30,12 @@ namespace {
 
 TEST(HipGeneratedGemm, EveryTemplateInstanceIsLinkedIn) {
   // One per shape of the CMake list: a case file whose registration was dropped would pass silently.
-  EXPECT_EQ(generatedGemms().size(), 4u);
+  EXPECT_EQ(generated<GeneratedGemm>().size(), 4u);
 }
 
 TEST(HipGeneratedGemm, MatchesFloat64OnRaggedShapes) {
-  ASSERT_FALSE(generatedGemms().empty());
-  for (const GeneratedGemm &kernel : generatedGemms()) {
+  ASSERT_FALSE(generated<GeneratedGemm>().empty());
+  for (const GeneratedGemm &kernel : generated<GeneratedGemm>()) {
     std::mt19937 rng(4321u + unsigned(kernel.bm * 7 + kernel.bn));
     const GemmProblem problems[] = {
         {kernel.bm + 5, kernel.bn + 3, 136, 1.0f, 0.0f, false},
@@ -83,8 +91,8 @@ std::string compareGateUp(const GateUpProblem &p, const GateUpData &d) {
 }
 
 TEST(HipGeneratedGateUp, MatchesFloat64OnRaggedShapes) {
-  ASSERT_EQ(generatedGateUps().size(), 1u);
-  const GeneratedGateUp &kernel = generatedGateUps()[0];
+  ASSERT_EQ(generated<GeneratedGateUp>().size(), 1u);
+  const GeneratedGateUp &kernel = generated<GeneratedGateUp>()[0];
   std::mt19937 rng(2024);
   // 16-byte aligned pitches (vector loads), then odd ones (element loads); ragged m, n, k.
   const GateUpProblem problems[] = {{37, 96, 136, 144, 136, 104}, {1, 40, 64, 67, 65, 41}, {70, 130, 72, 75, 77, 133}};
@@ -93,6 +101,35 @@ TEST(HipGeneratedGateUp, MatchesFloat64OnRaggedShapes) {
                  randomMatrix(p.n, p.k, p.ldw, rng), std::vector<uint16_t>(size_t((p.m + 1) * p.ldh), 0xffff)};
     kernel.run(p, d);
     EXPECT_EQ(compareGateUp(p, d), "") << kernel.symbol << " m=" << p.m << " n=" << p.n << " k=" << p.k;
+  }
+}
+
+TEST(HipGeneratedPrefill, MatchesFloat64OnVarlenBatches) {
+  ASSERT_EQ(generated<GeneratedPrefill>().size(), 3u);
+  std::mt19937 rng(11);
+  for (const GeneratedPrefill &kernel : generated<GeneratedPrefill>()) {
+    const int heads = 2 * kernel.group;
+    const PrefillProblem problems[] = {
+        {heads, 2, kernel.headDim, kernel.valueDim, true, {{130, 130}, {0, 0}, {5, 77}, {70, 20}}, 0.0f},
+        {heads, 2, kernel.headDim, kernel.valueDim, false, {{33, 200}, {129, 65}}, 0.2f}};
+    for (const PrefillProblem &p : problems) {
+      PrefillData data(p, rng);
+      kernel.run(p, data);
+      EXPECT_EQ(compareWithFloat64(p, data), "") << kernel.symbol << " " << p.describe();
+    }
+  }
+}
+
+TEST(HipGeneratedDecode, MatchesFloat64OverScatteredPages) {
+  ASSERT_EQ(generated<GeneratedDecode>().size(), 3u);
+  std::mt19937 rng(12);
+  for (const GeneratedDecode &kernel : generated<GeneratedDecode>()) {
+    const int kvHeads = 2, heads = kernel.group * kvHeads;
+    const DecodeProblem p{heads, kvHeads, kernel.headDim, kernel.valueDim, kernel.pageSize, {0, 1, 77, 300}, 0.3f};
+    DecodeData data(p, rng);
+    kernel.run(p, data);
+    // The template rounds the softmax weights to bf16 before P·V (cast(e, T)).
+    EXPECT_EQ(compareWithFloat64(p, data, DecodeWeights::Bf16), "") << kernel.symbol << " " << p.describe();
   }
 }
 

@@ -68,7 +68,7 @@ DecodeData::DecodeData(const DecodeProblem &p, std::mt19937 &rng) {
   o.resize(o.size() + kGuardElements, kGuard);
 }
 
-std::string compareWithFloat64(const DecodeProblem &p, const DecodeData &d) {
+std::string compareWithFloat64(const DecodeProblem &p, const DecodeData &d, DecodeWeights weights) {
   ref::PagedDecodeShape shape;
   shape.batch = p.batch();
   shape.numHeads = p.heads;
@@ -87,7 +87,8 @@ std::string compareWithFloat64(const DecodeProblem &p, const DecodeData &d) {
   int wrong = 0;
   for (size_t i = 0; i < outputs; ++i) {
     const double value = argus_num::bf16_to_f32(d.o[i]);
-    const double tolerance = std::ldexp(std::fabs(ref[i]), -8) + std::ldexp(magnitude[i], -12) + 1e-30;
+    const int weightError = weights == DecodeWeights::Bf16 ? -7 : -12;
+    const double tolerance = std::ldexp(std::fabs(ref[i]), -8) + std::ldexp(magnitude[i], weightError) + 1e-30;
     if (!(std::fabs(value - ref[i]) <= tolerance) && ++wrong <= 5)
       problems << p.describe() << ": o[" << i << "] = " << value << ", expected " << ref[i] << "\n";
   }

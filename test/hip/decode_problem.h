@@ -4,7 +4,8 @@
 // the cache in random order (unused block-table entries point far outside
 // it), the output poisoned with NaN and followed by a guard run, and an
 // element-wise comparison with the float64 reference
-// (argus::ref::attentionDecodeF64): |err| <= 2^-8 |ref| + 2^-12 sum_j p_j |v_j|.
+// (argus::ref::attentionDecodeF64): |err| <= 2^-8 |ref| + 2^-12 sum_j p_j |v_j|,
+// or 2^-7 sum_j p_j |v_j| for a kernel that rounds the weights p_j to bf16.
 //
 //===----------------------------------------------------------------------===//
 #ifndef ARGUS_TEST_HIP_DECODE_PROBLEM_H
@@ -35,8 +36,12 @@ struct DecodeData {
   DecodeData(const DecodeProblem &p, std::mt19937 &rng);
 };
 
+/// How a kernel computes P·V: in f32, or with the weights rounded to bf16.
+enum class DecodeWeights { F32, Bf16 };
+
 /// The first few problems with `data.o` ("" when all is within tolerance).
-std::string compareWithFloat64(const DecodeProblem &p, const DecodeData &data);
+std::string compareWithFloat64(const DecodeProblem &p, const DecodeData &data,
+                               DecodeWeights weights = DecodeWeights::F32);
 
 } // namespace argus::hip::test
 

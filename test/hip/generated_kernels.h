@@ -12,8 +12,11 @@
 
 #include "argus_hip_emulator.h"
 #include "gemm_problem.h"
+#include "decode_problem.h"
+#include "prefill_problem.h"
 
 #include <functional>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -22,6 +25,8 @@ namespace argus::hip::test {
 /// Runs `body` on every work-item of the launch a generated `*_launch` function returned.
 template <class LaunchShape, class Body>
 void emulate(const LaunchShape &shape, const Body &body) {
+  if (shape.error)
+    throw std::runtime_error(std::string("the launch refused its arguments: ") + shape.error);
   emu::Launch launch;
   launch.gridX = int(shape.grid[0]);
   launch.gridY = int(shape.grid[1]);
@@ -39,9 +44,6 @@ struct GeneratedGemm {
   std::function<void(const GemmProblem &, GemmData &)> run;
 };
 
-std::vector<GeneratedGemm> &generatedGemms();
-bool registerGeneratedGemm(GeneratedGemm kernel);
-
 /// A SwiGLU expert's first half, H = silu(X·Wgᵀ) * (X·Wuᵀ), in bf16 with row pitches.
 struct GateUpProblem {
   int m, n, k;
@@ -57,8 +59,36 @@ struct GeneratedGateUp {
   std::function<void(const GateUpProblem &, GateUpData &)> run;
 };
 
-std::vector<GeneratedGateUp> &generatedGateUps();
-bool registerGeneratedGateUp(GeneratedGateUp kernel);
+/// One kernel generated from templates/attention/attention_prefill_cdna.argus
+/// for a GQA group and head dims; it serves one sequence per launch.
+struct GeneratedPrefill {
+  std::string symbol;
+  int group, headDim, valueDim;
+  /// Runs the kernel on the emulator over every sequence of `data` (O written).
+  std::function<void(const PrefillProblem &, PrefillData &)> run;
+};
+
+/// One kernel generated from templates/attention/attention_decode_cdna.argus
+/// for a GQA group, head dims and page size; one launch serves the batch.
+struct GeneratedDecode {
+  std::string symbol;
+  int group, headDim, valueDim, pageSize;
+  /// Runs the kernel on the emulator (O written).
+  std::function<void(const DecodeProblem &, DecodeData &)> run;
+};
+
+/// Every generated kernel of one kind: each case file registers its own at static initialisation.
+template <class Kernel>
+std::vector<Kernel> &generated() {
+  static std::vector<Kernel> kernels;
+  return kernels;
+}
+
+template <class Kernel>
+bool registerGenerated(Kernel kernel) {
+  generated<Kernel>().push_back(std::move(kernel));
+  return true;
+}
 
 } // namespace argus::hip::test
 

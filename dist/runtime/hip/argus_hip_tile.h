@@ -56,8 +56,9 @@ struct Tensor {
 /// What the host needs to launch a generated kernel.
 struct LaunchShape {
   int64_t grid[3];
-  int threads;  // work-items: waves x 64
-  int ldsBytes; // static LDS of the kernel
+  int threads;                 // work-items: waves x 64
+  int ldsBytes;                // static LDS of the kernel
+  const char *error = nullptr; // set when the arguments break a precondition: do not launch
 };
 
 /// Element types: how a tile element is stored and computed.
@@ -118,38 +119,67 @@ struct Striped {
   ARGUS_HIP_FN static int row(int l, int i) { return element(l, i) / C; }
   ARGUS_HIP_FN static int col(int l, int i) { return element(l, i) % C; }
   ARGUS_HIP_FN static bool valid(int l, int i) { return element(l, i) < R * C; }
+  // Rows for reduceRows: a row's runs lie in consecutive lanes of one slot run
+  // (at most 64 runs a row) or fill whole slot runs of every lane (a multiple of 64).
+  static constexpr int kRunsPerRow = C / V;
+  static constexpr int kRowLanes = kWaveSize % kRunsPerRow == 0   ? kRunsPerRow - 1
+                                   : kRunsPerRow % kWaveSize == 0 ? kWaveSize - 1
+                                                                  : -1;
+  ARGUS_HIP_FN static constexpr bool sameRow(int i, int j) {
+    return kRunsPerRow <= kWaveSize ? i / V == j / V
+                                    : i / V / (kRunsPerRow / kWaveSize) == j / V / (kRunsPerRow / kWaveSize);
+  }
 };
 
+/// `x` rounded up to a multiple of `m`.
+constexpr int roundUp(int x, int m) { return (x + m - 1) / m * m; }
+
 /// The result layout of an MFMA on Block x Block blocks (32: v_mfma_f32_32x32x8,
-/// 16: v_mfma_f32_16x16x16), R / Block x C / Block blocks in row-major order,
+/// 16: v_mfma_f32_16x16x16), R x C padded to whole blocks in row-major order,
 /// Block² / 64 slots of each per lane: lane l holds column l % Block, and in
 /// slot e the row 4·G·(e / 4) + 4·(l / Block) + e % 4, G = 64 / Block lane groups.
+/// Slots in the padding (a 4-row decode tile fills 4 of 16 rows) are not valid.
 template <int R, int C, int Block>
 struct MfmaAcc {
-  static_assert(R % Block == 0 && C % Block == 0, "whole result blocks");
   static constexpr int kRows = R, kCols = C, kRun = 1;
-  static constexpr int kPerLane = R * C / kWaveSize;
+  static constexpr int kPaddedRows = roundUp(R, Block), kBlockCols = roundUp(C, Block) / Block;
+  static constexpr int kPerLane = kPaddedRows * kBlockCols * Block / kWaveSize;
   static constexpr int kSlots = Block * Block / kWaveSize, kGroups = kWaveSize / Block;
   ARGUS_HIP_FN static int row(int l, int i) {
     const int e = i % kSlots;
-    return (i / kSlots) / (C / Block) * Block + 4 * kGroups * (e / 4) + 4 * (l / Block) + e % 4;
+    return (i / kSlots) / kBlockCols * Block + 4 * kGroups * (e / 4) + 4 * (l / Block) + e % 4;
   }
-  ARGUS_HIP_FN static int col(int l, int i) { return (i / kSlots) % (C / Block) * Block + l % Block; }
-  ARGUS_HIP_FN static bool valid(int, int) { return true; }
+  ARGUS_HIP_FN static int col(int l, int i) { return (i / kSlots) % kBlockCols * Block + l % Block; }
+  ARGUS_HIP_FN static bool valid(int l, int i) {
+    return (R % Block == 0 || row(l, i) < R) && (C % Block == 0 || col(l, i) < C);
+  }
+  // A row's columns are the Block lanes of one lane group, in the same slot of
+  // each block of a block row.
+  static constexpr int kRowLanes = Block - 1;
+  ARGUS_HIP_FN static constexpr bool sameRow(int i, int j) {
+    return i % kSlots == j % kSlots && i / kSlots / kBlockCols == j / kSlots / kBlockCols;
+  }
 };
 
 /// The A / B operand layout of the same MFMA: R / Block blocks of rows, each
-/// K / kK steps of kK = 256 / Block values of k; lane l holds row l % Block and
-/// k = 4·(l / Block) + 0..3 of each step.
+/// kSteps steps of kK = 256 / Block values of k; lane l holds row l % Block and
+/// k = 4·(l / Block) + 0..3 of each step. Rows and k are padded like MfmaAcc's;
+/// ak::mma zeroes the padding before it multiplies.
 template <int R, int K, int Block>
 struct MfmaOperand {
   static constexpr int kK = 4 * kWaveSize / Block;
-  static_assert(R % Block == 0 && K % kK == 0, "whole blocks of rows and steps of k");
   static constexpr int kRows = R, kCols = K, kRun = 4;
-  static constexpr int kPerLane = R * K / kWaveSize;
-  ARGUS_HIP_FN static int row(int l, int i) { return i / (4 * (K / kK)) * Block + l % Block; }
-  ARGUS_HIP_FN static int col(int l, int i) { return (i / 4) % (K / kK) * kK + 4 * (l / Block) + i % 4; }
-  ARGUS_HIP_FN static bool valid(int, int) { return true; }
+  static constexpr int kPaddedRows = roundUp(R, Block), kSteps = roundUp(K, kK) / kK;
+  static constexpr int kPerLane = kPaddedRows * kSteps * kK / kWaveSize;
+  static constexpr bool kPadded = R % Block != 0 || K % kK != 0;
+  ARGUS_HIP_FN static int row(int l, int i) { return i / (4 * kSteps) * Block + l % Block; }
+  ARGUS_HIP_FN static int col(int l, int i) { return (i / 4) % kSteps * kK + 4 * (l / Block) + i % 4; }
+  ARGUS_HIP_FN static bool valid(int l, int i) {
+    return (R % Block == 0 || row(l, i) < R) && (K % kK == 0 || col(l, i) < K);
+  }
+  // A row's k values are in the lanes l % Block apart, every slot of its block of rows.
+  static constexpr int kRowLanes = (kWaveSize - 1) & ~(Block - 1);
+  ARGUS_HIP_FN static constexpr bool sameRow(int i, int j) { return i / (4 * kSteps) == j / (4 * kSteps); }
 };
 
 /// The slots of L for an operand broadcast along rows (KeepRows false: its
@@ -162,6 +192,18 @@ struct Broadcast {
   static constexpr int kPerLane = L::kPerLane;
   ARGUS_HIP_FN static int row(int l, int i) { return KeepRows ? L::row(l, i) : 0; }
   ARGUS_HIP_FN static int col(int l, int i) { return KeepCols ? L::col(l, i) : 0; }
+  ARGUS_HIP_FN static bool valid(int l, int i) { return L::valid(l, i); }
+};
+
+/// L with rows and columns swapped: the operand of a transpose takes it, so
+/// that the transpose itself moves nothing (a V tile loaded from LDS straight
+/// into the B operand layout of P·V).
+template <class L>
+struct Transposed {
+  static constexpr int kRows = L::kCols, kCols = L::kRows, kRun = 1;
+  static constexpr int kPerLane = L::kPerLane;
+  ARGUS_HIP_FN static int row(int l, int i) { return L::col(l, i); }
+  ARGUS_HIP_FN static int col(int l, int i) { return L::row(l, i); }
   ARGUS_HIP_FN static bool valid(int l, int i) { return L::valid(l, i); }
 };
 
@@ -199,71 +241,198 @@ ARGUS_HIP_FN void iota(T (&dst)[L::kPerLane]) {
   }
 }
 
+/// Moves tile `src` (layout From) into layout To through `scratch`, this
+/// wave's kRows x kCols elements of LDS: each lane writes its elements row-major
+/// (a broadcast layout's copies write the same value), then reads To's.
+template <class From, class To, class T>
+ARGUS_HIP_FN void convert(T (&dst)[To::kPerLane], const T (&src)[From::kPerLane], T *scratch) {
+  static_assert(From::kRows == To::kRows && From::kCols == To::kCols, "one tile in two layouts");
+  constexpr int cols = From::kCols;
+  const int l = lane();
+  waveBarrier(); // the previous conversion's reads are done
+  ARGUS_UNROLL
+  for (int i = 0; i < From::kPerLane; ++i)
+    if (From::valid(l, i))
+      scratch[From::row(l, i) * cols + From::col(l, i)] = src[i];
+  waveBarrier();
+  ARGUS_UNROLL
+  for (int i = 0; i < To::kPerLane; ++i)
+    dst[i] = To::valid(l, i) ? scratch[To::row(l, i) * cols + To::col(l, i)] : T(0);
+}
+
+/// The combining functions of argus.reduce.
+struct ReduceSum {
+  ARGUS_HIP_FN static float identity() { return 0.0f; }
+  ARGUS_HIP_FN static float combine(float a, float b) { return a + b; }
+};
+struct ReduceMax {
+  ARGUS_HIP_FN static float identity() { return -__builtin_huge_valf(); }
+  ARGUS_HIP_FN static float combine(float a, float b) { return a > b ? a : b; }
+};
+struct ReduceMin {
+  ARGUS_HIP_FN static float identity() { return __builtin_huge_valf(); }
+  ARGUS_HIP_FN static float combine(float a, float b) { return a < b ? a : b; }
+};
+
+/// Each row of an f32 tile in layout L reduced by Op, into Broadcast<L, true,
+/// false> (slot i holds its row's result): first the lane's own slots of the
+/// row, then a butterfly over the lanes that share rows (L::kRowLanes); slots
+/// of a row already reduced are copied, not shuffled again.
+template <class L, class Op>
+ARGUS_HIP_FN void reduceRows(float (&dst)[L::kPerLane], const float (&src)[L::kPerLane]) {
+  static_assert(L::kRowLanes >= 0, "a layout whose lanes split every row alike");
+  const int l = lane();
+  ARGUS_UNROLL
+  for (int i = 0; i < L::kPerLane; ++i) {
+    int first = i;
+    ARGUS_UNROLL
+    for (int j = i - 1; j >= 0; --j)
+      if (L::sameRow(i, j))
+        first = j;
+    if (first != i) {
+      dst[i] = dst[first];
+      continue;
+    }
+    float a = Op::identity();
+    ARGUS_UNROLL
+    for (int j = i; j < L::kPerLane; ++j)
+      if (L::sameRow(i, j) && L::valid(l, j))
+        a = Op::combine(a, src[j]);
+    ARGUS_UNROLL
+    for (int m = 1; m < kWaveSize; m <<= 1)
+      if (L::kRowLanes & m)
+        a = Op::combine(a, argus::hip::shuffle(a, l ^ m));
+    dst[i] = a;
+  }
+}
+
 //===----------------------------------------------------------------------===//
 // Global memory (masked: elements out of bounds read `padding`, are not written)
 //===----------------------------------------------------------------------===//
 
 namespace detail {
 
-/// The element index in `t` of column 0 of tile row `row` (rows flatten the
-/// leading dimensions Dims[0 .. rank-2]) at `offsets`, the last dimension's
-/// offset left out; false when a leading coordinate is out of bounds. One
-/// per run: each element of a run adds only its column.
+template <class T, int N>
+struct alignas(sizeof(T) * N) Run {
+  T v[N];
+};
+
+/// A run as one vector value: a run a branch may fill two ways stays one
+/// register tuple through the join (a per-element array would become N
+/// 16-bit registers, repacked for every MFMA).
+template <class T, int N>
+struct RunVector {
+  typedef T type __attribute__((vector_size(sizeof(T) * N)));
+};
+
+/// Where tile row `row` (rows flatten the leading dimensions Dims[0 .. rank-2])
+/// starts, in elements from the tile's origin `offsets`; false when a leading
+/// coordinate is outside the tensor.
 template <int... Dims>
-ARGUS_HIP_FN bool rowStart(const Tensor &t, const int64_t (&offsets)[sizeof...(Dims)], int row, int64_t &index) {
+ARGUS_HIP_FN bool rowInTile(const Tensor &t, const int64_t (&offsets)[sizeof...(Dims)], int row, int64_t &index) {
   constexpr int rank = sizeof...(Dims), dims[rank] = {Dims...};
   bool inside = true;
   index = 0;
   int rest = row;
   ARGUS_UNROLL
   for (int d = rank - 2; d >= 0; --d) {
-    const int64_t at = offsets[d] + rest % dims[d];
+    const int coord = rest % dims[d];
     rest /= dims[d];
+    const int64_t at = offsets[d] + coord;
     inside = inside && at >= 0 && at < t.shape[d];
-    index += at * t.stride[d];
+    index += coord * t.stride[d];
   }
   return inside;
 }
 
-template <class T, int N>
-struct alignas(sizeof(T) * N) Run {
-  T v[N];
+/// A buffer over the elements a tile may touch, from its origin.
+struct TileBuffer {
+  BufferResource resource;
+  uintptr_t origin; // the address of the tile's element (0, ..., 0)
 };
 
-/// True when a run of N elements of T at `p` may move as one access.
-template <class T, int N>
-ARGUS_HIP_FN bool runAligned(const void *p) {
-  return N > 1 && (reinterpret_cast<uintptr_t>(p) % (sizeof(T) * N)) == 0;
+/// Bytes from a tile's first element to its last: the same wherever it sits
+/// (host and device: the launch function checks it).
+template <class T, int... Dims>
+ARGUS_SCALAR_FN int64_t tileSpanBytes(const Tensor &t) {
+  constexpr int rank = sizeof...(Dims), dims[rank] = {Dims...};
+  int64_t last = 0;
+  ARGUS_UNROLL
+  for (int d = 0; d < rank; ++d)
+    last += (dims[d] - 1) * t.stride[d];
+  return (last + 1) * int64_t(sizeof(T));
 }
+
+/// The buffer of a tile of Dims at `offsets`: its origin is uniform (scalar
+/// registers) and every lane addresses its elements by 32-bit offsets, not
+/// 64-bit pointers. The launch function has checked tileSpanFits.
+template <class T, int... Dims>
+ARGUS_HIP_FN TileBuffer tileBuffer(const Tensor &t, const int64_t (&offsets)[sizeof...(Dims)]) {
+  constexpr int rank = sizeof...(Dims);
+  int64_t origin = 0;
+  ARGUS_UNROLL
+  for (int d = 0; d < rank; ++d)
+    origin += offsets[d] * t.stride[d];
+  const int64_t bytes = tileSpanBytes<T, Dims...>(t);
+#if ARGUS_HIP_DEVICE_CODE
+  __builtin_assume(bytes > 0 && bytes < (int64_t(1) << 31));
+#else
+  if (bytes <= 0 || bytes >= (int64_t(1) << 31))
+    trap("a tile spans 2 GiB or more of its tensor: the launch function should have refused it");
+#endif
+  const T *first = static_cast<const T *>(t.data) + origin;
+  return {makeBuffer(first, uint32_t(bytes)), reinterpret_cast<uintptr_t>(first)};
+}
+
+/// An offset past the end of every tile buffer: the load reads zeros.
+inline constexpr uint32_t kOutsideBuffer = 0x80000000u;
 
 } // namespace detail
 
+/// Host, before a launch: whether a tile of Dims of `t` spans less than 2 GiB,
+/// so that loadGlobal's 32-bit offsets reach all of it.
+template <class DT, int... Dims>
+inline bool tileSpanFits(const Tensor &t) {
+  return detail::tileSpanBytes<typename DT::storage, Dims...>(t) < (int64_t(1) << 31);
+}
+
+/// A tile of Dims at `offsets` of `t` in layout L; elements outside the tensor
+/// read `padding`. Every access goes through one buffer from the tile's origin
+/// (a masked element reads past its end), so no 64-bit address is kept per
+/// lane. A run inside and aligned is one load, any other element by element.
 template <class L, class DT, int... Dims>
 ARGUS_HIP_FN void loadGlobal(typename DT::storage (&dst)[L::kPerLane], const Tensor &t,
                              const int64_t (&offsets)[sizeof...(Dims)], float padding) {
   using T = typename DT::storage;
+  using RunT = typename detail::RunVector<T, L::kRun>::type;
   constexpr int last = sizeof...(Dims) - 1;
-  const T *base = static_cast<const T *>(t.data);
+  const detail::TileBuffer buffer = detail::tileBuffer<T, Dims...>(t, offsets);
   const T pad = DT::store(typename DT::compute(padding));
   const int64_t colStride = t.stride[last], cols = t.shape[last];
   const int l = lane();
   ARGUS_UNROLL
   for (int i = 0; i < L::kPerLane; i += L::kRun) {
-    int64_t start = 0;
-    const bool rowIn = L::valid(l, i) && detail::rowStart<Dims...>(t, offsets, L::row(l, i), start);
-    const int64_t c0 = offsets[last] + L::col(l, i);
-    const T *p = base + start + c0 * colStride;
-    if (L::kRun > 1 && rowIn && c0 >= 0 && c0 + L::kRun <= cols && colStride == 1 &&
-        detail::runAligned<T, L::kRun>(p)) {
-      const auto run = *reinterpret_cast<const detail::Run<T, L::kRun> *>(p);
+    int64_t rowIndex = 0;
+    const bool rowIn = L::valid(l, i) && detail::rowInTile<Dims...>(t, offsets, L::row(l, i), rowIndex);
+    const int col = L::col(l, i);
+    const int64_t c0 = offsets[last] + col;
+    const uint32_t at = uint32_t((rowIndex + col * colStride) * int64_t(sizeof(T)));
+    RunT run;
+    if (L::kRun > 1 && rowIn && L::valid(l, i + L::kRun - 1) && c0 >= 0 && c0 + L::kRun <= cols &&
+        colStride == 1 && (buffer.origin + at) % (sizeof(T) * L::kRun) == 0) {
+      run = bufferLoad<RunT>(buffer.resource, at);
+    } else {
       ARGUS_UNROLL
-      for (int j = 0; j < L::kRun; ++j)
-        dst[i + j] = run.v[j];
-      continue;
+      for (int j = 0; j < L::kRun; ++j) {
+        const bool in = rowIn && L::valid(l, i + j) && c0 + j >= 0 && c0 + j < cols;
+        const uint32_t element = at + uint32_t(j * colStride * int64_t(sizeof(T)));
+        const T x = bufferLoad<T>(buffer.resource, in ? element : detail::kOutsideBuffer);
+        run[j] = in ? x : pad;
+      }
     }
     ARGUS_UNROLL
     for (int j = 0; j < L::kRun; ++j)
-      dst[i + j] = rowIn && c0 + j >= 0 && c0 + j < cols ? p[j * colStride] : pad;
+      dst[i + j] = run[j];
   }
 }
 
@@ -281,19 +450,24 @@ template <class L, class DT, int... Dims>
 ARGUS_HIP_FN void storeGlobal(const Tensor &t, const int64_t (&offsets)[sizeof...(Dims)],
                               const typename DT::storage (&src)[L::kPerLane]) {
   using T = typename DT::storage;
-  constexpr int last = sizeof...(Dims) - 1;
-  T *base = static_cast<T *>(const_cast<void *>(t.data));
+  constexpr int rank = sizeof...(Dims), last = rank - 1;
+  int64_t origin = 0;
+  ARGUS_UNROLL
+  for (int d = 0; d < rank; ++d)
+    origin += offsets[d] * t.stride[d];
+  T *first = static_cast<T *>(const_cast<void *>(t.data)) + origin;
   const int64_t colStride = t.stride[last], cols = t.shape[last];
   const int l = lane();
   ARGUS_UNROLL
   for (int i = 0; i < L::kPerLane; i += L::kRun) {
-    int64_t start = 0;
-    const bool rowIn = L::valid(l, i) && detail::rowStart<Dims...>(t, offsets, L::row(l, i), start);
-    const int64_t c0 = offsets[last] + L::col(l, i);
-    T *p = base + start + c0 * colStride;
+    int64_t rowIndex = 0;
+    const bool rowIn = L::valid(l, i) && detail::rowInTile<Dims...>(t, offsets, L::row(l, i), rowIndex);
+    const int col = L::col(l, i);
+    const int64_t c0 = offsets[last] + col;
+    T *p = first + rowIndex + col * colStride;
     ARGUS_UNROLL
     for (int j = 0; j < L::kRun; ++j)
-      if (rowIn && c0 + j >= 0 && c0 + j < cols)
+      if (rowIn && L::valid(l, i + j) && c0 + j >= 0 && c0 + j < cols)
         p[j * colStride] = src[i + j];
   }
 }
@@ -355,10 +529,10 @@ template <class L, int C, int SlotElems, class Place, class T>
 ARGUS_HIP_FN void loadShared(T (&dst)[L::kPerLane], const T *buffer, int slot) {
   constexpr int run = detail::ldsRun<L, C, SlotElems, Place>;
   detail::forEachLdsRun<L, C, SlotElems, Place>(slot, [&](int i, int at) {
-    const auto r = *reinterpret_cast<const detail::Run<T, run> *>(buffer + at);
+    const auto r = *reinterpret_cast<const typename detail::RunVector<T, run>::type *>(buffer + at);
     ARGUS_UNROLL
     for (int j = 0; j < run; ++j)
-      dst[i + j] = r.v[j];
+      dst[i + j] = r[j];
   });
 }
 
@@ -386,33 +560,43 @@ struct Mfma<16> {
 };
 
 /// acc (MfmaAcc<M, N, Block>) += a (MfmaOperand<M, K, Block>) · bᵀ
-/// (MfmaOperand<N, K, Block>): one MFMA per block and Mfma<Block>::kK values of k.
-template <Element E, int Block, int M, int N, int K>
-ARGUS_HIP_FN void mma(float (&acc)[M * N / kWaveSize], const uint16_t (&a)[M * K / kWaveSize],
-                      const uint16_t (&b)[N * K / kWaveSize]) {
+/// (MfmaOperand<N, K, Block>): one MFMA per block and Mfma<Block>::kK values of
+/// k. Padding slots of the operands multiply as zeros (whatever they hold).
+template <Element E, int Block, int M, int N, int K, int AccSlots, int ASlots, int BSlots>
+ARGUS_HIP_FN void mma(float (&acc)[AccSlots], const uint16_t (&a)[ASlots], const uint16_t (&b)[BSlots]) {
   using Shape = Mfma<Block>;
-  constexpr int results = Block * Block / kWaveSize, steps = K / Shape::kK;
+  using A = MfmaOperand<M, K, Block>;
+  using B = MfmaOperand<N, K, Block>;
+  static_assert(AccSlots == MfmaAcc<M, N, Block>::kPerLane && ASlots == A::kPerLane && BSlots == B::kPerLane,
+                "tiles in the MFMA layouts of this product");
+  constexpr int results = Block * Block / kWaveSize, steps = A::kSteps;
+  constexpr int blockRows = A::kPaddedRows / Block, blockCols = B::kPaddedRows / Block;
+  const int l = lane();
+  auto operand = [&](const auto &tile, auto layout, int i) {
+    using L = decltype(layout);
+    return short(!L::kPadded || L::valid(l, i) ? tile[i] : 0);
+  };
   ARGUS_UNROLL
-  for (int bm = 0; bm < M / Block; ++bm) {
+  for (int bm = 0; bm < blockRows; ++bm) {
     ARGUS_UNROLL
-    for (int bn = 0; bn < N / Block; ++bn) {
+    for (int bn = 0; bn < blockCols; ++bn) {
       typename Shape::Acc c;
       ARGUS_UNROLL
       for (int e = 0; e < results; ++e)
-        c[e] = acc[(bm * (N / Block) + bn) * results + e];
+        c[e] = acc[(bm * blockCols + bn) * results + e];
       ARGUS_UNROLL
       for (int ks = 0; ks < steps; ++ks) {
         b16x4 x, y;
         ARGUS_UNROLL
         for (int j = 0; j < 4; ++j) {
-          x[j] = short(a[(bm * steps + ks) * 4 + j]);
-          y[j] = short(b[(bn * steps + ks) * 4 + j]);
+          x[j] = operand(a, A{}, (bm * steps + ks) * 4 + j);
+          y[j] = operand(b, B{}, (bn * steps + ks) * 4 + j);
         }
         c = Shape::template run<E>(x, y, c);
       }
       ARGUS_UNROLL
       for (int e = 0; e < results; ++e)
-        acc[(bm * (N / Block) + bn) * results + e] = c[e];
+        acc[(bm * blockCols + bn) * results + e] = c[e];
     }
   }
 }

@@ -11,6 +11,7 @@
 //===----------------------------------------------------------------------===//
 #include "HipEmitter.h"
 
+#include "llvm/ADT/ScopeExit.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/TypeSwitch.h"
 
@@ -63,6 +64,24 @@ LogicalResult HipEmitter::emitArgusOp(Operation *op) {
   for (Value r : op->getResults())
     if (isa<TileType>(r.getType()) && failed(supported(r)))
       return failure();
+
+  // Operands this op reads in another layout than their own: converted
+  // copies, seen by this op only.
+  SmallVector<std::pair<Value, std::string>> ownTiles;
+  for (unsigned i = 0; i < op->getNumOperands(); ++i)
+    if (const RegLayout *want = layouts.conversion(op, i)) {
+      Value v = op->getOperand(i);
+      std::string converted = operandTile(op, i);
+      ownTiles.push_back({v, tile(v)});
+      tiles[v] = converted;
+      readAs[v] = want;
+    }
+  llvm::scope_exit restore([&] {
+    for (auto &[v, name] : ownTiles) {
+      tiles[v] = name;
+      readAs.erase(v);
+    }
+  });
 
   return llvm::TypeSwitch<Operation *, LogicalResult>(op)
       .Case([&](ProgramIdOp o) {
@@ -197,6 +216,11 @@ LogicalResult HipEmitter::emitArgusOp(Operation *op) {
         tiles[o.getResult()] = tile(o.getOperand()); // same slots: only leading unit dimensions change
         return success();
       })
+      .Case([&](TransposeOp o) {
+        tiles[o.getResult()] = tile(o.getOperand()); // the operand's layout is the result's, Transposed
+        return success();
+      })
+      .Case([&](ReduceOp o) { return emitReduce(o); })
       .Default([&](Operation *) {
         return fail(op, "the HIP backend cannot lower '" + op->getName().getStringRef() + "'");
       });
@@ -217,6 +241,29 @@ LogicalResult HipEmitter::emitMma(MmaOp o) {
            std::to_string(a.getShape()[0]) + ", " + std::to_string(b.getShape()[0]) + ", " +
            std::to_string(a.getShape()[1]) + ">(" + r + ", " + tile(o.getA()) + ", " + tile(o.getB()) + ");",
        o);
+  return success();
+}
+
+LogicalResult HipEmitter::emitReduce(ReduceOp o) {
+  static const char *combine[] = {"ak::ReduceSum", "ak::ReduceMax", "ak::ReduceMin"};
+  const RegLayout &in = layoutOf(o.getOperand()), &computed = layouts.reducedIn(o);
+  const RegLayout &out = layouts.of(o.getResult());
+  auto reduceInto = [&](const std::string &dst) {
+    line(std::string("ak::reduceRows<") + in.spell() + ", " + combine[static_cast<int>(o.getKind())] + ">(" + dst +
+             ", " + tile(o.getOperand()) + ");",
+         o);
+  };
+  if (computed == out) {
+    reduceInto(declareTile(o.getResult(), o));
+    return success();
+  }
+  // The result lives in another layout (a loop carries it so, say): reduce, then convert.
+  std::string rows = names.unique("rows");
+  line("float " + rows + "[" + std::to_string(computed.perLane()) + "];", o, computed.spell());
+  reduceInto(rows);
+  std::string r = nameFor(o.getResult());
+  emitConvert(r, rows, computed, out, o.getResult().getType().getElementType(), o);
+  tiles[o.getResult()] = r;
   return success();
 }
 

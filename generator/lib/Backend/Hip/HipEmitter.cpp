@@ -86,6 +86,25 @@ std::string HipEmitter::declareTile(Value v, Operation *op, StringRef note) {
   return name;
 }
 
+void HipEmitter::emitConvert(const std::string &dst, const std::string &src, const RegLayout &from,
+                             const RegLayout &to, Type element, Operation *op) {
+  std::string storage = *hipStorageType(element);
+  line(storage + " " + dst + "[" + std::to_string(to.perLane()) + "];", op, to.spell());
+  line("ak::convert<" + from.spell() + ", " + to.spell() + ">(" + dst + ", " + src + ", reinterpret_cast<" + storage +
+           " *>(wave_scratch));",
+       op, "through LDS");
+}
+
+std::string HipEmitter::operandTile(Operation *op, unsigned index) {
+  Value v = op->getOperand(index);
+  const RegLayout *want = layouts.conversion(op, index);
+  if (!want)
+    return tile(v);
+  std::string name = names.unique(nameFor(v) + "_as");
+  emitConvert(name, tile(v), layouts.of(v), *want, cast<TileType>(v.getType()).getElementType(), op);
+  return name;
+}
+
 //===----------------------------------------------------------------------===//
 // Kernel checks and LDS plan
 //===----------------------------------------------------------------------===//
@@ -192,6 +211,9 @@ LogicalResult HipEmitter::planShared(func::FuncOp kernel, int64_t &ldsBytes) {
     line("};");
     viewPlacements[op] = name;
   });
+  // Each wave's scratch for register layout conversions follows the buffers.
+  scratchOffset = ldsBytes;
+  ldsBytes += waves * ((layouts.conversionScratchBytes() + 15) / 16 * 16);
   if (ldsBytes > kLdsBytes)
     return fail(kernel, "the shared buffers of kernel '" + kernel.getSymName() + "' take " +
                             std::to_string(ldsBytes) + " bytes of LDS; a CDNA workgroup has " +
@@ -238,7 +260,39 @@ void HipEmitter::emitArguments(func::FuncOp f, ArrayRef<std::string> argNames) {
   }
 }
 
-LogicalResult HipEmitter::emitLaunch(func::FuncOp grid, ArrayRef<std::string> argNames, int64_t ldsBytes) {
+LogicalResult HipEmitter::emitTileSpanChecks(func::FuncOp kernel, ArrayRef<std::string> argNames) {
+  LogicalResult ok = success();
+  kernel.walk([&](Operation *op) {
+    Value tensor;
+    ArrayRef<int64_t> shape;
+    if (auto load = dyn_cast<LoadOp>(op)) {
+      tensor = load.getTensor();
+      shape = load.getResult().getType().getShape();
+    } else if (auto copy = dyn_cast<CopyOp>(op)) {
+      tensor = copy.getSrc();
+      shape = cast<BufferType>(copy.getDst().getType()).getShape().drop_front(copy.getDstIndices().size());
+    } else {
+      return;
+    }
+    auto arg = dyn_cast<BlockArgument>(tensor);
+    if (!arg || arg.getOwner()->getParentOp() != kernel.getOperation()) {
+      ok = fail(op, "the HIP backend loads tiles of the kernel's tensor arguments only");
+      return;
+    }
+    auto type = cast<GlobalTensorType>(tensor.getType());
+    std::string dims;
+    for (int64_t d : shape)
+      dims += ", " + std::to_string(d);
+    const std::string &name = argNames[arg.getArgNumber()];
+    line("if (!ak::tileSpanFits<" + *hipElementTag(type.getElementType()) + dims + ">(p." + name + "))", op);
+    line("  return {{0, 0, 0}, 0, 0, \"a tile of " + name + " loaded at " + locString(op->getLoc()) +
+         " spans 2 GiB or more of it (the HIP backend addresses a tile by 32-bit offsets)\"};");
+  });
+  return ok;
+}
+
+LogicalResult HipEmitter::emitLaunch(func::FuncOp kernel, func::FuncOp grid, ArrayRef<std::string> argNames,
+                                     int64_t ldsBytes) {
   resetScope();
   line("/// Host: the launch of one call, from the grid function @" + grid.getSymName() + ".");
   line("inline ak::LaunchShape " + symbol + "_launch(" + paramsType + " &p) {");
@@ -252,6 +306,8 @@ LogicalResult HipEmitter::emitLaunch(func::FuncOp grid, ArrayRef<std::string> ar
   line("p.num_programs[0] = grid0;");
   line("p.num_programs[1] = grid1;");
   line("p.num_programs[2] = grid2;");
+  if (failed(emitTileSpanChecks(kernel, argNames)))
+    return failure();
   line("return {{grid0, grid1, grid2}, " + std::to_string(waves * 64) + ", " + std::to_string(ldsBytes) + "};");
   dedent();
   line("}");
@@ -266,6 +322,10 @@ LogicalResult HipEmitter::emitBody(func::FuncOp kernel, ArrayRef<std::string> ar
   indent();
   if (ldsBytes > 0)
     line("ARGUS_LDS(lds, " + std::to_string(ldsBytes) + ");");
+  if (int64_t bytes = (layouts.conversionScratchBytes() + 15) / 16 * 16)
+    line("char *const wave_scratch = lds + " + std::to_string(scratchOffset) + " + argus::hip::wave() * " +
+             std::to_string(bytes) + ";",
+         kernel, "this wave's LDS for register layout conversions");
   emitArguments(kernel, argNames);
   if (failed(emitBlock(kernel.getBody().front())))
     return failure();
@@ -314,7 +374,7 @@ llvm::Expected<std::string> HipEmitter::emitUnit(func::FuncOp kernel, StringRef 
   int64_t ldsBytes = 0;
   if (failed(planShared(work, ldsBytes)))
     return takeError();
-  if (failed(emitLaunch(grid, argNames, ldsBytes)) || failed(emitBody(work, argNames, ldsBytes)))
+  if (failed(emitLaunch(work, grid, argNames, ldsBytes)) || failed(emitBody(work, argNames, ldsBytes)))
     return takeError();
   line("#if ARGUS_HIP_DEVICE_CODE");
   line("ARGUS_HIP_KERNEL(" + std::to_string(waves * 64) + ") void " + symbol + "(" + paramsType + " p) { " +
@@ -350,35 +410,49 @@ SmallVector<std::string> HipEmitter::declareCarried(ValueRange results, ValueRan
   return carried;
 }
 
-void HipEmitter::assignCarried(ValueRange srcs, ArrayRef<std::string> dsts, Operation *op) {
-  SmallVector<std::pair<Value, std::string>> moves; // (source, its C++ name)
-  for (Value s : srcs)
-    moves.push_back({s, isa<TileType>(s.getType()) ? tile(s) : scalar(s)});
+void HipEmitter::assignCarried(Operation *op, unsigned firstOperand, ArrayRef<std::string> dsts) {
+  struct Move {
+    Value value;
+    std::string name;    // its C++ name (a converted copy where the carried layout differs)
+    int64_t perLane = 0; // tiles: slots per lane of the carried layout
+  };
+  SmallVector<Move> moves;
+  for (unsigned i = 0; i < dsts.size(); ++i) {
+    unsigned index = firstOperand + i;
+    Value s = op->getOperand(index);
+    if (!isa<TileType>(s.getType())) {
+      moves.push_back({s, scalar(s)});
+      continue;
+    }
+    const RegLayout *converted = layouts.conversion(op, index);
+    moves.push_back({s, operandTile(op, index), (converted ? *converted : layoutOf(s)).perLane()});
+  }
   // A destination another move still reads (a swap) sends every source through a temporary.
   bool clobbers = false;
   for (auto [i, m] : llvm::enumerate(moves))
     for (auto [j, d] : llvm::enumerate(dsts))
-      clobbers = clobbers || (i != j && m.second == d);
-  auto copy = [&](Value v, const std::string &to, const std::string &from, bool declare) {
-    if (to == from)
+      clobbers = clobbers || (i != j && m.name == d);
+  auto copy = [&](const Move &m, const std::string &to, bool declare) {
+    if (to == m.name)
       return;
-    if (auto t = dyn_cast<TileType>(v.getType())) {
-      std::string n = std::to_string(layoutOf(v).perLane());
+    if (auto t = dyn_cast<TileType>(m.value.getType())) {
+      std::string n = std::to_string(m.perLane);
       if (declare)
         line(*hipStorageType(t.getElementType()) + " " + to + "[" + n + "];");
-      line("ak::copy<" + n + ">(" + to + ", " + from + ");", op);
+      line("ak::copy<" + n + ">(" + to + ", " + m.name + ");", op);
     } else {
-      line((declare ? "const " + *scalarCType(v.getType()) + " " : std::string()) + to + " = " + from + ";", op);
+      line((declare ? "const " + *scalarCType(m.value.getType()) + " " : std::string()) + to + " = " + m.name + ";",
+           op);
     }
   };
   if (clobbers)
-    for (auto &m : moves) {
+    for (Move &m : moves) {
       std::string tmp = names.unique("");
-      copy(m.first, tmp, m.second, true);
-      m.second = tmp;
+      copy(m, tmp, true);
+      m.name = tmp;
     }
   for (auto [m, d] : llvm::zip(moves, dsts))
-    copy(m.first, d, m.second, false);
+    copy(m, d, false);
 }
 
 LogicalResult HipEmitter::emitFor(scf::ForOp op) {
@@ -387,7 +461,7 @@ LogicalResult HipEmitter::emitFor(scf::ForOp op) {
     return fail(op, "unsupported scf.for induction variable type " + typeString(ivType));
   auto yield = cast<scf::YieldOp>(op.getBody()->getTerminator());
   SmallVector<std::string> carried = declareCarried(op.getResults(), yield.getOperands(), op, "loop-carried");
-  assignCarried(op.getInitArgs(), carried, op);
+  assignCarried(op, op.getNumControlOperands(), carried);
   for (auto [arg, name] : llvm::zip(op.getRegionIterArgs(), carried))
     (isa<TileType>(arg.getType()) ? tiles : scalars)[arg] = name;
   std::string iv = nameFor(op.getInductionVar());
@@ -398,7 +472,7 @@ LogicalResult HipEmitter::emitFor(scf::ForOp op) {
   indent();
   if (failed(emitBlock(*op.getBody())))
     return failure();
-  assignCarried(yield.getOperands(), carried, yield);
+  assignCarried(yield, 0, carried);
   dedent();
   line("}");
   return success();
@@ -413,7 +487,7 @@ LogicalResult HipEmitter::emitIf(scf::IfOp op) {
   if (failed(emitBlock(op.getThenRegion().front())))
     return failure();
   if (op.getNumResults())
-    assignCarried(op.thenYield().getOperands(), results, op.thenYield());
+    assignCarried(op.thenYield(), 0, results);
   dedent();
   Region &elseRegion = op.getElseRegion();
   if (!elseRegion.empty()) {
@@ -422,7 +496,7 @@ LogicalResult HipEmitter::emitIf(scf::IfOp op) {
     if (failed(emitBlock(elseRegion.front())))
       return failure();
     if (op.getNumResults())
-      assignCarried(op.elseYield().getOperands(), results, op.elseYield());
+      assignCarried(op.elseYield(), 0, results);
     dedent();
   }
   line("}");

@@ -45,10 +45,21 @@ public:
   std::string tile(mlir::Value v);
   /// Declares the register array of tile result `v`: `T name[perLane];`.
   std::string declareTile(mlir::Value v, mlir::Operation *op, llvm::StringRef note = "");
-  const RegLayout &layoutOf(mlir::Value v) const { return layouts.of(v); }
+  /// v's layout (while an op is emitted, the layout that op reads it in).
+  const RegLayout &layoutOf(mlir::Value v) const {
+    auto it = readAs.find(v);
+    return it == readAs.end() ? layouts.of(v) : *it->second;
+  }
+  /// Operand `index` of `op` in registers of the layout `op` reads it in:
+  /// tile(v), or a copy converted through the wave's LDS scratch.
+  std::string operandTile(mlir::Operation *op, unsigned index);
+  /// Emits `dst` (declared) <- `src` moved from layout `from` to `to`.
+  void emitConvert(const std::string &dst, const std::string &src, const RegLayout &from, const RegLayout &to,
+                   mlir::Type element, mlir::Operation *op);
 
   mlir::LogicalResult emitArgusOp(mlir::Operation *op) override;
   mlir::LogicalResult emitMma(MmaOp op);
+  mlir::LogicalResult emitReduce(ReduceOp op);
   /// buffer_load / buffer_store / copy: a tile to or from one slot of an LDS buffer.
   template <class SlotOp> mlir::LogicalResult emitSlotAccess(SlotOp op);
   /// `{a, b}` of index operands.
@@ -67,7 +78,10 @@ private:
   mlir::LogicalResult planShared(mlir::func::FuncOp kernel, int64_t &ldsBytes);
   void emitParams(mlir::func::FuncOp kernel, llvm::ArrayRef<std::string> argNames);
   void emitArguments(mlir::func::FuncOp f, llvm::ArrayRef<std::string> argNames);
-  mlir::LogicalResult emitLaunch(mlir::func::FuncOp grid, llvm::ArrayRef<std::string> argNames,
+  /// The launch refuses tensors a loaded tile of spans 2 GiB or more of.
+  mlir::LogicalResult emitTileSpanChecks(mlir::func::FuncOp kernel, llvm::ArrayRef<std::string> argNames);
+  mlir::LogicalResult emitLaunch(mlir::func::FuncOp kernel, mlir::func::FuncOp grid,
+                                 llvm::ArrayRef<std::string> argNames,
                                  int64_t ldsBytes);
   mlir::LogicalResult emitBody(mlir::func::FuncOp kernel, llvm::ArrayRef<std::string> argNames,
                                int64_t ldsBytes);
@@ -77,11 +91,15 @@ private:
   /// named after the values the body yields (`sources`).
   llvm::SmallVector<std::string> declareCarried(mlir::ValueRange results, mlir::ValueRange sources,
                                                 mlir::Operation *op, llvm::StringRef note);
-  /// dsts[i] <- srcs[i], all at once.
-  void assignCarried(mlir::ValueRange srcs, llvm::ArrayRef<std::string> dsts, mlir::Operation *op);
+  /// dsts[i] <- operand firstOperand + i of `op` (converted where it must be), all at once.
+  void assignCarried(mlir::Operation *op, unsigned firstOperand, llvm::ArrayRef<std::string> dsts);
   void resetScope();
 
   RegisterLayouts layouts;
+  /// Operands of the op being emitted that it reads converted.
+  llvm::DenseMap<mlir::Value, const RegLayout *> readAs;
+  /// Where this wave's conversion scratch starts in LDS (0 bytes: none).
+  int64_t scratchOffset = 0;
   std::string paramsType;
 };
 

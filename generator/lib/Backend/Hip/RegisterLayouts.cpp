@@ -6,11 +6,15 @@
 #include "argus/Dialect/Argus.h"
 
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "llvm/ADT/DenseSet.h"
+#include "llvm/ADT/SmallPtrSet.h"
 #include "llvm/ADT/TypeSwitch.h"
 
 using namespace mlir;
 
 namespace argus::codegen::hip {
+
+static int64_t roundUp(int64_t x, int64_t multiple) { return (x + multiple - 1) / multiple * multiple; }
 
 std::string RegLayout::spell() const {
   auto n = [](int64_t v) { return std::to_string(v); };
@@ -21,6 +25,7 @@ std::string RegLayout::spell() const {
   case Kind::Broadcast:
     return "ak::Broadcast<" + base->spell() + ", " + (keepRows ? "true" : "false") + ", " +
            (keepCols ? "true" : "false") + ">";
+  case Kind::Transposed: return "ak::Transposed<" + base->spell() + ">";
   }
   return "";
 }
@@ -31,11 +36,28 @@ int64_t RegLayout::perLane() const {
     int64_t runs = (rows * cols / run + 63) / 64;
     return runs * run;
   }
-  case Kind::MfmaAcc:
-  case Kind::MfmaOperand: return rows * cols / 64;
-  case Kind::Broadcast: return base->perLane();
+  case Kind::MfmaAcc: // rows and columns padded to whole blocks
+    return roundUp(rows, block) * roundUp(cols, block) / 64;
+  case Kind::MfmaOperand: // rows to whole blocks, k to whole steps of 256 / block
+    return roundUp(rows, block) * roundUp(cols, 256 / block) / 64;
+  case Kind::Broadcast:
+  case Kind::Transposed: return base->perLane();
   }
   return 0;
+}
+
+bool RegLayout::rowsReducible() const {
+  switch (kind) {
+  case Kind::MfmaAcc:
+  case Kind::MfmaOperand: return true;
+  case Kind::Striped: { // the kRowLanes of ak::Striped
+    int64_t runsPerRow = cols / run;
+    return 64 % runsPerRow == 0 || runsPerRow % 64 == 0;
+  }
+  case Kind::Broadcast:  // copies of one element would count more than once
+  case Kind::Transposed: return false;
+  }
+  return false;
 }
 
 std::pair<int64_t, int64_t> tileRowsCols(ArrayRef<int64_t> shape) {
@@ -56,7 +78,8 @@ std::string opMessage(Operation *op, const Twine &message) {
   return (where.empty() ? "" : where + ": ") + message.str();
 }
 
-/// Union-find over tile values, with a layout per class root.
+/// Union-find over tile values, with a layout per class root: values that
+/// must share registers (loop carries, elementwise chains) are one class.
 class Classes {
 public:
   Value root(Value v) {
@@ -67,30 +90,25 @@ public:
     parent[v] = r;
     return r;
   }
-  bool join(Value a, Value b, Operation *op, std::string &error) {
+  /// Merges the classes of a and b; false (nothing merged) when both have
+  /// layouts and they differ.
+  bool join(Value a, Value b) {
     Value ra = root(a), rb = root(b);
     if (ra == rb)
       return true;
     LayoutPtr la = layout.lookup(ra), lb = layout.lookup(rb);
-    if (la && lb && !(*la == *lb)) {
-      error = opMessage(op, "a tile is needed in two register layouts, " + la->spell() + " and " +
-                                lb->spell() + "; the HIP backend does not convert between them yet");
+    if (la && lb && !(*la == *lb))
       return false;
-    }
     parent[rb] = ra;
     if (!la && lb)
       layout[ra] = lb;
     return true;
   }
-  bool fix(Value v, LayoutPtr l, Operation *op, std::string &error) {
+  /// Gives v's class layout l; false when it has another already.
+  bool fix(Value v, LayoutPtr l) {
     Value r = root(v);
-    if (LayoutPtr have = layout.lookup(r)) {
-      if (*have == *l)
-        return true;
-      error = opMessage(op, "a tile is needed in two register layouts, " + have->spell() + " and " +
-                                l->spell() + "; the HIP backend does not convert between them yet");
-      return false;
-    }
+    if (LayoutPtr have = layout.lookup(r))
+      return *have == *l;
     layout[r] = std::move(l);
     return true;
   }
@@ -104,31 +122,38 @@ private:
 /// An operand broadcast into an elementwise op's result.
 struct BroadcastUse {
   Value operand, result;
+  unsigned index; // the operand's number
   bool keepRows, keepCols;
   Operation *op;
 };
 
-LayoutPtr mfma(RegLayout::Kind kind, TileType t, int64_t block) {
-  auto [rows, cols] = tileRowsCols(t.getShape());
+/// A layout of `kind` over rows x cols, its other fields at their defaults.
+std::shared_ptr<RegLayout> makeLayout(RegLayout::Kind kind, int64_t rows, int64_t cols) {
   auto l = std::make_shared<RegLayout>();
   l->kind = kind;
-  l->block = block;
   l->rows = rows;
   l->cols = cols;
   return l;
 }
 
+LayoutPtr mfma(RegLayout::Kind kind, TileType t, int64_t block) {
+  auto [rows, cols] = tileRowsCols(t.getShape());
+  auto l = makeLayout(kind, rows, cols);
+  l->block = block;
+  return l;
+}
+
 /// The MFMA block an mma runs on: 32 (v_mfma_f32_32x32x8) where its shapes
-/// are whole 32 x 32 blocks and 8 k, else 16 (16x16x16), else 0.
+/// are whole 32 x 32 blocks and 8 k, else 16 (16x16x16), padded to whole
+/// blocks and steps where they are not (a 4-row decode tile fills 4 of 16
+/// rows); 0 for tiles not of rank 2.
 int64_t mfmaBlock(MmaOp m) {
   ArrayRef<int64_t> a = m.getA().getType().getShape(), b = m.getB().getType().getShape();
   if (a.size() != 2 || b.size() != 2)
     return 0;
   if (a[0] % 32 == 0 && b[0] % 32 == 0 && a[1] % 8 == 0)
     return 32;
-  if (a[0] % 16 == 0 && b[0] % 16 == 0 && a[1] % 16 == 0)
-    return 16;
-  return 0;
+  return 16;
 }
 
 std::string typeString(Type t) {
@@ -144,11 +169,30 @@ LayoutPtr striped(TileType t) {
   int64_t run = std::max<int64_t>(1, 16 / bytes);
   while (run > 1 && cols % run != 0)
     run /= 2;
-  auto l = std::make_shared<RegLayout>();
-  l->rows = rows;
-  l->cols = cols;
+  auto l = makeLayout(RegLayout::Kind::Striped, rows, cols);
   l->run = run;
   return l;
+}
+
+/// `base` with rows kept or pinned, columns kept or pinned, over rows x cols.
+LayoutPtr broadcastOf(LayoutPtr base, bool keepRows, bool keepCols, int64_t rows, int64_t cols) {
+  auto l = makeLayout(RegLayout::Kind::Broadcast, rows, cols);
+  l->base = std::move(base);
+  l->keepRows = keepRows;
+  l->keepCols = keepCols;
+  return l;
+}
+
+LayoutPtr transposedOf(LayoutPtr base) {
+  if (base->kind == RegLayout::Kind::Transposed)
+    return base->base;
+  auto l = makeLayout(RegLayout::Kind::Transposed, base->cols, base->rows);
+  l->base = std::move(base);
+  return l;
+}
+
+int64_t storageBytes(Type element) {
+  return element.isInteger(1) ? 1 : std::max<int64_t>(1, element.getIntOrFloatBitWidth() / 8);
 }
 
 } // namespace
@@ -159,19 +203,45 @@ const RegLayout &RegisterLayouts::of(Value tile) const {
   return it == layouts.end() ? none : *it->second;
 }
 
+const RegLayout *RegisterLayouts::conversion(Operation *op, unsigned index) const {
+  auto it = conversions.find({op, index});
+  return it == conversions.end() ? nullptr : it->second.get();
+}
+
+const RegLayout &RegisterLayouts::reducedIn(Operation *reduce) const { return *reduced.lookup(reduce); }
+
 bool RegisterLayouts::assign(func::FuncOp kernel, std::string &error) {
   Classes classes;
   SmallVector<Value> tiles;
   SmallVector<BroadcastUse> broadcasts;
+  SmallVector<ReduceOp> reduces;
+  SmallVector<TransposeOp> transposes;
   auto isTile = [](Value v) { return isa<TileType>(v.getType()); };
 
-  // Elementwise operand `v` of result `r`: the same layout, or broadcast.
-  auto elementwise = [&](Value v, Value r, Operation *op) -> bool {
+  // Operand `index` of `op` is read in layout `want`: its class takes it if
+  // it has none yet, else the use converts.
+  auto demand = [&](Operation *op, unsigned index, LayoutPtr want) {
+    Value v = op->getOperand(index);
+    if (!classes.fix(v, want))
+      conversions[{op, index}] = want;
+  };
+  // Operand `index` shares `r`'s registers: one class, else a conversion to
+  // r's layout at this use.
+  auto share = [&](Operation *op, unsigned index, Value r) {
+    Value v = op->getOperand(index);
+    if (!classes.join(v, r))
+      conversions[{op, index}] = classes.of(r);
+  };
+  // Elementwise operand `index` of result `r`: the same layout, or broadcast.
+  auto elementwise = [&](Operation *op, unsigned index, Value r) -> bool {
+    Value v = op->getOperand(index);
     if (!isTile(v))
       return true; // a scalar operand: the same value in every lane
     auto vt = cast<TileType>(v.getType()), rt = cast<TileType>(r.getType());
-    if (tileRowsCols(vt.getShape()) == tileRowsCols(rt.getShape()))
-      return classes.join(v, r, op, error);
+    if (tileRowsCols(vt.getShape()) == tileRowsCols(rt.getShape())) {
+      share(op, index, r);
+      return true;
+    }
     ArrayRef<int64_t> vs = vt.getShape(), rs = rt.getShape();
     SmallVector<int64_t> padded(rs.size() - std::min(rs.size(), vs.size()), 1);
     padded.append(vs.begin(), vs.end());
@@ -185,7 +255,13 @@ bool RegisterLayouts::assign(func::FuncOp kernel, std::string &error) {
       error = opMessage(op, "the HIP backend broadcasts over all leading dimensions or none, not part of them");
       return false;
     }
-    broadcasts.push_back({v, r, leadingEqual, keepCols, op});
+    broadcasts.push_back({v, r, index, leadingEqual, keepCols, op});
+    return true;
+  };
+  auto allElementwise = [&](Operation *op) {
+    for (unsigned i = 0; i < op->getNumOperands(); ++i)
+      if (!elementwise(op, i, op->getResult(0)))
+        return false;
     return true;
   };
 
@@ -205,94 +281,165 @@ bool RegisterLayouts::assign(func::FuncOp kernel, std::string &error) {
              .Case([&](MmaOp m) {
                int64_t block = mfmaBlock(m);
                if (!block) {
-                 error = opMessage(op, "the HIP backend lowers mma on rank-2 tiles of whole 32 x 32 blocks and 8 k, "
-                                       "or 16 x 16 blocks and 16 k; got " + typeString(m.getA().getType()) + " and " +
-                                       typeString(m.getB().getType()));
+                 error = opMessage(op, "the HIP backend lowers mma on rank-2 tiles; got " +
+                                           typeString(m.getA().getType()) + " and " + typeString(m.getB().getType()));
                  return false;
                }
                using K = RegLayout::Kind;
-               return classes.fix(m.getA(), mfma(K::MfmaOperand, m.getA().getType(), block), op, error) &&
-                      classes.fix(m.getB(), mfma(K::MfmaOperand, m.getB().getType(), block), op, error) &&
-                      classes.fix(m.getAcc(), mfma(K::MfmaAcc, m.getAcc().getType(), block), op, error) &&
-                      classes.join(m.getAcc(), m.getResult(), op, error);
+               LayoutPtr acc = mfma(K::MfmaAcc, m.getAcc().getType(), block);
+               demand(op, 0, mfma(K::MfmaOperand, m.getA().getType(), block));
+               demand(op, 1, mfma(K::MfmaOperand, m.getB().getType(), block));
+               demand(op, 2, acc);
+               classes.fix(m.getResult(), acc); // fresh: the result is defined here
+               return true;
              })
              .Case([&](scf::ForOp f) {
+               // The body's yield and the results join the carried value; the
+               // init converts once, before the loop, where it differs.
                auto yield = cast<scf::YieldOp>(f.getBody()->getTerminator());
-               for (auto [i, arg] : llvm::enumerate(f.getRegionIterArgs()))
-                 if (isTile(arg) && !(classes.join(arg, f.getInitArgs()[i], op, error) &&
-                                      classes.join(arg, yield.getOperand(i), op, error) &&
-                                      classes.join(arg, f.getResult(i), op, error)))
-                   return false;
+               for (auto [i, arg] : llvm::enumerate(f.getRegionIterArgs())) {
+                 if (!isTile(arg))
+                   continue;
+                 share(yield, unsigned(i), arg);
+                 classes.join(f.getResult(i), arg);
+                 share(op, f.getNumControlOperands() + unsigned(i), arg);
+               }
                return true;
              })
              .Case([&](scf::IfOp f) {
                for (auto [i, r] : llvm::enumerate(f.getResults()))
-                 if (isTile(r) && !(classes.join(r, f.thenYield().getOperand(i), op, error) &&
-                                    classes.join(r, f.elseYield().getOperand(i), op, error)))
-                   return false;
+                 if (isTile(r)) {
+                   share(f.thenYield(), unsigned(i), r);
+                   share(f.elseYield(), unsigned(i), r);
+                 }
                return true;
              })
-             .Case<BinaryOp, CmpOp>([&](auto b) {
-               return elementwise(b.getLhs(), b.getResult(), op) && elementwise(b.getRhs(), b.getResult(), op);
+             .Case<BinaryOp, CmpOp, SelectOp>([&](Operation *) { return allElementwise(op); })
+             .Case<UnaryOp, CastOp>([&](Operation *) {
+               share(op, 0, op->getResult(0));
+               return true;
              })
-             .Case([&](SelectOp s) {
-               return elementwise(s.getCondition(), s.getResult(), op) &&
-                      elementwise(s.getTrueValue(), s.getResult(), op) &&
-                      elementwise(s.getFalseValue(), s.getResult(), op);
-             })
-             .Case<UnaryOp, CastOp>([&](auto u) { return classes.join(u.getOperand(), u.getResult(), op, error); })
              .Case([&](ReshapeOp r) {
                if (tileRowsCols(r.getOperand().getType().getShape()) != tileRowsCols(r.getResult().getType().getShape())) {
                  error = opMessage(op, "the HIP backend reshapes only without changing the row length "
                                        "(adding or dropping leading dimensions of size 1)");
                  return false;
                }
-               return classes.join(r.getOperand(), r.getResult(), op, error);
+               share(op, 0, r.getResult());
+               return true;
              })
-             .Case<TransposeOp, ReduceOp>([&](Operation *) {
-               error = opMessage(op, "the HIP backend does not lower '" + op->getName().getStringRef() +
-                                         "' yet (it needs a cross-lane layout conversion)");
-               return false;
+             .Case([&](ReduceOp r) {
+               auto t = r.getOperand().getType();
+               if (r.getAxis() != t.getRank() - 1) {
+                 error = opMessage(op, "the HIP backend reduces along the last dimension only (lanes combine "
+                                       "a row's columns); this reduce is along dimension " +
+                                       std::to_string(r.getAxis()) + " of " + typeString(t));
+                 return false;
+               }
+               if (!t.getElementType().isF32()) {
+                 error = opMessage(op, "the HIP backend reduces f32 tiles only; got " + typeString(t));
+                 return false;
+               }
+               reduces.push_back(r);
+               return true;
+             })
+             .Case([&](TransposeOp t) {
+               transposes.push_back(t);
+               return true;
              })
              .Default([](Operation *) { return true; });
   });
   if (!ok)
     return false;
 
-  // Broadcast operands follow their results; classes nobody constrains get
-  // the striped default, in program order, until every class has a layout.
-  for (;;) {
-    bool changed = true;
-    while (changed) {
-      changed = false;
-      for (const BroadcastUse &b : broadcasts) {
-        LayoutPtr result = classes.of(b.result);
-        if (!result)
-          continue;
-        auto want = std::make_shared<RegLayout>();
-        want->kind = RegLayout::Kind::Broadcast;
-        want->base = result;
-        want->keepRows = b.keepRows;
-        want->keepCols = b.keepCols;
-        auto [rows, cols] = tileRowsCols(cast<TileType>(b.operand.getType()).getShape());
-        want->rows = rows;
-        want->cols = cols;
-        LayoutPtr have = classes.of(b.operand);
-        if (have && *have == *want)
-          continue;
-        if (!classes.fix(b.operand, want, b.op, error))
-          return false;
-        changed = true;
-      }
+  // Layouts that follow another value's: a broadcast operand its result's, a
+  // reduce's result its operand's, a transpose's either side from the other.
+  // Classes nobody constrains get the striped default, in program order,
+  // until every class has a layout.
+  llvm::DenseSet<Operation *> settled;
+  llvm::SmallPtrSet<const BroadcastUse *, 16> settledBroadcasts;
+  bool changed = false;
+  auto propagate = [&]() -> bool {
+    for (const BroadcastUse &b : broadcasts) {
+      LayoutPtr result = classes.of(b.result);
+      if (!result || settledBroadcasts.contains(&b))
+        continue;
+      auto [rows, cols] = tileRowsCols(cast<TileType>(b.operand.getType()).getShape());
+      demand(b.op, b.index, broadcastOf(result, b.keepRows, b.keepCols, rows, cols));
+      settledBroadcasts.insert(&b);
+      changed = true;
     }
+    for (ReduceOp r : reduces) {
+      if (settled.contains(r))
+        continue;
+      LayoutPtr in = classes.of(r.getOperand());
+      auto [rows, cols] = tileRowsCols(r.getOperand().getType().getShape());
+      if (!in) { // the result's layout may name the operand's
+        LayoutPtr out = classes.of(r.getResult());
+        if (out && out->kind == RegLayout::Kind::Broadcast && out->keepRows && !out->keepCols &&
+            out->base->rows == rows && out->base->cols == cols && out->base->rowsReducible()) {
+          classes.fix(r.getOperand(), out->base);
+          changed = true;
+        }
+        continue;
+      }
+      if (!in->rowsReducible()) {
+        LayoutPtr s = striped(r.getOperand().getType());
+        if (!s->rowsReducible()) {
+          error = opMessage(r, "the HIP backend cannot reduce the rows of " + typeString(r.getOperand().getType()) +
+                                   ": its lanes would not split every row alike (" + std::to_string(cols) +
+                                   " columns)");
+          return false;
+        }
+        conversions[{r, 0}] = s;
+        in = s;
+      }
+      LayoutPtr computed = broadcastOf(in, true, false, rows, 1);
+      reduced[r] = computed;
+      classes.fix(r.getResult(), computed); // else the emitter converts the result
+      settled.insert(r);
+      changed = true;
+    }
+    for (TransposeOp t : transposes) {
+      if (settled.contains(t))
+        continue;
+      if (LayoutPtr out = classes.of(t.getResult())) {
+        demand(t, 0, transposedOf(out));
+      } else if (LayoutPtr in = classes.of(t.getOperand())) {
+        classes.fix(t.getResult(), transposedOf(in));
+      } else {
+        continue;
+      }
+      settled.insert(t);
+      changed = true;
+    }
+    return true;
+  };
+  for (;;) {
+    do {
+      changed = false;
+      if (!propagate())
+        return false;
+    } while (changed);
     auto unassigned = llvm::find_if(tiles, [&](Value v) { return !classes.of(v); });
     if (unassigned == tiles.end())
       break;
-    if (!classes.fix(*unassigned, striped(cast<TileType>(unassigned->getType())), kernel, error))
-      return false;
+    classes.fix(*unassigned, striped(cast<TileType>(unassigned->getType())));
   }
   for (Value v : tiles)
     layouts[v] = classes.of(v);
+
+  // A wave's LDS scratch holds its largest converted tile.
+  auto convertedBytes = [&](Type type) {
+    auto t = cast<TileType>(type);
+    auto [rows, cols] = tileRowsCols(t.getShape());
+    return rows * cols * storageBytes(t.getElementType());
+  };
+  for (auto &[use, layout] : conversions)
+    scratchBytes = std::max(scratchBytes, convertedBytes(use.first->getOperand(use.second).getType()));
+  for (ReduceOp r : reduces)
+    if (!(*reduced[r] == *layouts[r.getResult()]))
+      scratchBytes = std::max(scratchBytes, convertedBytes(r.getResult().getType()));
   return true;
 }
 

@@ -5,16 +5,21 @@
 // register layout of argus_hip_tile.h, chosen by how the value is used:
 //
 //   - mma fixes its operands (MfmaOperand) and its accumulator and result
-//     (MfmaAcc): 32 x 32 blocks where the shapes allow, else 16 x 16;
+//     (MfmaAcc): 32 x 32 blocks where the shapes allow, else 16 x 16, padded
+//     to whole blocks (a 4-row decode tile fills 4 of 16 rows);
 //   - values an op combines elementwise (same shape), a loop carries, an if
 //     yields, or a reshape renames share one layout;
 //   - an operand broadcast into an elementwise op takes its result's layout
 //     with the broadcast dimension pinned (Broadcast);
+//   - a reduce's result is its operand's layout with the reduced (last)
+//     dimension pinned; a transpose's operand is its result's, Transposed;
 //   - whatever is left (tiles only loaded, stored or staged through LDS) is
 //     Striped in 16-byte runs, the layout of wide memory accesses.
 //
-// A value asked for in two different layouts is refused: converting between
-// register layouts (through LDS) is not lowered yet.
+// A value has one layout, the first one asked for. A use that needs another
+// (P, an MFMA result, as the A operand of P·V; a row statistic broadcast into
+// two MFMA shapes) reads a converted copy: the emitter moves it through the
+// wave's LDS scratch before the op (ak::convert).
 //
 //===----------------------------------------------------------------------===//
 #ifndef ARGUS_BACKEND_HIP_REGISTERLAYOUTS_H
@@ -31,18 +36,20 @@ namespace argus::codegen::hip {
 /// One register layout of argus_hip_tile.h over a tile seen as rows x cols
 /// (rows: the product of all but the last dimension).
 struct RegLayout {
-  enum class Kind { Striped, MfmaAcc, MfmaOperand, Broadcast };
+  enum class Kind { Striped, MfmaAcc, MfmaOperand, Broadcast, Transposed };
   Kind kind = Kind::Striped;
   int64_t rows = 1, cols = 1;
   int64_t run = 1;                       // Striped: elements per run
   int64_t block = 32;                    // Mfma*: 32 (32x32x8) or 16 (16x16x16)
-  std::shared_ptr<const RegLayout> base; // Broadcast: the result's layout
+  std::shared_ptr<const RegLayout> base; // Broadcast: the result's layout; Transposed: the untransposed
   bool keepRows = true, keepCols = true; // Broadcast: which coordinates are kept
 
   /// The C++ type, e.g. "ak::MfmaAcc<64, 64>".
   std::string spell() const;
   /// Elements per lane.
   int64_t perLane() const;
+  /// Whether ak::reduceRows can reduce its rows (lanes split every row alike).
+  bool rowsReducible() const;
   bool operator==(const RegLayout &o) const { return spell() == o.spell(); }
 };
 
@@ -56,9 +63,21 @@ public:
   /// Fills the table; false with `error` set ("file:line:col: ...").
   bool assign(mlir::func::FuncOp kernel, std::string &error);
   const RegLayout &of(mlir::Value tile) const;
+  /// The layout operand `index` of `op` is read in where it is not the
+  /// value's own (the emitter converts it first); null otherwise.
+  const RegLayout *conversion(mlir::Operation *op, unsigned index) const;
+  /// The layout a reduce computes in: its (possibly converted) operand's,
+  /// the last dimension pinned. Converted when the result's differs.
+  const RegLayout &reducedIn(mlir::Operation *reduce) const;
+  /// LDS bytes one wave needs for its largest conversion (0: none).
+  int64_t conversionScratchBytes() const { return scratchBytes; }
 
 private:
-  llvm::DenseMap<mlir::Value, std::shared_ptr<const RegLayout>> layouts;
+  using LayoutPtr = std::shared_ptr<const RegLayout>;
+  llvm::DenseMap<mlir::Value, LayoutPtr> layouts;
+  llvm::DenseMap<std::pair<mlir::Operation *, unsigned>, LayoutPtr> conversions;
+  llvm::DenseMap<mlir::Operation *, LayoutPtr> reduced;
+  int64_t scratchBytes = 0;
 };
 
 } // namespace argus::codegen::hip
