@@ -12,22 +12,18 @@ timing with device events: warm-up, then the median of --repeats samples, argus 
 alternating sample by sample, inputs rotated over buffers larger than twice the last-level cache
 (MI300X: 256 MiB Infinity Cache). One JSON line per shape; a summary at the end.
 
---device cpu runs the same path with host tensors: with ARGUS_HIP_RUNTIME naming the test suite's
-fake HIP runtime (test/hip/fake_amdhip64.cpp) the kernels run on the wave emulator, which is how
-this script is tested without an AMD GPU. Timings from it mean nothing.
+--device cpu runs the same path with host tensors on the wave emulator (hip_bench.py).
 """
 import argparse
 import ctypes
 import json
 import math
-import os
-import statistics
 import sys
-import time
 
 import torch
 
-ARGUS_DTYPE_BF16 = 2
+from hip_bench import (ARGUS_DTYPE_BF16, check_status, hip_runtime, machine_of, median_pair, random_bf16,
+                       stream_of, synchronize)
 
 
 class GemmArgs(ctypes.Structure):
@@ -58,26 +54,19 @@ def gemm_args(a, b, c, bias, alpha, beta):
                     bias.data_ptr() if bias is not None else None, alpha, beta)
 
 
-def stream_of(device):
-    return ctypes.c_void_p(torch.cuda.current_stream().cuda_stream) if device != "cpu" else None
-
-
 def run_argus(lib, args, device):
-    status = lib.argus_gemm(ctypes.byref(args), stream_of(device))
-    if status != 0:
-        raise RuntimeError(f"argus_gemm returned {status}: {lib.argus_last_error().decode()}")
+    check_status(lib, lib.argus_gemm(ctypes.byref(args), stream_of(device)), "argus_gemm")
 
 
 def check(lib, m, n, k, alpha, beta, with_bias, device, gen):
-    a = (torch.rand(m, k, generator=gen, device="cpu") * 2 - 1).to(torch.bfloat16).to(device)
-    b = (torch.rand(n, k, generator=gen, device="cpu") * 2 - 1).to(torch.bfloat16).to(device)
-    bias = (torch.rand(n, generator=gen) * 2 - 1).to(torch.bfloat16).to(device) if with_bias else None
-    c0 = (torch.rand(m, n, generator=gen) * 2 - 1).to(torch.bfloat16).to(device)
+    a = random_bf16((m, k), gen, device)
+    b = random_bf16((n, k), gen, device)
+    bias = random_bf16((n,), gen, device) if with_bias else None
+    c0 = random_bf16((m, n), gen, device)
     c = torch.full((m, n), float("nan"), dtype=torch.bfloat16, device=device) if beta == 0 else c0.clone()
     args = gemm_args(a, b, c, bias, alpha, beta)
     run_argus(lib, args, device)
-    if device != "cpu":
-        torch.cuda.synchronize()
+    synchronize(device)
     products = a.double() @ b.double().T
     scale = abs(alpha) * (a.double().abs() @ b.double().abs().T)
     ref = alpha * products
@@ -103,28 +92,11 @@ def median_times(lib, m, n, k, device, repeats, cache_bytes):
              torch.empty(m, n, dtype=torch.bfloat16, device=device)) for _ in range(min(sets, 64))]
     argus_args = [gemm_args(a, b, c, None, 1.0, 0.0) for a, b, c in bufs]
 
-    def timed(fn):
-        if device == "cpu":
-            start = time.perf_counter()
-            fn()
-            return time.perf_counter() - start
-        begin, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-        begin.record()
-        fn()
-        end.record()
-        end.synchronize()
-        return begin.elapsed_time(end) / 1e3
-
-    ours, theirs = [], []
-    for i in range(repeats + 3):
+    def theirs(i):
         a, b, c = bufs[i % len(bufs)]
-        args = argus_args[i % len(bufs)]
-        t_ours = timed(lambda: run_argus(lib, args, device))
-        t_theirs = timed(lambda: torch.matmul(a, b.T, out=c))
-        if i >= 3:  # warm-up
-            ours.append(t_ours)
-            theirs.append(t_theirs)
-    return statistics.median(ours), statistics.median(theirs)
+        torch.matmul(a, b.T, out=c)
+
+    return median_pair(lambda i: run_argus(lib, argus_args[i % len(bufs)], device), theirs, repeats, device)
 
 
 def shapes_of(manifest, max_m):
@@ -150,8 +122,8 @@ def main():
     lib = load(opts.library)
     manifest = json.loads(lib.argus_manifest_json().decode())
     device = opts.device
-    machine = torch.cuda.get_device_name() if device != "cpu" else "cpu (emulated kernels through a fake HIP runtime)"
-    runtime = getattr(torch.version, "hip", None) or "none"
+    machine = machine_of(device)
+    runtime = hip_runtime()
     print(f"# {manifest['target']} library for {manifest['model']} on {machine}, HIP {runtime}")
     print(f"# command: {' '.join(sys.argv)}")
     gen = torch.Generator().manual_seed(2026)

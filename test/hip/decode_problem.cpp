@@ -61,7 +61,7 @@ DecodeData::DecodeData(const DecodeProblem &p, std::mt19937 &rng) {
       blockTable[size_t(b) * size_t(p.maxPagesPerSeq()) + size_t(i)] = order[next++];
   seqlens.assign(p.seqlens.begin(), p.seqlens.end());
   const size_t rows = size_t(pages) * size_t(p.pageSize) * size_t(p.kvHeads);
-  q = randomBf16(size_t(p.batch()) * size_t(p.heads) * size_t(p.headDim), rng);
+  q = randomBf16(size_t(p.batch()) * size_t(p.heads) * size_t(p.headDim), rng, false, kQueryRange);
   kCache = randomBf16(rows * size_t(p.headDim), rng);
   vCache = randomBf16(rows * size_t(p.valueDim), rng);
   o.assign(size_t(p.batch()) * size_t(p.heads) * size_t(p.valueDim), kNaN);

@@ -15,8 +15,8 @@ double widen(uint16_t bits, bool f16) { return f16 ? argus_num::f16_to_f32(bits)
 
 } // namespace
 
-std::vector<uint16_t> randomBf16(size_t count, std::mt19937 &rng, bool f16) {
-  std::uniform_real_distribution<float> value(-1.0f, 1.0f);
+std::vector<uint16_t> randomBf16(size_t count, std::mt19937 &rng, bool f16, float range) {
+  std::uniform_real_distribution<float> value(-range, range);
   std::vector<uint16_t> v(count);
   for (uint16_t &x : v)
     x = f16 ? argus_num::f32_to_f16(value(rng)) : argus_num::f32_to_bf16(value(rng));

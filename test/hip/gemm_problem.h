@@ -18,8 +18,13 @@
 
 namespace argus::hip::test {
 
-/// `count` bf16 (or f16) patterns of values uniform in [-1, 1).
-std::vector<uint16_t> randomBf16(size_t count, std::mt19937 &rng, bool f16 = false);
+/// `count` bf16 (or f16) patterns of values uniform in [-range, range).
+std::vector<uint16_t> randomBf16(size_t count, std::mt19937 &rng, bool f16 = false, float range = 1.0f);
+
+/// The range of attention tests' queries: scores spread enough that the
+/// softmax is far from uniform, so that a wrong scale, mask or key shows in
+/// the output (with queries in [-1, 1) a 5% scale error hid in the tolerance).
+inline constexpr float kQueryRange = 4.0f;
 
 struct GemmProblem {
   int m, n, k;

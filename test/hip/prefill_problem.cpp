@@ -58,7 +58,7 @@ std::string PrefillProblem::describe() const {
 }
 
 PrefillData::PrefillData(const PrefillProblem &p, std::mt19937 &rng) {
-  q = randomBf16(size_t(p.totalQ()) * size_t(p.heads) * size_t(p.headDim), rng);
+  q = randomBf16(size_t(p.totalQ()) * size_t(p.heads) * size_t(p.headDim), rng, false, kQueryRange);
   k = randomBf16(size_t(p.totalKv()) * size_t(p.kvHeads) * size_t(p.headDim), rng);
   v = randomBf16(size_t(p.totalKv()) * size_t(p.kvHeads) * size_t(p.valueDim), rng);
   o.assign(size_t(p.totalQ()) * size_t(p.heads) * size_t(p.valueDim), kNaN);
