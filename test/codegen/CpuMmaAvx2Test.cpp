@@ -1,10 +1,13 @@
-//===- CpuMmaAvx2Test.cpp - mma's inner-product form on AVX2 --------------===//
+//===- CpuMmaAvx2Test.cpp - mma's two forms on AVX2 -----------------------===//
 //
-// argus_cpu_mma_avx2.h against a float64 reference, compiled the way the
+// argus_cpu_mma_avx2.h (the inner-product form) and argus_cpu_mma_avx2_packed.h
+// (the packed form) against a float64 reference, compiled the way the
 // cpu-avx2 target compiles kernels (-mavx2 -mfma -mf16c, no AVX-512): f32,
-// bf16 and f16 short tiles, dense and strided operands with NaN padding
-// past each row, ragged N and K (partial vectors, single-column blocks),
-// and through ak::mma, which must pick this form for short tiles.
+// bf16 and f16 tiles, dense and strided operands with NaN padding past each
+// row, ragged M, N and K (partial vectors and panels, remainder row blocks,
+// k not a multiple of the 8 x 8 transpose), b as N x K rows and as K x N
+// (attention's P·V), and through ak::mma / ak::mma_kn, which must pick the
+// form the tile's shape calls for.
 //
 //===----------------------------------------------------------------------===//
 #include "MmaCase.h"
@@ -44,7 +47,7 @@ TEST(CpuMmaAvx2, ShortF32TilesInRowBlocks) {
   checkDot<ak::bf16, 3, 64, 4096>("bf16 dot8, long k");
 }
 
-TEST(CpuMmaAvx2, EntryPointPicksTheInnerProductForm) {
+TEST(CpuMmaAvx2, EntryPointPicksTheFormForTheShape) {
   if (!haveAvx2()) GTEST_SKIP() << "this CPU has no AVX2/FMA/F16C";
   checkPath<ak::bf16, 1, 40, 300>("ak::mma bf16", [](MmaCase<ak::bf16> &c) {
     ak::mma<ak::bf16, 1, 40, 300>(c.acc.data(), c.aRef(), c.bRef());
@@ -52,10 +55,38 @@ TEST(CpuMmaAvx2, EntryPointPicksTheInnerProductForm) {
   checkPath<ak::f32, 12, 40, 260>("ak::mma f32", [](MmaCase<ak::f32> &c) {
     ak::mma<ak::f32, 12, 40, 260>(c.acc.data(), c.aRef(), c.bRef());
   });
-  // Taller tiles keep the portable form (packed panels), still exact to tolerance.
-  checkPath<ak::bf16, 16, 20, 70>("ak::mma bf16, portable", [](MmaCase<ak::bf16> &c) {
+  // Taller tiles take the packed form.
+  checkPath<ak::bf16, 16, 20, 70>("ak::mma bf16, packed", [](MmaCase<ak::bf16> &c) {
     ak::mma<ak::bf16, 16, 20, 70>(c.acc.data(), c.aRef(), c.bRef());
   });
+  checkPath<ak::f32, 37, 50, 64, BLayout::KN>("ak::mma_kn f32, packed", [](MmaCase<ak::f32> &c) {
+    ak::mma_kn<ak::f32, 37, 50, 64>(c.acc.data(), c.aRef(), c.bRef());
+  });
+}
+
+template <class DT, int64_t M, int64_t N, int64_t K, BLayout L = BLayout::NK> void checkPacked(const char *path) {
+  checkPath<DT, M, N, K, L>(path, [](MmaCase<DT> &c) {
+    ak::detail::mma_packed8<DT, M, N, K, L>(c.acc.data(), c.aRef(), c.bRef());
+  });
+}
+
+TEST(CpuMmaAvx2, PackedFormForTallTiles) {
+  if (!haveAvx2()) GTEST_SKIP() << "this CPU has no AVX2/FMA/F16C";
+  checkPacked<ak::f32, 64, 64, 256>("f32 packed, whole blocks");
+  checkPacked<ak::f32, 37, 45, 29>("f32 packed, ragged rows, panels and k");
+  checkPacked<ak::f32, 5, 7, 3>("f32 packed, one partial block");
+  checkPacked<ak::bf16, 128, 48, 64>("bf16 packed");
+  checkPacked<ak::bf16, 61, 100, 300>("bf16 packed, ragged");
+  checkPacked<ak::f16, 13, 17, 19>("f16 packed, ragged");
+  // 4096-deep k: one panel per group, so the a rows are widened once per panel.
+  checkPacked<ak::bf16, 7, 40, 4096>("bf16 packed, panel groups");
+}
+
+TEST(CpuMmaAvx2, PackedFormReadsValuesAsKRows) {
+  if (!haveAvx2()) GTEST_SKIP() << "this CPU has no AVX2/FMA/F16C";
+  checkPacked<ak::f32, 64, 128, 64, BLayout::KN>("f32 packed, P·V");
+  checkPacked<ak::bf16, 33, 70, 13, BLayout::KN>("bf16 packed, P·V, ragged");
+  checkPacked<ak::f16, 6, 9, 40, BLayout::KN>("f16 packed, P·V");
 }
 
 } // namespace

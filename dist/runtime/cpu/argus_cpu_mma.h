@@ -72,6 +72,32 @@ inline void mma_portable(float *acc, tile_ref<typename DT::storage> a, tile_ref<
   }
 }
 
+/// Runs `block(rows, m)` over all M rows: blocks of MR rows (up to 8), then
+/// the remainder, each count as a std::integral_constant.
+template <int MR, class Block> inline void for_row_blocks(int64_t M, Block block) {
+  static_assert(MR >= 1 && MR <= 8, "register blocks of 1 to 8 rows");
+  int64_t m = 0;
+  for (; m + MR <= M; m += MR) block(std::integral_constant<int, MR>(), m);
+  switch (M - m) {
+  case 7: if constexpr (MR > 7) block(std::integral_constant<int, 7>(), m); break;
+  case 6: if constexpr (MR > 6) block(std::integral_constant<int, 6>(), m); break;
+  case 5: if constexpr (MR > 5) block(std::integral_constant<int, 5>(), m); break;
+  case 4: if constexpr (MR > 4) block(std::integral_constant<int, 4>(), m); break;
+  case 3: if constexpr (MR > 3) block(std::integral_constant<int, 3>(), m); break;
+  case 2: if constexpr (MR > 2) block(std::integral_constant<int, 2>(), m); break;
+  case 1: if constexpr (MR > 1) block(std::integral_constant<int, 1>(), m); break;
+  default: break;
+  }
+}
+
+} // namespace detail
+} // namespace argus_cpu
+
+#include "argus_cpu_mma_avx2_packed.h" /* the packed form on AVX2 (uses BLayout, for_row_blocks) */
+
+namespace argus_cpu {
+namespace detail {
+
 #if defined(__AVX512F__)
 constexpr int64_t kMR = 8; /* rows of acc per register block */
 
@@ -219,21 +245,6 @@ inline void f32_block(float *c, int64_t ldc, const float *a, int64_t lda, const 
   store_acc<MR, NV>(acc, c, ldc, nb);
 }
 
-/// Runs `block<MR>` over all M rows: full kMR-row blocks, then the remainder.
-template <class Block> inline void for_row_blocks(int64_t M, Block block) {
-  int64_t m = 0;
-  for (; m + kMR <= M; m += kMR) block(std::integral_constant<int, int(kMR)>(), m);
-  switch (M - m) {
-  case 7: block(std::integral_constant<int, 7>(), m); break;
-  case 6: block(std::integral_constant<int, 6>(), m); break;
-  case 5: block(std::integral_constant<int, 5>(), m); break;
-  case 4: block(std::integral_constant<int, 4>(), m); break;
-  case 3: block(std::integral_constant<int, 3>(), m); break;
-  case 2: block(std::integral_constant<int, 2>(), m); break;
-  case 1: block(std::integral_constant<int, 1>(), m); break;
-  default: break;
-  }
-}
 
 /// All of b is packed first (NP panels), then each block of rows of a runs
 /// across every panel while its rows are still in L1.
@@ -244,7 +255,7 @@ inline void mma_f32_avx512(float *acc, tile_ref<float> a, tile_ref<float> b) {
   alignas(64) float bp[NP * K * PW];
   for (int64_t p = 0; p < NP; ++p)
     pack_f32_panel<L, PW, K>(bp + p * K * PW, b, p * PW, std::min<int64_t>(PW, N - p * PW));
-  for_row_blocks(M, [&](auto mr, int64_t m) {
+  for_row_blocks<kMR>(M, [&](auto mr, int64_t m) {
     for (int64_t p = 0; p < NP; ++p) {
       const int64_t n0 = p * PW, nb = std::min<int64_t>(PW, N - n0);
       if (PW == 32 && nb > 16)
@@ -390,7 +401,7 @@ inline void mma_bf16_avx512(float *acc, tile_ref<uint16_t> a, tile_ref<uint16_t>
   for (int64_t n0 = 0; n0 < N; n0 += PW) {
     const int64_t nb = std::min<int64_t>(PW, N - n0);
     pack_vnni_panel<L, PW, K>(bp, b, n0, nb);
-    for_row_blocks(M, [&](auto mr, int64_t m) {
+    for_row_blocks<kMR>(M, [&](auto mr, int64_t m) {
       if (PW == 32 && nb > 16)
         bf16_block<decltype(mr)::value, 2, PW>(acc + m * N + n0, N, a.data + m * a.ld, a.ld, bp, K, nb);
       else
@@ -561,9 +572,11 @@ inline void mma_any(float *acc, OperandA aOperand, OperandB bOperand) {
     return;
   }
 #elif defined(__AVX2__) && defined(__FMA__)
-  if constexpr (L == BLayout::NK && inner_product_fits_avx2<M, K>() &&
-                (std::is_same<DT, f32>::value || std::is_same<DT, bf16>::value || std::is_same<DT, f16>::value)) {
-    mma_dot8<M, N, K, typename avx2_dot<DT>::type>(acc, a, b);
+  if constexpr (std::is_same<DT, f32>::value || std::is_same<DT, bf16>::value || std::is_same<DT, f16>::value) {
+    if constexpr (L == BLayout::NK && inner_product_fits_avx2<M, K>())
+      mma_dot8<M, N, K, typename avx2_dot<DT>::type>(acc, a, b);
+    else
+      mma_packed8<DT, M, N, K, L>(acc, a, b);
     return;
   }
 #endif
