@@ -11,7 +11,12 @@
 //                      v_mfma_f32_32x32x8, 16: v_mfma_f32_16x16x16);
 //   MfmaOperand<R, K, B>  its A / B operand layout (row l % B, k 4·(l / B)...);
 //   Broadcast<L, ...>  L's slots, with the broadcast dimension pinned to 0:
-//                      a (1, C) bias added to an MfmaAcc tile.
+//                      a (1, C) bias added to an MfmaAcc tile;
+//   Transposed<L>      L with rows and columns swapped (a transpose's operand).
+//
+// MFMA layouts pad their tiles to whole blocks (slots not `valid`). Values
+// cross lanes in reduceRows (a ds_bpermute butterfly) and convert (a tile
+// moved between layouts through the wave's LDS scratch).
 //
 // Tiles of rank n are seen as (rows, C): rows flatten the leading n - 1
 // dimensions, C is the last. The generated code reads like the DSL:
