@@ -46,6 +46,7 @@
 #include <cstring>
 #include <limits>
 #include <type_traits>
+#include <utility>
 
 #if __has_include("argus_scalar_ops.h")
 #include "argus_scalar_ops.h"

@@ -78,17 +78,14 @@ inline void dot_block8(float *c, int64_t ldc, const typename Dot::storage *a, in
                        const typename Dot::storage *b, int64_t ldb, int64_t K) {
   constexpr int64_t KV = Dot::KV;
   __m256 acc[MR * NR];
-  for (int i = 0; i < MR * NR; ++i) acc[i] = _mm256_setzero_ps();
+  unroll<MR * NR>([&](auto i) { acc[i] = _mm256_setzero_ps(); });
   auto step = [&](int64_t k, int64_t n) {
     __m256 av[MR];
-#pragma GCC unroll 4
-    for (int r = 0; r < MR; ++r) av[r] = Dot::load(a + r * lda + k, n);
-#pragma GCC unroll 8
-    for (int j = 0; j < NR; ++j) {
+    unroll<MR>([&](auto r) { av[r] = Dot::load(a + r * lda + k, n); });
+    unroll<NR>([&](auto j) {
       const __m256 bv = Dot::load(b + j * ldb + k, n);
-#pragma GCC unroll 4
-      for (int r = 0; r < MR; ++r) acc[r * NR + j] = _mm256_fmadd_ps(av[r], bv, acc[r * NR + j]);
-    }
+      unroll<MR>([&](auto r) { acc[r * NR + j] = _mm256_fmadd_ps(av[r], bv, acc[r * NR + j]); });
+    });
   };
   int64_t k = 0;
   for (; k + KV <= K; k += KV) step(k, KV);

@@ -78,31 +78,32 @@ inline void pack_panel8(float *bp, tile_ref<typename DT::storage> b, int64_t n0,
 
 /// acc[MR x (8*NV)] (rows ldc apart) += a[MR x K] (f32) * panel; columns
 /// past `nb` are neither read nor written.
-template <int MR, int NV>
+template <int MR, int NV, bool Full>
 inline void packed_block8(float *c, int64_t ldc, const float *a, int64_t lda, const float *bp, int64_t K,
                           int64_t nb) {
   const __m256i m0 = lane_mask8(nb), m1 = lane_mask8(nb - 8);
+  auto load = [&](const float *p, __m256i m) { return Full ? _mm256_loadu_ps(p) : _mm256_maskload_ps(p, m); };
+  auto store = [&](float *p, __m256i m, __m256 v) {
+    if (Full) _mm256_storeu_ps(p, v); else _mm256_maskstore_ps(p, m, v);
+  };
   __m256 acc[MR][NV];
-#pragma GCC unroll 6
-  for (int r = 0; r < MR; ++r) {
-    acc[r][0] = _mm256_maskload_ps(c + r * ldc, m0);
-    if constexpr (NV == 2) acc[r][1] = _mm256_maskload_ps(c + r * ldc + 8, m1);
-  }
+  unroll<MR>([&](auto r) {
+    acc[r][0] = load(c + r * ldc, m0);
+    if constexpr (NV == 2) acc[r][1] = load(c + r * ldc + 8, m1);
+  });
   for (int64_t k = 0; k < K; ++k) {
     const __m256 b0 = _mm256_load_ps(bp + k * kPW2);
     const __m256 b1 = NV == 2 ? _mm256_load_ps(bp + k * kPW2 + 8) : b0;
-#pragma GCC unroll 6
-    for (int r = 0; r < MR; ++r) {
+    unroll<MR>([&](auto r) {
       const __m256 av = _mm256_broadcast_ss(a + r * lda + k);
       acc[r][0] = _mm256_fmadd_ps(av, b0, acc[r][0]);
       if constexpr (NV == 2) acc[r][1] = _mm256_fmadd_ps(av, b1, acc[r][1]);
-    }
+    });
   }
-#pragma GCC unroll 6
-  for (int r = 0; r < MR; ++r) {
-    _mm256_maskstore_ps(c + r * ldc, m0, acc[r][0]);
-    if constexpr (NV == 2) _mm256_maskstore_ps(c + r * ldc + 8, m1, acc[r][1]);
-  }
+  unroll<MR>([&](auto r) {
+    store(c + r * ldc, m0, acc[r][0]);
+    if constexpr (NV == 2) store(c + r * ldc + 8, m1, acc[r][1]);
+  });
 }
 
 /// acc (M x N) += a * b^T, b laid out as L says, for tiles the inner-product
@@ -132,10 +133,14 @@ inline void mma_packed8(float *acc, tile_ref<typename DT::storage> a, tile_ref<t
       }
       for (int64_t p = 0; p < panels; ++p) {
         const int64_t n0 = (p0 + p) * kPW2, nb = std::min<int64_t>(kPW2, N - n0);
-        if (nb > 8)
-          packed_block8<MR, 2>(acc + m * N + n0, N, ap, lda, bp + p * K * kPW2, K, nb);
+        float *c = acc + m * N + n0;
+        const float *panel = bp + p * K * kPW2;
+        if (nb == kPW2)
+          packed_block8<MR, 2, true>(c, N, ap, lda, panel, K, nb);
+        else if (nb > 8)
+          packed_block8<MR, 2, false>(c, N, ap, lda, panel, K, nb);
         else
-          packed_block8<MR, 1>(acc + m * N + n0, N, ap, lda, bp + p * K * kPW2, K, nb);
+          packed_block8<MR, 1, false>(c, N, ap, lda, panel, K, nb);
       }
     });
   }

@@ -4,12 +4,24 @@
  * inner-product form of mma (short tiles: vectors run along k in both
  * operands) blocks the same way on every ISA; only the MR x NR register
  * block differs (argus_cpu_mma.h for AVX-512, argus_cpu_mma_avx2.h for AVX2).
+ * Also unroll<N>, which every register block of section 6 is written with.
  *===----------------------------------------------------------------------===*/
 #ifndef ARGUS_CPU_MMA_DOT_H
 #define ARGUS_CPU_MMA_DOT_H
 
 namespace argus_cpu {
 namespace detail {
+
+template <class F, int... I> inline void unroll_each(F &f, std::integer_sequence<int, I...>) {
+  (f(std::integral_constant<int, I>()), ...);
+}
+
+/// Calls f(std::integral_constant<int, I>()) for I = 0 .. N-1, unrolled by
+/// the compiler front end: a register block indexed only by such constants
+/// stays in registers. (`#pragma GCC unroll` promises no such thing: GCC
+/// kept a 6 x 2 block of ymm accumulators on the stack, at a third of the
+/// FMA rate.)
+template <int N, class F> inline void unroll(F f) { unroll_each(f, std::make_integer_sequence<int, N>()); }
 
 /// acc (M x N) += a * b^T by register blocks: per block of NR columns of b,
 /// blocks of MR rows of a (the last one shorter), so each row of b comes
