@@ -127,7 +127,7 @@ int measure(const std::map<std::string, std::string> &flags) {
     return 1;
   }
   const std::string target = codegen::defaultCpuTarget();
-  auto opened = tuning::TuningDb::open(flags.at("--db"), tuning::currentIdentity(target, "agent evidence"), false);
+  auto opened = tuning::TuningDb::open(flags.at("--db"), tuning::currentIdentity(target, "agent evidence", home), false);
   if (auto *e = std::get_if<std::string>(&opened)) {
     std::cerr << *e << "\n";
     return 1;

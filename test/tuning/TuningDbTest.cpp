@@ -22,7 +22,7 @@ using namespace argus::tuning;
 
 namespace {
 
-const DbIdentity kIdentity{"0.1.0", "cpu-avx512", "Test CPU", "g++ 12"};
+const DbIdentity kIdentity{"0.1.0", "cpu-avx512", "Test CPU", "0123456789abcdef", "g++ 12"};
 
 class TuningDbTest : public ::testing::Test {
 protected:
@@ -145,7 +145,7 @@ TEST_F(TuningDbTest, KernelsOfTheModelAreKeptAndBestCanBeOfOneTemplate) {
   EXPECT_TRUE(db->sources().empty()) << "retuning discards the kernels with their results";
 }
 
-TEST_F(TuningDbTest, AnotherGeneratorTargetOrDeviceIsRefused) {
+TEST_F(TuningDbTest, AnotherGeneratorTargetDeviceOrKernelBuildIsRefused) {
   {
     auto db = openOk();
     ASSERT_TRUE(db);
@@ -164,6 +164,14 @@ TEST_F(TuningDbTest, AnotherGeneratorTargetOrDeviceIsRefused) {
   error = openError(gpu);
   EXPECT_NE(error.find("target 'cpu-avx512' (this run: 'cuda-sm90a')"), std::string::npos) << error;
   EXPECT_NE(error.find("device 'Test CPU' (this run: 'NVIDIA H100')"), std::string::npos) << error;
+
+  // Kernels built against other runtime headers (another micro-kernel) time differently.
+  DbIdentity otherRuntime = kIdentity;
+  otherRuntime.kernelBuild = "fedcba9876543210";
+  error = openError(otherRuntime);
+  EXPECT_NE(error.find("kernel runtime headers and flags (digest) '0123456789abcdef' (this run: 'fedcba9876543210')"),
+            std::string::npos)
+      << error;
 
   // A refused open changes nothing; another toolchain is no reason to refuse.
   DbIdentity otherCompiler = kIdentity;

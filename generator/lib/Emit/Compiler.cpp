@@ -123,6 +123,17 @@ std::string headersOf(const std::string &dir) {
   return all;
 }
 
+} // namespace
+
+std::string compileFlagsDigest(const std::vector<std::string> &flags) {
+  std::string all;
+  for (const std::string &f : flags)
+    all += f.rfind("-I", 0) == 0 ? headersOf(f.substr(2)) : f + "\n";
+  return contentHash(all);
+}
+
+namespace {
+
 /// Compiles `jobs`; per job "" or the failure with the compiler output. With
 /// `stopOnError`, jobs not started when one fails are left "" and undone.
 std::vector<std::string> compileJobs(const std::vector<CompileJob> &jobs, int parallel, const std::string &cacheDir,

@@ -1,6 +1,9 @@
 //===- TuningDb.cpp - the sweep's results, kept in SQLite -----------------===//
 #include "argus/Tuning/TuningDb.h"
 
+#include "argus/Emit/Compiler.h"
+#include "argus/Emit/LibraryBuilder.h"
+
 #include <nlohmann/json.hpp>
 #include <sqlite3.h>
 
@@ -32,7 +35,11 @@ struct IdentityField {
 };
 const IdentityField kBindingFields[] = {{"generator_version", "generator version", &DbIdentity::generatorVersion},
                                         {"target", "target", &DbIdentity::target},
-                                        {"device", "device", &DbIdentity::device}};
+                                        {"device", "device", &DbIdentity::device},
+                                        // A kernel's time depends on the runtime headers it includes (its
+                                        // micro-kernels) and its flags, not only on its own source.
+                                        {"kernel_build", "kernel runtime headers and flags (digest)",
+                                         &DbIdentity::kernelBuild}};
 
 constexpr const char *kResultColumns =
     "op, shape_key, template, parameters, techniques, verification, detail, correct, max_error, seconds, "
@@ -85,6 +92,7 @@ std::string writeIdentity(sqlite3 *db, const DbIdentity &id) {
   const std::pair<const char *, const std::string *> rows[] = {{"generator_version", &id.generatorVersion},
                                                                {"target", &id.target},
                                                                {"device", &id.device},
+                                                               {"kernel_build", &id.kernelBuild},
                                                                {"toolchain", &id.toolchain},
                                                                {"schema", nullptr}};
   for (const auto &[key, value] : rows) {
@@ -316,6 +324,7 @@ std::string TuningDb::exportJson() const {
   nlohmann::json doc = {{"generator_version", identity_.generatorVersion},
                         {"target", identity_.target},
                         {"device", identity_.device},
+                        {"kernel_build", identity_.kernelBuild},
                         {"toolchain", identity_.toolchain},
                         {"results", rows},
                         {"kernel_sources", sources()}};
@@ -338,8 +347,10 @@ std::string cpuName() {
 
 } // namespace
 
-DbIdentity currentIdentity(const std::string &target, const std::string &toolchain) {
-  return {ARGUS_GENERATOR_VERSION, target, cpuName(), toolchain + "; SQLite " + sqlite3_libversion()};
+DbIdentity currentIdentity(const std::string &target, const std::string &toolchain, const std::string &homeDir) {
+  return {ARGUS_GENERATOR_VERSION, target, cpuName(),
+          emit::compileFlagsDigest(emit::kernelCompileFlags(homeDir, target)),
+          toolchain + "; SQLite " + sqlite3_libversion()};
 }
 
 } // namespace argus::tuning

@@ -133,12 +133,13 @@ std::string buildCommand(BuildFlags flags, std::ostream &out, bool terminal) {
     fs::create_directories(build.outDir, ec);
     if (ec) return "cannot create '" + build.outDir + "': " + ec.message();
     std::string dbPath = flags.dbPath.empty() ? (fs::path(build.outDir) / "tuning.db").string() : flags.dbPath;
-    auto opened = tuning::TuningDb::open(dbPath, tuning::currentIdentity(build.target, toolchainDescription()),
+    const std::string home = build.homeDir.empty() ? emit::defaultHomeDir() : build.homeDir;
+    auto opened = tuning::TuningDb::open(dbPath, tuning::currentIdentity(build.target, toolchainDescription(), home),
                                          flags.retune);
     if (auto *error = std::get_if<std::string>(&opened)) return *error;
     db = std::move(std::get<std::unique_ptr<tuning::TuningDb>>(opened));
 
-    sweep.homeDir = build.homeDir.empty() ? emit::defaultHomeDir() : build.homeDir;
+    sweep.homeDir = home;
     sweep.target = build.target;
     sweep.workDir = (fs::path(build.outDir) / ".sweep").string();
     sweep.cacheDir = build.cacheDir.empty() ? (fs::path(build.outDir) / ".cache").string() : build.cacheDir;

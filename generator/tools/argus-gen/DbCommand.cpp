@@ -17,7 +17,8 @@ struct ConfigSummary {
 
 void list(const tuning::TuningDb &db, std::ostream &out) {
   const tuning::DbIdentity &id = db.identity();
-  out << "generator " << id.generatorVersion << ", target " << id.target << ", device " << id.device << "\n"
+  out << "generator " << id.generatorVersion << ", target " << id.target << ", device " << id.device
+      << ", kernel build " << id.kernelBuild << "\n"
       << "toolchain: " << id.toolchain << "\n";
   std::map<std::pair<std::string, std::string>, ConfigSummary> configs; // sorted by (op, shape key)
   for (const tuning::CandidateResult &r : db.results()) {

@@ -48,6 +48,12 @@ std::string compileAll(const std::vector<CompileJob> &jobs, int parallel, const 
 std::vector<std::string> compileEach(const std::vector<CompileJob> &jobs, int parallel, const std::string &cacheDir,
                                      CompileStats &stats, const std::function<void(const std::string &)> &progress = {});
 
+/// A digest of what `flags` compile into an object besides the source: the
+/// flags other than -I and the headers of every -I directory (contents, not
+/// paths, so a moved checkout digests the same). The object cache keys on
+/// the same headers.
+std::string compileFlagsDigest(const std::vector<std::string> &flags);
+
 /// 64-bit FNV-1a of `text`, as 16 hex digits (stable across runs and hosts).
 std::string contentHash(const std::string &text);
 

@@ -32,6 +32,7 @@ struct DbIdentity {
   std::string generatorVersion; // argus-gen's version
   std::string target;           // e.g. cpu-avx512
   std::string device;           // e.g. the CPU model name
+  std::string kernelBuild;      // digest of the kernels' compile flags and runtime headers (emit::compileFlagsDigest)
   std::string toolchain;        // e.g. "g++ 12.2.0; MLIR 22"
 };
 
@@ -122,7 +123,9 @@ private:
 
 /// This argus-gen's version and this machine's CPU, for `target` and the
 /// given toolchain description.
-DbIdentity currentIdentity(const std::string &target, const std::string &toolchain);
+/// This host's identity for `target`'s kernels, built from the runtime of
+/// the Argus tree at `homeDir`.
+DbIdentity currentIdentity(const std::string &target, const std::string &toolchain, const std::string &homeDir);
 
 } // namespace argus::tuning
 
