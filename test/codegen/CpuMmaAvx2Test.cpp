@@ -6,8 +6,9 @@
 // bf16 and f16 tiles, dense and strided operands with NaN padding past each
 // row, ragged M, N and K (partial vectors and panels, remainder row blocks,
 // k not a multiple of the 8 x 8 transpose), b as N x K rows and as K x N
-// (attention's P·V), and through ak::mma / ak::mma_kn, which must pick the
-// form the tile's shape calls for.
+// (attention's P·V), tiles too large for one panel or row group, and
+// through ak::mma / ak::mma_kn, which must pick the form the tile's shape
+// calls for.
 //
 //===----------------------------------------------------------------------===//
 #include "MmaCase.h"
@@ -45,6 +46,8 @@ TEST(CpuMmaAvx2, ShortF32TilesInRowBlocks) {
   checkDot<ak::f32, 16, 64, 512>("f32 dot8, 4 row blocks");
   checkDot<ak::f32, 23, 37, 300>("f32 dot8, ragged rows and columns");
   checkDot<ak::bf16, 3, 64, 4096>("bf16 dot8, long k");
+  // 16-bit a is widened once per call, up to 64 KiB of it; past that it is widened in registers.
+  checkDot<ak::bf16, 9, 24, 2100>("bf16 dot8, a too large to widen once");
 }
 
 TEST(CpuMmaAvx2, EntryPointPicksTheFormForTheShape) {
@@ -80,6 +83,9 @@ TEST(CpuMmaAvx2, PackedFormForTallTiles) {
   checkPacked<ak::f16, 13, 17, 19>("f16 packed, ragged");
   // 4096-deep k: one panel per group, so the a rows are widened once per panel.
   checkPacked<ak::bf16, 7, 40, 4096>("bf16 packed, panel groups");
+  // More than 128 KiB of a: rows in groups (30 + 10 and 24 + 21 here), each passing every panel.
+  checkPacked<ak::bf16, 40, 20, 1000>("bf16 packed, row groups");
+  checkPacked<ak::f32, 45, 33, 1100>("f32 packed, row groups");
 }
 
 TEST(CpuMmaAvx2, PackedFormReadsValuesAsKRows) {

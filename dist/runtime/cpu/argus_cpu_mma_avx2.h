@@ -73,17 +73,18 @@ inline __m256 sum_lanes8(const __m256 (&v)[8]) {
 
 /// c (MR x NR block, rows ldc apart) += a[MR x K] . b[NR x K]^T, vectors
 /// along k; the tail step loads only the k that remain.
-template <int MR, int NR, class Dot>
-inline void dot_block8(float *c, int64_t ldc, const typename Dot::storage *a, int64_t lda,
-                       const typename Dot::storage *b, int64_t ldb, int64_t K) {
-  constexpr int64_t KV = Dot::KV;
+template <int MR, int NR, class DotA, class DotB>
+inline void dot_block8(float *c, int64_t ldc, const typename DotA::storage *a, int64_t lda,
+                       const typename DotB::storage *b, int64_t ldb, int64_t K) {
+  static_assert(DotA::KV == DotB::KV, "both operands step the same k");
+  constexpr int64_t KV = DotA::KV;
   __m256 acc[MR * NR];
   unroll<MR * NR>([&](auto i) { acc[i] = _mm256_setzero_ps(); });
   auto step = [&](int64_t k, int64_t n) {
     __m256 av[MR];
-    unroll<MR>([&](auto r) { av[r] = Dot::load(a + r * lda + k, n); });
+    unroll<MR>([&](auto r) { av[r] = DotA::load(a + r * lda + k, n); });
     unroll<NR>([&](auto j) {
-      const __m256 bv = Dot::load(b + j * ldb + k, n);
+      const __m256 bv = DotB::load(b + j * ldb + k, n);
       unroll<MR>([&](auto r) { acc[r * NR + j] = _mm256_fmadd_ps(av[r], bv, acc[r * NR + j]); });
     });
   };
@@ -104,19 +105,42 @@ inline void dot_block8(float *c, int64_t ldc, const typename Dot::storage *a, in
     for (int j = 0; j < NR; ++j) c[r * ldc + j] += sums[r * NR + j];
 }
 
+/// dst (rows x K, dense) = the first rows of a, widened to f32 by Dot's load (exactly).
+template <int64_t K, class Dot>
+inline void widen_rows8(float *dst, tile_ref<typename Dot::storage> a, int64_t rows) {
+  for (int64_t m = 0; m < rows; ++m) {
+    int64_t k = 0;
+    for (; k + 8 <= K; k += 8) _mm256_storeu_ps(dst + m * K + k, Dot::load(a.data + m * a.ld + k, 8));
+    if (k < K) _mm256_maskstore_ps(dst + m * K + k, lane_mask8(K - k), Dot::load(a.data + m * a.ld + k, K - k));
+  }
+}
+
 /// acc (M x N) += a * b^T for short tiles (inner_product_fits_avx2): blocks
-/// of up to 4 rows of a (mma_dot_blocks) by NR columns of b.
+/// of up to 4 rows of a (mma_dot_blocks) by NR columns of b. 16-bit rows of
+/// a are widened once per call rather than once per column block: with
+/// four rows and two columns a block would otherwise spend two thirds of its
+/// widening on a, and the FMA ports share their cycles with it.
 template <int64_t M, int64_t N, int64_t K, class Dot>
 inline void mma_dot8(float *acc, tile_ref<typename Dot::storage> a, tile_ref<typename Dot::storage> b) {
-  using S = typename Dot::storage;
   constexpr int MR = M < 4 ? int(M) : 4;     /* rows per block */
   constexpr int NR = 8 / (MR == 3 ? 4 : MR); /* 8 accumulators (6 for 3 rows) */
-  mma_dot_blocks<M, N, K, MR, NR>(acc, a, b,
-                                  [](auto mr, auto nr, float *c, int64_t ldc, const S *ap, int64_t lda, const S *bp,
-                                     int64_t ldb, int64_t k) {
-                                    dot_block8<decltype(mr)::value, decltype(nr)::value, Dot>(c, ldc, ap, lda, bp, ldb,
-                                                                                             k);
-                                  });
+  auto blocks = [&](auto aTile, auto dotA) {
+    using DotA = decltype(dotA);
+    mma_dot_blocks<M, N, K, MR, NR>(acc, aTile, b,
+                                    [](auto mr, auto nr, float *c, int64_t ldc, const auto *ap, int64_t lda,
+                                       const auto *bp, int64_t ldb, int64_t k) {
+                                      dot_block8<decltype(mr)::value, decltype(nr)::value, DotA, Dot>(c, ldc, ap, lda,
+                                                                                                     bp, ldb, k);
+                                    });
+  };
+  constexpr bool widen = !std::is_same<Dot, f32_dot8>::value && M * K * 4 <= 65536; /* a bounded stack buffer */
+  if constexpr (widen) {
+    alignas(32) float aw[M * K];
+    widen_rows8<K, Dot>(aw, a, M);
+    blocks(tile_ref<float>{aw, K}, f32_dot8{});
+  } else {
+    blocks(a, Dot{});
+  }
 }
 
 /// Whether a tile product takes the inner-product form on AVX2: up to 4

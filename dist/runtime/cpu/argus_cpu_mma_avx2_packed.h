@@ -11,9 +11,9 @@
  * register transposes, widened from bf16 / f16 on the way, exactly); a
  * register block of 6 rows x 16 columns of acc (12 ymm accumulators, with
  * two of b and one broadcast: 15 of the 16) stays in registers for the
- * whole k loop. 16-bit rows of a are widened once per row block and panel
- * group. Panels are packed a group at a time, at most 128 KiB, so a tall
- * tile never puts more than that on the stack.
+ * whole k loop. 16-bit rows of a are widened once per row group and panel
+ * group. Panels are packed, and rows widened, a group of at most 128 KiB at
+ * a time, so a tall tile never puts more than 256 KiB on the stack.
  *===----------------------------------------------------------------------===*/
 #ifndef ARGUS_CPU_MMA_AVX2_PACKED_H
 #define ARGUS_CPU_MMA_AVX2_PACKED_H
@@ -107,42 +107,46 @@ inline void packed_block8(float *c, int64_t ldc, const float *a, int64_t lda, co
 }
 
 /// acc (M x N) += a * b^T, b laid out as L says, for tiles the inner-product
-/// form does not take: panel groups of b, then for each block of 6 rows of
-/// a (widened to f32 once per group) every panel of the group.
+/// form does not take. BLIS's loop order: a group of b's panels is packed;
+/// then, a group of a's rows at a time (widened to f32 once, when 16-bit),
+/// each panel in turn stays in L1 while every row block of the group passes
+/// it (row blocks outermost would cycle all of a 64 x 256 tile's 64 KiB of
+/// panels through L1 per block). Each group is at most 128 KiB of stack.
 template <class DT, int64_t M, int64_t N, int64_t K, BLayout L>
 inline void mma_packed8(float *acc, tile_ref<typename DT::storage> a, tile_ref<typename DT::storage> b) {
   constexpr int64_t NP = (N + kPW2 - 1) / kPW2;
-  constexpr int64_t group = std::max<int64_t>(1, std::min<int64_t>(NP, 32768 / (K * kPW2)));
+  constexpr int64_t panelGroup = std::max<int64_t>(1, std::min<int64_t>(NP, 32768 / (K * kPW2)));
   constexpr bool widen = !std::is_same<DT, f32>::value;
-  alignas(32) float bp[group * K * kPW2];
-  alignas(32) float aw[widen ? kMR2 * K : 1];
-  for (int64_t p0 = 0; p0 < NP; p0 += group) {
-    const int64_t panels = std::min<int64_t>(group, NP - p0);
+  constexpr int64_t rowGroup = M * K <= 32768 ? M : std::max<int64_t>(1, 32768 / K / kMR2) * kMR2;
+  alignas(32) float bp[panelGroup * K * kPW2];
+  alignas(32) float aw[widen ? rowGroup * K : 1];
+  for (int64_t p0 = 0; p0 < NP; p0 += panelGroup) {
+    const int64_t panels = std::min<int64_t>(panelGroup, NP - p0);
     for (int64_t p = 0; p < panels; ++p)
       pack_panel8<DT, L, K>(bp + p * K * kPW2, b, (p0 + p) * kPW2, std::min<int64_t>(kPW2, N - (p0 + p) * kPW2));
-    for_row_blocks<kMR2>(M, [&](auto mr, int64_t m) {
-      constexpr int MR = decltype(mr)::value;
+    for (int64_t m0 = 0; m0 < M; m0 += rowGroup) {
+      const int64_t rows = std::min<int64_t>(rowGroup, M - m0);
       const float *ap = aw;
       int64_t lda = K;
-      if constexpr (widen) {
-        for (int r = 0; r < MR; ++r)
-          for (int64_t k = 0; k < K; ++k) aw[r * K + k] = float(DT::load(a.data[(m + r) * a.ld + k]));
-      } else {
-        ap = a.data + m * a.ld;
-        lda = a.ld;
-      }
+      if constexpr (widen)
+        widen_rows8<K, typename avx2_dot<DT>::type>(aw, {a.data + m0 * a.ld, a.ld}, rows);
+      else
+        ap = a.data + m0 * a.ld, lda = a.ld;
       for (int64_t p = 0; p < panels; ++p) {
         const int64_t n0 = (p0 + p) * kPW2, nb = std::min<int64_t>(kPW2, N - n0);
-        float *c = acc + m * N + n0;
         const float *panel = bp + p * K * kPW2;
-        if (nb == kPW2)
-          packed_block8<MR, 2, true>(c, N, ap, lda, panel, K, nb);
-        else if (nb > 8)
-          packed_block8<MR, 2, false>(c, N, ap, lda, panel, K, nb);
-        else
-          packed_block8<MR, 1, false>(c, N, ap, lda, panel, K, nb);
+        for_row_blocks<kMR2>(rows, [&](auto mr, int64_t m) {
+          constexpr int MR = decltype(mr)::value;
+          float *c = acc + (m0 + m) * N + n0;
+          if (nb == kPW2)
+            packed_block8<MR, 2, true>(c, N, ap + m * lda, lda, panel, K, nb);
+          else if (nb > 8)
+            packed_block8<MR, 2, false>(c, N, ap + m * lda, lda, panel, K, nb);
+          else
+            packed_block8<MR, 1, false>(c, N, ap + m * lda, lda, panel, K, nb);
+        });
       }
-    });
+    }
   }
 }
 

@@ -30,13 +30,13 @@ template <int N, class F> inline void unroll(F f) { unroll_each(f, std::make_int
 /// evict each other, so more than one block of them is first copied dense.
 /// `block(mr, nr, c, ldc, a, lda, b, ldb, K)` computes one block, its row and
 /// column counts as std::integral_constant.
-template <int64_t M, int64_t N, int64_t K, int MR, int NR, class S, class Block>
-inline void mma_dot_blocks(float *acc, tile_ref<S> a, tile_ref<S> b, Block block) {
+template <int64_t M, int64_t N, int64_t K, int MR, int NR, class SA, class SB, class Block>
+inline void mma_dot_blocks(float *acc, tile_ref<SA> a, tile_ref<SB> b, Block block) {
   static_assert(M <= 32, "the inner-product form is for short tiles");
   constexpr int rest = int(M % MR); /* rows of the last, shorter block */
-  alignas(64) S dense[M > MR ? M * K : 1];
+  alignas(64) SA dense[M > MR ? M * K : 1];
   if (M > MR && a.ld != K) {
-    for (int64_t m = 0; m < M; ++m) std::memcpy(dense + m * K, a.data + m * a.ld, K * sizeof(S));
+    for (int64_t m = 0; m < M; ++m) std::memcpy(dense + m * K, a.data + m * a.ld, K * sizeof(SA));
     a = {dense, K};
   }
   auto columns = [&](auto nr, int64_t n) {
