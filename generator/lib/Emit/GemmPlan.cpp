@@ -192,14 +192,16 @@ GemmPlan planGemms(const std::vector<catalog::OpConfig> &configs, const GemmTile
     plan.groups.push_back(std::move(g));
   }
 
-  // Generic kernels: 4-row tiles for decode-sized m, 16, 32, 128 and 256
-  // rows above, so a shape outside the catalog computes at most 4x its rows
-  // at m = 1 and at most 2x from m = 5 up to 256.
+  // Generic kernels: a 1-row tile for single-token decode (the commonest
+  // shape outside a catalog: an f32 model served from a bf16 catalog, say;
+  // a 4-row tile would do 4x its FMAs there), 4-row tiles up to m = 4,
+  // then 16, 32, 128 and 256 rows, so a shape outside the catalog computes
+  // at most 2x its rows from m = 2 up to 256.
   for (const GemmTypes &t : fallbackGemmTypes()) {
     GemmGroup fb;
     fb.types = t;
     fb.ops = {"fallback"};
-    fb.bucketBounds = {4, 16, 32, 128, 256};
+    fb.bucketBounds = {1, 4, 16, 32, 128, 256};
     for (int64_t m : fb.bucketBounds) {
       GemmKernel k;
       k.types = t;
