@@ -167,8 +167,8 @@ template <class T> inline T abs(T x) {
   else
     return x < 0 ? T(unsigned_of<T>(0) - unsigned_of<T>(x)) : x;
 }
-/// e^x in single precision without a library call (exp_tile below is the
-/// same computation 16 lanes at a time): Cody-Waite reduction x = n ln2 + r,
+/// e^x in single precision without a library call (exp_lanes below is the
+/// same computation on a vector register): Cody-Waite reduction x = n ln2 + r,
 /// |r| <= ln2/2, a degree-6 polynomial for e^r (Cephes' coefficients), and
 /// 2^n built in the exponent bits. Within 2 ulp of expf over the normal
 /// range; below ln(FLT_MIN) it returns 0 (the exact result is subnormal), above
@@ -212,37 +212,107 @@ inline double sigmoid(double x) { return 1.0 / (1.0 + std::exp(-x)); }
 inline float silu(float x) { return x / (1.0f + exp(-x)); }
 inline double silu(double x) { return x / (1.0 + std::exp(-x)); }
 
+/// The vector registers exp_lanes computes on: 16 f32 lanes on AVX-512, 8 on
+/// AVX2 (one algorithm, two widths). `where(m, a, b)` is b where m holds.
 #if defined(__AVX512F__)
-/// ak::exp on 16 lanes.
-inline __m512 exp16(__m512 x) {
-  const __m512 lo = _mm512_set1_ps(-87.33654f), hi = _mm512_set1_ps(88.72283f);
-  const __m512 xc = _mm512_min_ps(_mm512_max_ps(x, lo), hi);
-  const __m512 n = _mm512_roundscale_ps(_mm512_mul_ps(xc, _mm512_set1_ps(1.44269504088896341f)),
-                                        _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
-  __m512 r = _mm512_sub_ps(xc, _mm512_mul_ps(n, _mm512_set1_ps(0.693359375f)));
-  r = _mm512_sub_ps(r, _mm512_mul_ps(n, _mm512_set1_ps(-2.12194440e-4f)));
-  __m512 p = _mm512_set1_ps(1.9875691500e-4f);
+struct f32x16 {
+  using reg = __m512;
+  using ireg = __m512i;
+  using mask = __mmask16;
+  static constexpr int64_t lanes = 16;
+  static reg set1(float x) { return _mm512_set1_ps(x); }
+  static reg add(reg a, reg b) { return _mm512_add_ps(a, b); }
+  static reg sub(reg a, reg b) { return _mm512_sub_ps(a, b); }
+  static reg mul(reg a, reg b) { return _mm512_mul_ps(a, b); }
+  static reg min(reg a, reg b) { return _mm512_min_ps(a, b); }
+  static reg max(reg a, reg b) { return _mm512_max_ps(a, b); }
+  static reg round(reg x) { return _mm512_roundscale_ps(x, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC); }
+  static ireg to_int(reg x) { return _mm512_cvtps_epi32(x); }
+  static ireg iset1(int32_t x) { return _mm512_set1_epi32(x); }
+  static ireg iadd(ireg a, ireg b) { return _mm512_add_epi32(a, b); }
+  static ireg isub(ireg a, ireg b) { return _mm512_sub_epi32(a, b); }
+  static ireg shr1(ireg x) { return _mm512_srai_epi32(x, 1); }
+  static reg exponent_bits(ireg e) { return _mm512_castsi512_ps(_mm512_slli_epi32(e, 23)); }
+  static mask lt(reg a, reg b) { return _mm512_cmp_ps_mask(a, b, _CMP_LT_OQ); }
+  static mask gt(reg a, reg b) { return _mm512_cmp_ps_mask(a, b, _CMP_GT_OQ); }
+  static mask unordered(reg a) { return _mm512_cmp_ps_mask(a, a, _CMP_UNORD_Q); }
+  static reg where(mask m, reg a, reg b) { return _mm512_mask_blend_ps(m, b, a); }
+  static mask first(int64_t n) { return __mmask16((1u << n) - 1u); }
+  static reg load(const float *p) { return _mm512_loadu_ps(p); }
+  static reg load(const float *p, mask m) { return _mm512_maskz_loadu_ps(m, p); }
+  static void store(float *p, reg v) { _mm512_storeu_ps(p, v); }
+  static void store(float *p, reg v, mask m) { _mm512_mask_storeu_ps(p, m, v); }
+};
+using f32xN = f32x16;
+#elif defined(__AVX2__)
+struct f32x8 {
+  using reg = __m256;
+  using ireg = __m256i;
+  using mask = __m256;
+  static constexpr int64_t lanes = 8;
+  static reg set1(float x) { return _mm256_set1_ps(x); }
+  static reg add(reg a, reg b) { return _mm256_add_ps(a, b); }
+  static reg sub(reg a, reg b) { return _mm256_sub_ps(a, b); }
+  static reg mul(reg a, reg b) { return _mm256_mul_ps(a, b); }
+  static reg min(reg a, reg b) { return _mm256_min_ps(a, b); }
+  static reg max(reg a, reg b) { return _mm256_max_ps(a, b); }
+  static reg round(reg x) { return _mm256_round_ps(x, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC); }
+  static ireg to_int(reg x) { return _mm256_cvtps_epi32(x); }
+  static ireg iset1(int32_t x) { return _mm256_set1_epi32(x); }
+  static ireg iadd(ireg a, ireg b) { return _mm256_add_epi32(a, b); }
+  static ireg isub(ireg a, ireg b) { return _mm256_sub_epi32(a, b); }
+  static ireg shr1(ireg x) { return _mm256_srai_epi32(x, 1); }
+  static reg exponent_bits(ireg e) { return _mm256_castsi256_ps(_mm256_slli_epi32(e, 23)); }
+  static mask lt(reg a, reg b) { return _mm256_cmp_ps(a, b, _CMP_LT_OQ); }
+  static mask gt(reg a, reg b) { return _mm256_cmp_ps(a, b, _CMP_GT_OQ); }
+  static mask unordered(reg a) { return _mm256_cmp_ps(a, a, _CMP_UNORD_Q); }
+  static reg where(mask m, reg a, reg b) { return _mm256_blendv_ps(b, a, m); }
+  static __m256i first(int64_t n) {
+    return _mm256_cmpgt_epi32(_mm256_set1_epi32(int(n)), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
+  }
+  static reg load(const float *p) { return _mm256_loadu_ps(p); }
+  static reg load(const float *p, __m256i m) { return _mm256_maskload_ps(p, m); }
+  static void store(float *p, reg v) { _mm256_storeu_ps(p, v); }
+  static void store(float *p, reg v, __m256i m) { _mm256_maskstore_ps(p, m, v); }
+};
+using f32xN = f32x8;
+#endif
+
+#if defined(__AVX512F__) || defined(__AVX2__)
+/// ak::exp on every lane of a register (V: f32x16 or f32x8), the same steps.
+template <class V> inline typename V::reg exp_lanes(typename V::reg x) {
+  using reg = typename V::reg;
+  const reg lo = V::set1(-87.33654f), hi = V::set1(88.72283f);
+  const reg xc = V::min(V::max(x, lo), hi);
+  const reg n = V::round(V::mul(xc, V::set1(1.44269504088896341f)));
+  reg r = V::sub(xc, V::mul(n, V::set1(0.693359375f)));
+  r = V::sub(r, V::mul(n, V::set1(-2.12194440e-4f)));
+  reg p = V::set1(1.9875691500e-4f);
   for (float c : {1.3981999507e-3f, 8.3334519073e-3f, 4.1665795894e-2f, 1.6666665459e-1f, 5.0000001201e-1f})
-    p = _mm512_add_ps(_mm512_mul_ps(p, r), _mm512_set1_ps(c));
-  const __m512 er = _mm512_add_ps(_mm512_add_ps(_mm512_mul_ps(_mm512_mul_ps(p, r), r), r), _mm512_set1_ps(1.0f));
-  const __m512i ni = _mm512_cvtps_epi32(n), half = _mm512_srai_epi32(ni, 1), bias = _mm512_set1_epi32(127);
-  const __m512 s0 = _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_add_epi32(half, bias), 23));
-  const __m512 s1 = _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_add_epi32(_mm512_sub_epi32(ni, half), bias), 23));
-  __m512 y = _mm512_mul_ps(_mm512_mul_ps(er, s0), s1);
-  y = _mm512_mask_blend_ps(_mm512_cmp_ps_mask(x, lo, _CMP_LT_OQ), y, _mm512_setzero_ps());
-  y = _mm512_mask_blend_ps(_mm512_cmp_ps_mask(x, hi, _CMP_GT_OQ), y, _mm512_set1_ps(INFINITY));
-  return _mm512_mask_blend_ps(_mm512_cmp_ps_mask(x, x, _CMP_UNORD_Q), y, x);
+    p = V::add(V::mul(p, r), V::set1(c));
+  const reg er = V::add(V::add(V::mul(V::mul(p, r), r), r), V::set1(1.0f));
+  const auto ni = V::to_int(n), half = V::shr1(ni), bias = V::iset1(127);
+  const reg s0 = V::exponent_bits(V::iadd(half, bias));
+  const reg s1 = V::exponent_bits(V::iadd(V::isub(ni, half), bias));
+  reg y = V::mul(V::mul(er, s0), s1);
+  y = V::where(V::lt(x, lo), V::set1(0.0f), y);
+  y = V::where(V::gt(x, hi), V::set1(INFINITY), y);
+  return V::where(V::unordered(x), x, y);
 }
 #endif
 
-/// dst[i] = exp(src[i]) for the N elements of an f32 tile (dst may be src).
+/// dst[i] = exp(src[i]) for the N elements of an f32 tile (dst may be src),
+/// a register of lanes at a time where the target has vectors (a loop
+/// calling the scalar exp does not vectorise: softmax's exp would cost as
+/// much as attention's two products).
 template <int64_t N> inline void exp_tile(float *dst, const float *src) {
   int64_t i = 0;
-#if defined(__AVX512F__)
-  for (; i + 16 <= N; i += 16) _mm512_storeu_ps(dst + i, exp16(_mm512_loadu_ps(src + i)));
+#if defined(__AVX512F__) || defined(__AVX2__)
+  using V = f32xN;
+  for (; i + V::lanes <= N; i += V::lanes) V::store(dst + i, exp_lanes<V>(V::load(src + i)));
   if (i < N) {
-    const __mmask16 m = __mmask16((1u << (N - i)) - 1u);
-    _mm512_mask_storeu_ps(dst + i, m, exp16(_mm512_maskz_loadu_ps(m, src + i)));
+    const auto m = V::first(N - i);
+    V::store(dst + i, exp_lanes<V>(V::load(src + i, m)), m);
     return;
   }
 #endif

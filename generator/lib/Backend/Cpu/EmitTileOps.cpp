@@ -549,7 +549,7 @@ LogicalResult CpuEmitter::emitArgusOp(Operation *op) {
       .Case([&](UnaryOp u) {
         SlotTable::Id id = tileForResult(u, op, {u.getOperand()});
         if (u.getKind() == UnaryKind::exp && u.getType().getElementType().isF32()) {
-          // Softmax's exp: 16 lanes at a time (a loop calling exp would not vectorise).
+          // Softmax's exp: a vector register at a time (a loop calling exp would not vectorise).
           line("ak::exp_tile<" + std::to_string(u.getType().getNumElements()) + ">(" + slots.get(id).name + ", " +
                    slots.nameOf(u.getOperand()) + ");",
                op);
