@@ -1,8 +1,9 @@
 //===- SweepTest.cpp - the sweep and emitting from its database -----------===//
 //
 // Candidates start with the rule's tiles and stay within the backend's
-// limits; a sweep of a small ragged GEMM shape records every candidate as
-// proved, correct and timed; a second sweep redoes nothing; the plan built
+// limits (the 1-row rule's long k-steps shorten to a short K); a sweep of a
+// small ragged GEMM shape records every candidate as proved, correct and
+// timed; a second sweep redoes nothing; the plan built
 // from the database takes each bucket's best. The same for the prefill
 // attention kernel and the MoE tiers of a tiny MoE catalog.
 //
@@ -47,6 +48,18 @@ TEST(GemmCandidates, RuleFirstThenDistinctLegalNeighbours) {
       }
       EXPECT_EQ(emit::cpuGemmCandidates(m, 4096, 4096, types, 2).size(), 2u) << "the budget bounds the list";
     }
+}
+
+TEST(GemmCandidates, OneRowRuleTakesLongStepsShortenedToAShortK) {
+  const emit::GemmTypes f32{"f32", "f32"};
+  const emit::GemmTiles decode = emit::chooseCpuGemmTiles(1, 4096, 4096, f32);
+  EXPECT_EQ(decode.bn, 16);
+  EXPECT_EQ(decode.bk, 2048);
+  EXPECT_EQ(emit::chooseCpuGemmTiles(1, 0, 0, f32).bk, 2048) << "generic kernels know no K";
+  EXPECT_EQ(emit::chooseCpuGemmTiles(1, 129, 100, f32).bk, 128) << "the shortest power of two that covers K";
+  EXPECT_EQ(emit::chooseCpuGemmTiles(1, 512, 256, f32).bk, 256);
+  EXPECT_EQ(emit::chooseCpuGemmTiles(2, 4096, 4096, f32).bk, 512) << "only the 1-row tile changes";
+  EXPECT_EQ(emit::chooseCpuGemmTiles(2, 4096, 4096, f32).bn, 64);
 }
 
 TEST(GemmCandidates, ProbeRowsAndParameters) {

@@ -33,7 +33,20 @@ int64_t tallestTile(const GemmTypes &types, bool bf16InF32) {
 
 } // namespace
 
-GemmTiles chooseCpuGemmTiles(int64_t m, int64_t /*n*/, int64_t /*k*/, const GemmTypes &types, bool bf16InF32) {
+int64_t cpuGemmKStep(int64_t bm, const GemmTypes &types) {
+  // Short tiles take mma's inner-product form (bf16 up to 4 rows, f32 up to
+  // 32), which reduces each accumulator horizontally once per k-step: long
+  // k-steps amortise that and keep each weight row a long sequential read
+  // (f32, M = 16: 1.25x over 128-long k-steps, one thread). Keep in step
+  // with inner_product_fits in argus_cpu_mma.h. (On AVX2 every element type
+  // takes that form up to 32 rows when K >= 256: inner_product_fits_avx2.)
+  const int64_t innerProductRows = types.a == "f32" ? 32 : 4;
+  if (bm <= innerProductRows)
+    return 512;
+  return types.a == "f32" ? 128 : 256;
+}
+
+GemmTiles chooseCpuGemmTiles(int64_t m, int64_t /*n*/, int64_t k, const GemmTypes &types, bool bf16InF32) {
   // Decode buckets (few tokens) are bandwidth-bound: a tile as tall as the
   // bucket avoids computing padding rows. Prefill buckets use tiles of up to
   // 256 rows: instances walk N fastest, so every M tile streams the whole
@@ -44,20 +57,16 @@ GemmTiles chooseCpuGemmTiles(int64_t m, int64_t /*n*/, int64_t /*k*/, const Gemm
   int64_t bm = 1;
   while (bm < m && bm < tallest)
     bm *= 2;
-  GemmTiles t;
-  t.bm = bm;
-  t.bn = 64;
-  // Short tiles take mma's inner-product form (bf16 up to 4 rows, f32 up to
-  // 32), which reduces each accumulator horizontally once per k-step: long
-  // k-steps amortise that and keep each weight row a long sequential read
-  // (f32, M = 16: 1.25x over 128-long k-steps, one thread). Keep in step
-  // with inner_product_fits in argus_cpu_mma.h. (On AVX2 every element type
-  // takes that form up to 32 rows when K >= 256: inner_product_fits_avx2.)
-  const int64_t innerProductRows = types.a == "f32" ? 32 : 4;
-  if (bm <= innerProductRows)
-    t.bk = 512;
-  else
-    t.bk = types.a == "f32" ? 128 : 256;
+  if (bm > 1)
+    return {bm, 64, cpuGemmKStep(bm, types)};
+  // Single-token decode streams each weight row once: 16 rows of 8 KiB per
+  // k-step keep the prefetchers on fewer, longer streams than 64 rows of
+  // 2 KiB (Llama-3-8B's GEMMs on AVX2, two threads: 1.2-1.4x, bf16 gate_up
+  // even); 32 such rows would pass the stack budget. A short known K takes
+  // a shorter step.
+  GemmTiles t{1, 16, 2048};
+  while (k > 0 && t.bk > 32 && t.bk >= 2 * k)
+    t.bk /= 2;
   return t;
 }
 

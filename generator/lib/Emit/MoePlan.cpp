@@ -45,8 +45,8 @@ void addTiers(MoeEntry &e, const MoeTileChooser &choose) {
 } // namespace
 
 GemmTiles chooseCpuMoeTiles(MoeRole, const std::string &dtype, int64_t rows) {
-  // The k-step a GEMM of this dtype and tile height takes (GemmPlan's rule).
-  return {rows, kBlockN, chooseCpuGemmTiles(rows, 0, 0, GemmTypes{dtype, dtype}).bk};
+  // The k-step a 64-column GEMM tile of this dtype and height takes.
+  return {rows, kBlockN, cpuGemmKStep(rows, GemmTypes{dtype, dtype})};
 }
 
 std::vector<int64_t> moeTierBlockRows() {

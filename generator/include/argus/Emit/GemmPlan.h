@@ -64,6 +64,10 @@ struct GemmPlan {
   std::vector<GemmGroup> fallbacks;  // n = k = 0, bucketed on m like the groups
 };
 
+/// The k-step of a 64-column CPU tile `bm` rows tall: long where mma takes
+/// its inner-product form, shorter where it takes the outer-product form.
+int64_t cpuGemmKStep(int64_t bm, const GemmTypes &types);
+
 /// Tile parameters for a bucket of `m` tokens on the CPU target: the rule
 /// a build without tuning uses, and the first candidate of a sweep.
 /// `bf16InF32`: the target computes bf16 in f32 (codegen::cpuTargetWidensBf16),
