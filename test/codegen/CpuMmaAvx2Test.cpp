@@ -6,9 +6,9 @@
 // bf16 and f16 tiles, dense and strided operands with NaN padding past each
 // row, ragged M, N and K (partial vectors and panels, remainder row blocks,
 // k not a multiple of the 8 x 8 transpose), b as N x K rows and as K x N
-// (attention's P·V), tiles too large for one panel or row group, and
-// through ak::mma / ak::mma_kn, which must pick the form the tile's shape
-// calls for.
+// (attention's P·V; few rows of it take the broadcast form), tiles too
+// large for one panel or row group, and through ak::mma / ak::mma_kn, which
+// must pick the form the tile's shape calls for.
 //
 //===----------------------------------------------------------------------===//
 #include "MmaCase.h"
@@ -86,6 +86,25 @@ TEST(CpuMmaAvx2, PackedFormForTallTiles) {
   // More than 128 KiB of a: rows in groups (30 + 10 and 24 + 21 here), each passing every panel.
   checkPacked<ak::bf16, 40, 20, 1000>("bf16 packed, row groups");
   checkPacked<ak::f32, 45, 33, 1100>("f32 packed, row groups");
+}
+
+template <class DT, int64_t M, int64_t N, int64_t K> void checkKnRows(const char *path) {
+  checkPath<DT, M, N, K, BLayout::KN>(path, [](MmaCase<DT> &c) {
+    ak::detail::mma_kn_rows8<M, N, K, typename ak::detail::avx2_dot<DT>::type>(c.acc.data(), c.aRef(), c.bRef());
+  });
+}
+
+TEST(CpuMmaAvx2, BroadcastFormForFewRowsOfValues) {
+  if (!haveAvx2()) GTEST_SKIP() << "this CPU has no AVX2/FMA/F16C";
+  checkKnRows<ak::bf16, 4, 128, 16>("bf16 kn rows, decode's P·V (GQA 4, a page of 16)");
+  checkKnRows<ak::bf16, 1, 64, 32>("bf16 kn rows, one row");
+  checkKnRows<ak::bf16, 3, 37, 13>("bf16 kn rows, ragged: a partial second vector");
+  checkKnRows<ak::f16, 2, 5, 9>("f16 kn rows, fewer columns than a vector");
+  checkKnRows<ak::f32, 4, 24, 7>("f32 kn rows, one and a half blocks");
+  checkKnRows<ak::f32, 1, 200, 3>("f32 kn rows, many blocks");
+  checkPath<ak::bf16, 2, 40, 16, BLayout::KN>("ak::mma_kn bf16, two rows", [](MmaCase<ak::bf16> &c) {
+    ak::mma_kn<ak::bf16, 2, 40, 16>(c.acc.data(), c.aRef(), c.bRef());
+  });
 }
 
 TEST(CpuMmaAvx2, PackedFormReadsValuesAsKRows) {

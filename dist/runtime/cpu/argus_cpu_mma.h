@@ -575,6 +575,8 @@ inline void mma_any(float *acc, OperandA aOperand, OperandB bOperand) {
   if constexpr (std::is_same<DT, f32>::value || std::is_same<DT, bf16>::value || std::is_same<DT, f16>::value) {
     if constexpr (L == BLayout::NK && inner_product_fits_avx2<M, K>())
       mma_dot8<M, N, K, typename avx2_dot<DT>::type>(acc, a, b);
+    else if constexpr (L == BLayout::KN && M <= 4)
+      mma_kn_rows8<M, N, K, typename avx2_dot<DT>::type>(acc, a, b);
     else
       mma_packed8<DT, M, N, K, L>(acc, a, b);
     return;

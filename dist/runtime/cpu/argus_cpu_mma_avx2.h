@@ -12,7 +12,8 @@
  * (bf16: a 16-bit shift; f16: vcvtph2ps), both exactly. MR x NR
  * accumulators (8 of them: with the MR rows of a and one of b they fit the
  * 16 ymm registers) are reduced horizontally once per call, eight at a time
- * by one transposing tree.
+ * by one transposing tree. Few rows against b laid out K x N (decode
+ * attention's P.V) take the broadcast form instead, mma_kn_rows8.
  *===----------------------------------------------------------------------===*/
 #ifndef ARGUS_CPU_MMA_AVX2_H
 #define ARGUS_CPU_MMA_AVX2_H
@@ -141,6 +142,59 @@ inline void mma_dot8(float *acc, tile_ref<typename Dot::storage> a, tile_ref<typ
   } else {
     blocks(a, Dot{});
   }
+}
+
+/// c (M rows, ldc apart, 16 columns of which `nb` are live) += a (f32,
+/// M x K) * v (K rows of 16-bit or f32 elements, ldv apart); a full block
+/// (nb = 16) reads and writes unmasked.
+template <int M, bool Full, class Dot>
+inline void kn_rows_block8(float *c, int64_t ldc, const float *a, int64_t lda, const typename Dot::storage *v,
+                           int64_t ldv, int64_t K, int64_t nb) {
+  const __m256i m0 = lane_mask8(nb), m1 = lane_mask8(nb - 8);
+  __m256 acc[M][2];
+  unroll<M>([&](auto r) {
+    acc[r][0] = Full ? _mm256_loadu_ps(c + r * ldc) : _mm256_maskload_ps(c + r * ldc, m0);
+    acc[r][1] = Full ? _mm256_loadu_ps(c + r * ldc + 8) : _mm256_maskload_ps(c + r * ldc + 8, m1);
+  });
+  for (int64_t k = 0; k < K; ++k) {
+    const typename Dot::storage *row = v + k * ldv;
+    const __m256 b0 = Dot::load(row, Full ? 8 : nb), b1 = Dot::load(row + 8, Full ? 8 : nb - 8);
+    unroll<M>([&](auto r) {
+      const __m256 av = _mm256_broadcast_ss(a + r * lda + k);
+      acc[r][0] = _mm256_fmadd_ps(av, b0, acc[r][0]);
+      acc[r][1] = _mm256_fmadd_ps(av, b1, acc[r][1]);
+    });
+  }
+  unroll<M>([&](auto r) {
+    if (Full) {
+      _mm256_storeu_ps(c + r * ldc, acc[r][0]);
+      _mm256_storeu_ps(c + r * ldc + 8, acc[r][1]);
+    } else {
+      _mm256_maskstore_ps(c + r * ldc, m0, acc[r][0]);
+      _mm256_maskstore_ps(c + r * ldc + 8, m1, acc[r][1]);
+    }
+  });
+}
+
+/// acc (M x N) += a (M x K) * v (K x N) for up to 4 rows of a (decode
+/// attention's P.V): 16 columns at a time, each row of v widened as it is
+/// read, where it lies, against broadcast elements of a. The packed form
+/// would first widen and copy all of v, which with so few rows to reuse the
+/// copy costs as much as the products.
+template <int64_t M, int64_t N, int64_t K, class Dot>
+inline void mma_kn_rows8(float *acc, tile_ref<typename Dot::storage> a, tile_ref<typename Dot::storage> v) {
+  static_assert(M >= 1 && M <= 4, "rows of a held in registers with 16 columns of acc");
+  constexpr bool widen = !std::is_same<Dot, f32_dot8>::value;
+  alignas(32) float aw[widen ? M * K : 1];
+  const float *ap = aw;
+  int64_t lda = K;
+  if constexpr (widen)
+    widen_rows8<K, Dot>(aw, a, M);
+  else
+    ap = a.data, lda = a.ld;
+  int64_t n0 = 0;
+  for (; n0 + 16 <= N; n0 += 16) kn_rows_block8<int(M), true, Dot>(acc + n0, N, ap, lda, v.data + n0, v.ld, K, 16);
+  if (n0 < N) kn_rows_block8<int(M), false, Dot>(acc + n0, N, ap, lda, v.data + n0, v.ld, K, N - n0);
 }
 
 /// Whether a tile product takes the inner-product form on AVX2: up to 4
