@@ -1,11 +1,11 @@
 //===- CpuKernelMathTest.cpp - AVX-512 element math of argus_cpu_kernel.h -===//
 //
 // exp_tile, the AVX-512 form of ak::exp (CpuScalarMathTest.cpp), agrees with
-// the scalar exp. This file is compiled for AVX-512, and its tests skip on a
-// CPU without it.
+// the scalar exp, silu_tile and sigmoid_tile with float64. This file is
+// compiled for AVX-512, and its tests skip on a CPU without it.
 //
 //===----------------------------------------------------------------------===//
-#include "exp_tile_check.h"
+#include "map_tile_check.h"
 
 namespace {
 
@@ -13,6 +13,11 @@ namespace {
 TEST(CpuKernelMath, ExpTileMatchesScalarExp) {
   if (!__builtin_cpu_supports("avx512f")) GTEST_SKIP() << "this CPU has no AVX-512";
   expectExpTileMatchesScalarExp<16 * 1000 + 7>();
+}
+
+TEST(CpuKernelMath, SiluAndSigmoidTilesMatchFloat64) {
+  if (!__builtin_cpu_supports("avx512f")) GTEST_SKIP() << "this CPU has no AVX-512";
+  expectSiluAndSigmoidTilesMatchFloat64<16 * 1000 + 7>();
 }
 
 } // namespace

@@ -224,6 +224,7 @@ struct f32x16 {
   static reg add(reg a, reg b) { return _mm512_add_ps(a, b); }
   static reg sub(reg a, reg b) { return _mm512_sub_ps(a, b); }
   static reg mul(reg a, reg b) { return _mm512_mul_ps(a, b); }
+  static reg div(reg a, reg b) { return _mm512_div_ps(a, b); }
   static reg min(reg a, reg b) { return _mm512_min_ps(a, b); }
   static reg max(reg a, reg b) { return _mm512_max_ps(a, b); }
   static reg round(reg x) { return _mm512_roundscale_ps(x, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC); }
@@ -254,6 +255,7 @@ struct f32x8 {
   static reg add(reg a, reg b) { return _mm256_add_ps(a, b); }
   static reg sub(reg a, reg b) { return _mm256_sub_ps(a, b); }
   static reg mul(reg a, reg b) { return _mm256_mul_ps(a, b); }
+  static reg div(reg a, reg b) { return _mm256_div_ps(a, b); }
   static reg min(reg a, reg b) { return _mm256_min_ps(a, b); }
   static reg max(reg a, reg b) { return _mm256_max_ps(a, b); }
   static reg round(reg x) { return _mm256_round_ps(x, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC); }
@@ -301,23 +303,51 @@ template <class V> inline typename V::reg exp_lanes(typename V::reg x) {
 }
 #endif
 
-/// dst[i] = exp(src[i]) for the N elements of an f32 tile (dst may be src),
+/// Unary functions with a vector form: scalar() is the function ak::
+/// defines above, lanes<V>() the same steps on every lane of a register.
+struct exp_fn {
+  static float scalar(float x) { return exp(x); }
+#if defined(__AVX512F__) || defined(__AVX2__)
+  template <class V> static typename V::reg lanes(typename V::reg x) { return exp_lanes<V>(x); }
+#endif
+};
+struct silu_fn {
+  static float scalar(float x) { return silu(x); }
+#if defined(__AVX512F__) || defined(__AVX2__)
+  template <class V> static typename V::reg lanes(typename V::reg x) {
+    return V::div(x, V::add(V::set1(1.0f), exp_lanes<V>(V::sub(V::set1(0.0f), x))));
+  }
+#endif
+};
+struct sigmoid_fn {
+  static float scalar(float x) { return sigmoid(x); }
+#if defined(__AVX512F__) || defined(__AVX2__)
+  template <class V> static typename V::reg lanes(typename V::reg x) {
+    return V::div(V::set1(1.0f), V::add(V::set1(1.0f), exp_lanes<V>(V::sub(V::set1(0.0f), x))));
+  }
+#endif
+};
+
+/// dst[i] = Fn(src[i]) for the N elements of an f32 tile (dst may be src),
 /// a register of lanes at a time where the target has vectors (a loop
-/// calling the scalar exp does not vectorise: softmax's exp would cost as
-/// much as attention's two products).
-template <int64_t N> inline void exp_tile(float *dst, const float *src) {
+/// calling the scalar function does not vectorise: softmax's exp would cost
+/// as much as attention's two products).
+template <class Fn, int64_t N> inline void map_tile(float *dst, const float *src) {
   int64_t i = 0;
 #if defined(__AVX512F__) || defined(__AVX2__)
   using V = f32xN;
-  for (; i + V::lanes <= N; i += V::lanes) V::store(dst + i, exp_lanes<V>(V::load(src + i)));
+  for (; i + V::lanes <= N; i += V::lanes) V::store(dst + i, Fn::template lanes<V>(V::load(src + i)));
   if (i < N) {
     const auto m = V::first(N - i);
-    V::store(dst + i, exp_lanes<V>(V::load(src + i, m)), m);
+    V::store(dst + i, Fn::template lanes<V>(V::load(src + i, m)), m);
     return;
   }
 #endif
-  for (; i < N; ++i) dst[i] = exp(src[i]);
+  for (; i < N; ++i) dst[i] = Fn::scalar(src[i]);
 }
+template <int64_t N> inline void exp_tile(float *dst, const float *src) { map_tile<exp_fn, N>(dst, src); }
+template <int64_t N> inline void silu_tile(float *dst, const float *src) { map_tile<silu_fn, N>(dst, src); }
+template <int64_t N> inline void sigmoid_tile(float *dst, const float *src) { map_tile<sigmoid_fn, N>(dst, src); }
 
 /// Converts one element between element types: float results round to
 /// nearest even, float -> integer truncates and saturates (NaN gives 0).

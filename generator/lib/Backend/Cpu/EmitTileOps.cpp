@@ -264,6 +264,18 @@ static std::string unaryExpr(UnaryKind kind, const std::string &x) {
   }
 }
 
+/// The runtime's whole-tile form of a unary op on f32 tiles, a vector
+/// register at a time (a loop calling the scalar function would not
+/// vectorise: softmax's exp, MoE's silu), or null.
+static const char *vectorTileFunction(UnaryKind kind) {
+  switch (kind) {
+  case UnaryKind::exp: return "exp_tile";
+  case UnaryKind::silu: return "silu_tile";
+  case UnaryKind::sigmoid: return "sigmoid_tile";
+  default: return nullptr;
+  }
+}
+
 static std::string cmpExpr(CmpPredicate p, const std::string &x, const std::string &y) {
   switch (p) {
   case CmpPredicate::eq: return x + " == " + y;
@@ -548,10 +560,9 @@ LogicalResult CpuEmitter::emitArgusOp(Operation *op) {
       })
       .Case([&](UnaryOp u) {
         SlotTable::Id id = tileForResult(u, op, {u.getOperand()});
-        if (u.getKind() == UnaryKind::exp && u.getType().getElementType().isF32()) {
-          // Softmax's exp: a vector register at a time (a loop calling exp would not vectorise).
-          line("ak::exp_tile<" + std::to_string(u.getType().getNumElements()) + ">(" + slots.get(id).name + ", " +
-                   slots.nameOf(u.getOperand()) + ");",
+        if (const char *tileFn = vectorTileFunction(u.getKind()); tileFn && u.getType().getElementType().isF32()) {
+          line(std::string("ak::") + tileFn + "<" + std::to_string(u.getType().getNumElements()) + ">(" +
+                   slots.get(id).name + ", " + slots.nameOf(u.getOperand()) + ");",
                op);
           return;
         }
