@@ -2,13 +2,16 @@
 //
 // A 32-thread kernel whose answer depends on shared buffers being per
 // program instance, local buffers per thread and barriers ordering accesses;
-// divergent scf.if / scf.for are reported with their location, while
-// thread-dependent values that happen to agree are accepted.
+// a divergent scf.if runs each thread through its own branch unless the
+// branch orders threads (a barrier), divergent scf.for bounds and such
+// branches are reported with their location, and thread-dependent values
+// that happen to agree are accepted.
 //
 //===----------------------------------------------------------------------===//
 #include "TestUtils.h"
 
 #include <algorithm>
+#include <cmath>
 
 using namespace argus::interp;
 using namespace argus::interp::test;
@@ -75,13 +78,54 @@ std::string runThreadKernel(const std::string &body, HostTensor<float> &y) {
 
 } // namespace
 
-TEST(InterpreterThreads, DivergentIfIsReportedWithItsLocation) {
+TEST(InterpreterThreads, DivergentIfRunsEachThreadThroughItsOwnBranch) {
   HostTensor<float> y({4});
-  const std::string body = R"(
+  std::fill(y.data.begin(), y.data.end(), nanf32());
+  // Threads 0 and 1 take the then-branch, 2 and 3 the else-branch; each
+  // yields its own value and the store after the if writes it.
+  std::string err = runThreadKernel(R"(
+    %lt = arith.cmpi ult, %t, %c2 : index
+    %r = scf.if %lt -> (f32) {
+      %tf = arith.index_cast %t : index to i32
+      %f = arith.sitofp %tf : i32 to f32
+      scf.yield %f : f32
+    } else {
+      %neg = arith.negf %one : f32
+      scf.yield %neg : f32
+    }
+    %v = argus.full %r : f32 -> !argus.tile<1xf32>
+    argus.store %v, %Y[%t] : !argus.tile<1xf32>, !argus.tensor<?xf32>)",
+                                    y);
+  ASSERT_EQ(err, "");
+  EXPECT_EQ(y.data[0], 0.0f);
+  EXPECT_EQ(y.data[1], 1.0f);
+  EXPECT_EQ(y.data[2], -1.0f);
+  EXPECT_EQ(y.data[3], -1.0f);
+}
+
+TEST(InterpreterThreads, OnlyTheThreadsInABranchStore) {
+  HostTensor<float> y({4});
+  std::fill(y.data.begin(), y.data.end(), nanf32());
+  std::string err = runThreadKernel(R"(
     %lt = arith.cmpi ult, %t, %c2 : index
     scf.if %lt {
       %v = argus.full %one : f32 -> !argus.tile<1xf32>
       argus.store %v, %Y[%t] : !argus.tile<1xf32>, !argus.tensor<?xf32>
+    })",
+                                    y);
+  ASSERT_EQ(err, "");
+  EXPECT_EQ(y.data[0], 1.0f);
+  EXPECT_EQ(y.data[1], 1.0f);
+  EXPECT_TRUE(std::isnan(y.data[2]));
+  EXPECT_TRUE(std::isnan(y.data[3]));
+}
+
+TEST(InterpreterThreads, DivergentIfAroundABarrierIsReportedWithItsLocation) {
+  HostTensor<float> y({4});
+  const std::string body = R"(
+    %lt = arith.cmpi ult, %t, %c2 : index
+    scf.if %lt {
+      argus.barrier
     })";
   std::string err = runThreadKernel(body, y);
   EXPECT_NE(err.find("divergent control flow at " + locationOf(body, "scf.if") +
@@ -89,6 +133,9 @@ TEST(InterpreterThreads, DivergentIfIsReportedWithItsLocation) {
             std::string::npos)
       << err;
   EXPECT_NE(err.find("thread 2"), std::string::npos) << err;
+  EXPECT_NE(err.find("its branch holds 'argus.barrier' at " + locationOf(body, "argus.barrier")),
+            std::string::npos)
+      << err;
 }
 
 TEST(InterpreterThreads, DivergentLoopBoundIsReported) {

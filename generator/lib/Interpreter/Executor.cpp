@@ -2,10 +2,12 @@
 //
 // Runs one op at a time for all threads of a program instance. Values that
 // every thread holds alike are kept (and computed) once; an op whose inputs
-// differ between threads runs once per thread. scf.for / scf.if need their
-// bounds and conditions to agree in all threads: the interpreter executes a
-// program instance as one lockstep group and refuses divergent control flow
-// rather than give it a meaning the backends might not share.
+// differ between threads runs once per thread. scf.for bounds must agree in
+// all threads. A divergent scf.if (one thread in the then-branch, another in
+// the else-branch) is run thread after thread, each alone through its branch,
+// provided the branch holds no barrier, async copy or wait: those order
+// threads against each other, and a meaning the backends might not share is
+// refused rather than given.
 //
 //===----------------------------------------------------------------------===//
 #include "Executor.h"
@@ -71,12 +73,21 @@ unsigned Executor::lanesFor(ValueRange inputs) const {
   return 1;
 }
 
+/// The lanes an op reading `inputs` is evaluated for: 0 .. lanesFor - 1, or
+/// only the thread running alone through a divergent branch.
+static std::pair<unsigned, unsigned> laneRange(const Executor &ex, ValueRange inputs) {
+  unsigned n = ex.lanesFor(inputs);
+  if (n != 1 && ex.soleThread)
+    return {*ex.soleThread, *ex.soleThread + 1};
+  return {0, n};
+}
+
 LogicalResult Executor::define(Value result, ValueRange inputs,
                                llvm::function_ref<FailureOr<Lane>(unsigned)> fn) {
-  unsigned n = lanesFor(inputs);
+  auto [begin, end] = laneRange(*this, inputs);
   RtValue value;
-  value.lanes.reserve(n);
-  for (unsigned t = 0; t < n; ++t) {
+  value.lanes.reserve(end - begin);
+  for (unsigned t = begin; t < end; ++t) {
     FailureOr<Lane> lane = fn(t);
     if (failed(lane))
       return failure();
@@ -88,8 +99,8 @@ LogicalResult Executor::define(Value result, ValueRange inputs,
 
 LogicalResult Executor::forEachLane(ValueRange inputs,
                                     llvm::function_ref<LogicalResult(unsigned)> fn) {
-  unsigned n = lanesFor(inputs);
-  for (unsigned t = 0; t < n; ++t)
+  auto [begin, end] = laneRange(*this, inputs);
+  for (unsigned t = begin; t < end; ++t)
     if (failed(fn(t)))
       return failure();
   return success();
@@ -119,6 +130,10 @@ ObservedContext Executor::context(unsigned thread) const {
 
 void Executor::forThreadsOfLane(ValueRange inputs, unsigned lane,
                                 llvm::function_ref<void(unsigned)> fn) const {
+  if (soleThread) {
+    fn(*soleThread);
+    return;
+  }
   if (lanesFor(inputs) != 1) {
     fn(lane);
     return;
@@ -141,6 +156,8 @@ const std::vector<int64_t> &Executor::viewOffsets(Operation *op, Attribute view,
 void Executor::observeAssertTag(AssertTagOp op) {
   for (int64_t t = 0; t < numThreads; ++t) {
     auto thread = static_cast<unsigned>(t);
+    if (soleThread && thread != *soleThread)
+      continue;
     llvm::SmallVector<std::vector<double>, 4> values;
     llvm::SmallVector<llvm::SmallVector<int64_t, 4>, 4> shapes;
     for (Value operand : op.getOperands()) {
@@ -174,6 +191,8 @@ LogicalResult Executor::fail(Operation *op, const llvm::Twine &message) {
 }
 
 FailureOr<Elem> Executor::uniformScalar(Operation *op, Value v, llvm::StringRef what) {
+  if (soleThread)
+    return scalar(v, *soleThread);
   const RtValue &value = get(v);
   Elem first = scalar(v, 0);
   for (unsigned t = 1; t < value.lanes.size(); ++t) {
@@ -287,16 +306,62 @@ LogicalResult Executor::runFor(scf::ForOp op) {
   return success();
 }
 
+/// The first op in `region` that orders threads against each other (a
+/// barrier, an async copy, a wait), or null.
+static Operation *firstThreadOrderingOp(Region &region) {
+  Operation *found = nullptr;
+  region.walk([&](Operation *op) {
+    auto copy = dyn_cast<CopyOp>(op);
+    if (isa<BarrierOp, WaitOp>(op) || (copy && copy.getAsync())) {
+      found = op;
+      return WalkResult::interrupt();
+    }
+    return WalkResult::advance();
+  });
+  return found;
+}
+
 LogicalResult Executor::runIf(scf::IfOp op) {
-  FailureOr<Elem> cond = uniformScalar(op, op.getCondition(), "the condition");
-  if (failed(cond))
-    return failure();
-  Region &region = cond->i() != 0 ? op.getThenRegion() : op.getElseRegion();
-  llvm::SmallVector<RtValue> yielded;
-  if (!region.empty() && failed(runBlock(region.front(), yielded)))
-    return failure();
-  for (auto [result, value] : llvm::zip(op.getResults(), yielded))
-    set(result, value);
+  const RtValue &condition = get(op.getCondition());
+  bool divergent = false;
+  if (!soleThread)
+    for (unsigned t = 1; t < condition.lanes.size(); ++t)
+      divergent |= scalar(op.getCondition(), t) != scalar(op.getCondition(), 0);
+  if (!divergent) {
+    FailureOr<Elem> cond = uniformScalar(op, op.getCondition(), "the condition");
+    if (failed(cond))
+      return failure();
+    Region &region = cond->i() != 0 ? op.getThenRegion() : op.getElseRegion();
+    llvm::SmallVector<RtValue> yielded;
+    if (!region.empty() && failed(runBlock(region.front(), yielded)))
+      return failure();
+    for (auto [result, value] : llvm::zip(op.getResults(), yielded))
+      set(result, value);
+    return success();
+  }
+  for (Region *region : {&op.getThenRegion(), &op.getElseRegion()})
+    if (Operation *ordering = firstThreadOrderingOp(*region)) {
+      (void)uniformScalar(op, op.getCondition(), "the condition");
+      error += ", and its branch holds '" + ordering->getName().getStringRef().str() + "' at " +
+               formatLocation(ordering->getLoc());
+      return failure();
+    }
+  // Thread after thread, each alone through its branch; result lane t is
+  // what thread t's branch yielded.
+  llvm::SmallVector<RtValue> results(op.getNumResults());
+  for (unsigned t = 0; t < static_cast<unsigned>(numThreads); ++t) {
+    soleThread = t;
+    Region &region = scalar(op.getCondition(), t).i() != 0 ? op.getThenRegion() : op.getElseRegion();
+    llvm::SmallVector<RtValue> yielded;
+    LogicalResult ran = region.empty() ? success() : runBlock(region.front(), yielded);
+    soleThread.reset();
+    if (failed(ran))
+      return failure();
+    for (auto [result, value] : llvm::zip(results, yielded))
+      result.lanes.push_back(value.at(t));
+  }
+  for (auto [result, value] : llvm::zip(op.getResults(), results))
+    set(result, std::move(value));
   return success();
 }
 

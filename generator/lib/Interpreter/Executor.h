@@ -29,6 +29,7 @@
 #include <deque>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -93,6 +94,10 @@ public:
   /// The value of scalar `v`, which control flow needs equal in all threads;
   /// fails with "divergent control flow at ..." when it is not.
   mlir::FailureOr<Elem> uniformScalar(mlir::Operation *op, mlir::Value v, llvm::StringRef what);
+
+  /// Set while one thread runs alone through a divergent scf.if: every op
+  /// then evaluates that thread's lane only, and defines uniform values.
+  std::optional<unsigned> soleThread;
 
   std::string error;
 
