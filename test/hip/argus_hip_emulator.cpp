@@ -1,55 +1,21 @@
 //===- argus_hip_emulator.cpp - the wave emulator -------------------------===//
 #include "argus_hip_emulator.h"
 
-#include <sys/mman.h>
-#include <ucontext.h>
-#include <unistd.h>
+#include "fibers.h"
 
 #include <cmath>
 #include <cstdint>
-#include <cstdio>
-#include <cstdlib>
 #include <cstring>
-#include <memory>
 #include <vector>
 
 namespace argus::hip::emu {
 namespace {
 
-[[noreturn]] void abortWith(const char *what) {
-  std::fprintf(stderr, "argus hip emulator: %s\n", what);
-  std::abort();
-}
+constexpr const char *kWho = "argus hip emulator";
 
-// Work-items are fibers of the calling thread: one runs until it waits at a
-// barrier, then the next one runs. A barrier costs a few user-space context
-// switches, not a kernel wake-up of every waiting thread.
-void yieldWorkItem();
-// Arrivals, releases and finished work-items: a round of the scheduler that
-// changes none of them is a deadlock.
-thread_local uint64_t progress = 0;
+[[noreturn]] void abortWith(const char *what) { argus::emu::abortWith(kWho, what); }
 
-// A reusable barrier for `count` work-items.
-class Barrier {
-public:
-  explicit Barrier(int count) : count(count) {}
-  void wait() {
-    const unsigned generation = this->generation;
-    ++progress;
-    if (++arrived == count) {
-      arrived = 0;
-      ++this->generation;
-      return;
-    }
-    while (generation == this->generation)
-      yieldWorkItem();
-  }
-
-private:
-  const int count;
-  int arrived = 0;
-  unsigned generation = 0;
-};
+using argus::emu::Barrier;
 
 // What the lanes of one wave exchange in an MFMA or a shuffle.
 struct Wave {
@@ -61,67 +27,16 @@ struct Wave {
 struct Workgroup {
   Workgroup(const Launch &launch, int x, int y, int z)
       : x(x), y(y), z(z), ldsBytes(launch.ldsBytes), lds(std::size_t(launch.ldsBytes), char(0xff)), barrier(launch.threads),
-        waves(std::size_t(launch.threads / kWaveSize)) {}
+        waves(std::size_t(launch.threads / kWaveSize)), ldsUsed(std::size_t(launch.threads), 0) {}
   const int x, y, z, ldsBytes;
   std::vector<char> lds;  // poisoned: 0xffff is a bf16 NaN, so reading unwritten LDS shows
   Barrier barrier;
   std::vector<Wave> waves;
+  std::vector<int> ldsUsed;  // per work-item: what its ARGUS_LDS requests took so far
 };
 
-struct WorkItem {
-  Workgroup *group = nullptr;
-  int item = 0;
-  int ldsUsed = 0;
-};
-thread_local WorkItem current;
-
-// One fiber per work-item of a workgroup, each on its own stack (a guard page
-// below it turns an overflow into a fault, not corruption).
-struct Fiber {
-  ucontext_t context;
-  WorkItem state;
-  bool done = false;
-};
-
-class Stacks {
-public:
-  static constexpr std::size_t kBytes = 512 * 1024;
-  explicit Stacks(int count) : page(std::size_t(sysconf(_SC_PAGESIZE))), count(std::size_t(count)) {
-    void *p = mmap(nullptr, count * (kBytes + page), PROT_READ | PROT_WRITE,
-                   MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_STACK, -1, 0);
-    if (p == MAP_FAILED)
-      abortWith("cannot map the work-items' stacks");
-    base = static_cast<char *>(p);
-    for (std::size_t i = 0; i < this->count; ++i)
-      mprotect(base + i * (kBytes + page), page, PROT_NONE);
-  }
-  ~Stacks() { munmap(base, count * (kBytes + page)); }
-  char *stack(int i) const { return base + std::size_t(i) * (kBytes + page) + page; }
-
-private:
-  const std::size_t page, count;
-  char *base = nullptr;
-};
-
-struct Scheduler {
-  ucontext_t main;
-  std::vector<Fiber> *fibers = nullptr;
-  std::size_t running = 0;
-  const std::function<void()> *kernel = nullptr;
-};
-thread_local Scheduler scheduler;
-
-void yieldWorkItem() {
-  Fiber &self = (*scheduler.fibers)[scheduler.running];
-  if (swapcontext(&self.context, &scheduler.main) != 0)
-    abortWith("swapcontext failed");
-}
-
-void runFiber() {
-  (*scheduler.kernel)();
-  (*scheduler.fibers)[scheduler.running].done = true;
-  ++progress;
-}
+// The workgroup whose work-items are the running fibers (fiber i is work-item i).
+thread_local Workgroup *group = nullptr;
 
 float bf16(short bits) {
   const uint32_t word = uint32_t(uint16_t(bits)) << 16;
@@ -138,17 +53,17 @@ float f16(short bits) {
 
 } // namespace
 
-int workItem() { return current.item; }
-int workGroup(int d) { return d == 0 ? current.group->x : d == 1 ? current.group->y : current.group->z; }
-void barrier() { current.group->barrier.wait(); }
+int workItem() { return argus::emu::runningFiber(); }
+int workGroup(int d) { return d == 0 ? group->x : d == 1 ? group->y : group->z; }
+void barrier() { group->barrier.wait(); }
 
-static Wave &currentWave() { return current.group->waves[std::size_t(current.item / kWaveSize)]; }
+static Wave &currentWave() { return group->waves[std::size_t(workItem() / kWaveSize)]; }
 
 void waveBarrier() { currentWave().barrier.wait(); }
 
 float shuffle(float v, int source) {
   Wave &wave = currentWave();
-  wave.value[current.item % kWaveSize] = v;
+  wave.value[workItem() % kWaveSize] = v;
   wave.barrier.wait();
   const float result = wave.value[source & (kWaveSize - 1)];  // ds_bpermute wraps the lane index
   wave.barrier.wait();
@@ -160,11 +75,12 @@ float exp2(float x) { return std::exp2(x); }
 void trap(const char *why) { abortWith(why); }
 
 char *lds(int bytes) {
-  const int offset = (current.ldsUsed + 15) / 16 * 16;
-  if (offset + bytes > current.group->ldsBytes)
+  int &used = group->ldsUsed[std::size_t(workItem())];
+  const int offset = (used + 15) / 16 * 16;
+  if (offset + bytes > group->ldsBytes)
     abortWith("the kernel takes more LDS than its launch declares");
-  current.ldsUsed = offset + bytes;
-  return current.group->lds.data() + offset;
+  used = offset + bytes;
+  return group->lds.data() + offset;
 }
 
 void bufferLoad(const char *base, uint32_t bytes, uint32_t offset, void *out, int size) {
@@ -183,7 +99,7 @@ template <int Block, class Acc>
 Acc mfma(b16x4 a, b16x4 b, Acc c, bool isF16, int (*resultRow)(int l, int e)) {
   float (*const value)(short) = isF16 ? f16 : bf16;
   Wave &wave = currentWave();
-  const int l = current.item % kWaveSize;
+  const int l = workItem() % kWaveSize;
   wave.a[l] = a;
   wave.b[l] = b;
   wave.barrier.wait();
@@ -211,43 +127,13 @@ f32x4 mfma16x16x16(b16x4 a, b16x4 b, f32x4 c, bool isF16) {
 void run(const Launch &launch, const std::function<void()> &kernel) {
   if (launch.threads <= 0 || launch.threads % kWaveSize != 0)
     abortWith("a launch needs a positive multiple of 64 work-items");
-  if (scheduler.fibers)
-    abortWith("a kernel launched another kernel");
-  Stacks stacks(launch.threads);
-  scheduler.kernel = &kernel;
   for (int z = 0; z < launch.gridZ; ++z)
     for (int y = 0; y < launch.gridY; ++y)
       for (int x = 0; x < launch.gridX; ++x) {
-        auto group = std::make_unique<Workgroup>(launch, x, y, z);
-        std::vector<Fiber> fibers(std::size_t(launch.threads));
-        for (int t = 0; t < launch.threads; ++t) {
-          Fiber &f = fibers[std::size_t(t)];
-          f.state = {group.get(), t, 0};
-          getcontext(&f.context);
-          f.context.uc_stack.ss_sp = stacks.stack(t);
-          f.context.uc_stack.ss_size = Stacks::kBytes;
-          f.context.uc_link = &scheduler.main;
-          makecontext(&f.context, runFiber, 0);
-        }
-        scheduler.fibers = &fibers;
-        // Round robin until every work-item has returned.
-        for (bool live = true; live;) {
-          live = false;
-          const uint64_t before = progress;
-          for (std::size_t t = 0; t < fibers.size(); ++t) {
-            if (fibers[t].done)
-              continue;
-            scheduler.running = t;
-            current = fibers[t].state;
-            if (swapcontext(&scheduler.main, &fibers[t].context) != 0)
-              abortWith("swapcontext failed");
-            fibers[t].state = current;
-            live = live || !fibers[t].done;
-          }
-          if (live && progress == before)
-            abortWith("every work-item waits at a barrier the others never reach");
-        }
-        scheduler.fibers = nullptr;
+        Workgroup workgroup(launch, x, y, z);
+        group = &workgroup;
+        argus::emu::runFibers(launch.threads, [&](int) { kernel(); }, kWho);
+        group = nullptr;
       }
 }
 

@@ -1,0 +1,45 @@
+//===- fibers.h - GPU threads on the host, one fiber each -----------------===//
+//
+// What the GPU emulators (test/hip's wave emulator, test/cuda's cluster
+// emulator) share: a group of GPU threads runs as one fiber (ucontext) per
+// thread on the calling host thread, each running until it waits, so
+// barriers and shuffles block exactly where the hardware's would. Fibers that
+// wait at barriers the others never reach abort the run instead of hanging.
+//
+//===----------------------------------------------------------------------===//
+#ifndef ARGUS_TEST_EMULATION_FIBERS_H
+#define ARGUS_TEST_EMULATION_FIBERS_H
+
+#include <functional>
+
+namespace argus::emu {
+
+/// Prints "<who>: <what>" and aborts: an emulated kernel broke a rule.
+[[noreturn]] void abortWith(const char *who, const char *what);
+
+/// The running fiber gives way; the scheduler runs the next one.
+void yieldFiber();
+
+/// Index (0 .. count - 1) of the fiber running now, in the current runFibers.
+int runningFiber();
+
+/// A reusable barrier for `count` fibers.
+class Barrier {
+public:
+  explicit Barrier(int count) : count(count) {}
+  void wait();
+
+private:
+  const int count;
+  int arrived = 0;
+  unsigned generation = 0;
+};
+
+/// Runs body(i) as fiber i, i = 0 .. count - 1, round robin until all have
+/// returned; a round in which no fiber arrives at a barrier or returns is a
+/// deadlock, reported under `who`. Not reentrant: a body must not call it.
+void runFibers(int count, const std::function<void(int)> &body, const char *who);
+
+} // namespace argus::emu
+
+#endif // ARGUS_TEST_EMULATION_FIBERS_H
