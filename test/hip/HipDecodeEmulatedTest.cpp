@@ -14,15 +14,15 @@ using namespace argus::hip;
 
 namespace {
 
-void check(const test::DecodeProblem &p, unsigned seed) {
+void check(const argus::gpu::test::DecodeProblem &p, unsigned seed) {
   std::mt19937 rng(seed);
-  test::DecodeData data(p, rng);
+  argus::gpu::test::DecodeData data(p, rng);
   const DecodeParams params{data.q.data(),          data.kCache.data(), data.vCache.data(), data.blockTable.data(),
                             data.seqlens.data(),    data.o.data(),      p.maxPagesPerSeq(), p.heads,
                             p.kvHeads,              p.headDim,          p.valueDim,         p.pageSize,
                             p.effectiveScale() * float(M_LOG2E)};
   test::emulateDecode(params, p.kvHeads, p.batch());
-  EXPECT_EQ(test::compareWithFloat64(p, data), "");
+  EXPECT_EQ(argus::gpu::test::compareWithFloat64(p, data), "");
 }
 
 TEST(HipDecodeEmulated, GroupedHeadsOverScatteredPages) {
@@ -36,15 +36,15 @@ TEST(HipDecodeEmulated, GroupOfEightSmallHeadsPageOfOne) {
 // seqlens beyond what the block table addresses are clamped to it (as the CPU runtime does),
 // negative ones read nothing: no read past a sequence's table row.
 TEST(HipDecodeEmulated, SeqlensBeyondTheBlockTableAreClamped) {
-  const test::DecodeProblem p{4, 2, 64, 64, 16, {40, 3}, 0.0f};
+  const argus::gpu::test::DecodeProblem p{4, 2, 64, 64, 16, {40, 3}, 0.0f};
   std::mt19937 rng(9);
-  test::DecodeData data(p, rng);
+  argus::gpu::test::DecodeData data(p, rng);
   for (int i = 0; i < p.maxPagesPerSeq(); ++i)  // every entry of the first row a real page
     data.blockTable[size_t(i)] = i % 3;
-  test::DecodeData expected = data;
+  argus::gpu::test::DecodeData expected = data;
   expected.seqlens = {p.maxPagesPerSeq() * p.pageSize, 0};  // all the table addresses; nothing
   data.seqlens = {1 << 20, -5};
-  for (test::DecodeData *d : {&expected, &data}) {
+  for (argus::gpu::test::DecodeData *d : {&expected, &data}) {
     const DecodeParams params{d->q.data(),       d->kCache.data(), d->vCache.data(), d->blockTable.data(),
                               d->seqlens.data(), d->o.data(),      p.maxPagesPerSeq(), p.heads,
                               p.kvHeads,         p.headDim,        p.valueDim,       p.pageSize,

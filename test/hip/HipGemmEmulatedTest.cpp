@@ -21,13 +21,13 @@ using namespace argus::hip;
 namespace {
 
 // Runs one problem on one kernel shape and compares every element of C.
-void check(const GemmShape &shape, const test::GemmProblem &p, std::mt19937 &rng) {
-  test::GemmData data(p, rng);
+void check(const GemmShape &shape, const argus::gpu::test::GemmProblem &p, std::mt19937 &rng) {
+  argus::gpu::test::GemmData data(p, rng);
   GemmParams params{data.a.data(), data.b.data(), data.c.data(), data.biasOrNull(p), p.lda(), p.ldb(), p.ldc(),
                     p.m,           p.n,           p.k,           p.alpha,           p.beta};
   ASSERT_TRUE(
       test::emulateGemm(shape, p.f16, params, (p.n + shape.bn - 1) / shape.bn, (p.m + shape.bm - 1) / shape.bm));
-  EXPECT_EQ(test::compareWithFloat64(p, data), "") << shape.bm << "x" << shape.bn << " kernel";
+  EXPECT_EQ(argus::gpu::test::compareWithFloat64(p, data), "") << shape.bm << "x" << shape.bn << " kernel";
 }
 
 class HipGemmEmulated : public ::testing::TestWithParam<int> {};
@@ -43,14 +43,14 @@ TEST(HipGemmEmulated, HalfPrecisionMatchesFloat64) {
 
 TEST(HipGemmEmulated, HalfPrecisionKZeroScalesCAndAddsBias) {
   std::mt19937 rng(78);
-  const test::GemmProblem p{5, 70, 0, 1.0f, 0.5f, true, true};
-  test::GemmData data(p, rng);
+  const argus::gpu::test::GemmProblem p{5, 70, 0, 1.0f, 0.5f, true, true};
+  argus::gpu::test::GemmData data(p, rng);
   GemmParams params{nullptr, nullptr, data.c.data(), data.biasOrNull(p), p.lda(), p.ldb(), p.ldc(),
                     p.m,     p.n,     p.k,           p.alpha,           p.beta};
   emu::Launch grid;
   grid.threads = 256;
   emu::run(grid, [&] { gemmBetaScale<Element::F16>(params, 1); });
-  EXPECT_EQ(test::compareWithFloat64(p, data), "");
+  EXPECT_EQ(argus::gpu::test::compareWithFloat64(p, data), "");
 }
 
 TEST_P(HipGemmEmulated, MatchesFloat64OnRaggedShapes) {
@@ -58,12 +58,12 @@ TEST_P(HipGemmEmulated, MatchesFloat64OnRaggedShapes) {
   std::mt19937 rng(1234u + unsigned(GetParam()));
   // One problem a little past one tile, one spanning several tiles with a ragged k tail (k % 64 and
   // k % 8 both non-zero) and beta, one with a single row and column.
-  const test::GemmProblem problems[] = {
+  const argus::gpu::test::GemmProblem problems[] = {
       {shape.bm + 5, shape.bn + 3, 136, 1.0f, 0.0f, false},
       {2 * shape.bm - 7, 2 * shape.bn + 9, 77, -0.5f, 0.75f, true},
       {1, 1, 1, 2.0f, 0.0f, true},
   };
-  for (const test::GemmProblem &p : problems)
+  for (const argus::gpu::test::GemmProblem &p : problems)
     check(shape, p, rng);
 }
 
@@ -75,15 +75,15 @@ INSTANTIATE_TEST_SUITE_P(EveryKernelShape, HipGemmEmulated, ::testing::Range(0, 
 
 TEST(HipGemmEmulated, KZeroScalesCAndAddsBias) {
   std::mt19937 rng(99);
-  const test::GemmProblem p{37, 301, 0, 1.0f, -2.0f, true};
-  test::GemmData data(p, rng);
+  const argus::gpu::test::GemmProblem p{37, 301, 0, 1.0f, -2.0f, true};
+  argus::gpu::test::GemmData data(p, rng);
   GemmParams params{nullptr, nullptr, data.c.data(), data.biasOrNull(p), p.lda(), p.ldb(), p.ldc(),
                     p.m,     p.n,     p.k,           p.alpha,           p.beta};
   emu::Launch grid;
   grid.gridX = 3;  // fewer workgroups than 256-element blocks: the grid-stride loop must cover the rest
   grid.threads = 256;
   emu::run(grid, [&] { gemmBetaScale<Element::Bf16>(params, grid.gridX); });
-  EXPECT_EQ(test::compareWithFloat64(p, data), "");
+  EXPECT_EQ(argus::gpu::test::compareWithFloat64(p, data), "");
 }
 
 } // namespace

@@ -25,6 +25,7 @@
 #include <sstream>
 
 using namespace argus::hip::test;
+using namespace argus::gpu::test;
 
 namespace {
 

@@ -16,9 +16,9 @@ using namespace argus::hip;
 
 namespace {
 
-void check(const test::MoeProblem &p, unsigned seed) {
+void check(const argus::gpu::test::MoeProblem &p, unsigned seed) {
   std::mt19937 rng(seed);
-  test::MoeData data(p, rng);
+  argus::gpu::test::MoeData data(p, rng);
   const MoeLayout layout = moeLayout(p.tokens, p.hidden, p.intermediate, p.experts, p.topK);
   std::vector<uint64_t> workspace(layout.bytes / 8 + 1, 0x7fc07fc07fc07fc0ull);  // poisoned
   char *w = reinterpret_cast<char *>(workspace.data());
@@ -46,7 +46,7 @@ void check(const test::MoeProblem &p, unsigned seed) {
   void *arguments[] = {&params};
   for (const MoeLaunch &l : launches)
     ASSERT_TRUE(test::emulateKernel(l.kernel, int(l.gridX), int(l.gridY), 1, arguments)) << l.kernel;
-  EXPECT_EQ(test::compareWithFloat64(p, data), "");
+  EXPECT_EQ(argus::gpu::test::compareWithFloat64(p, data), "");
 }
 
 TEST(HipMoeEmulated, MixtralLikeTopTwoOfEight) {

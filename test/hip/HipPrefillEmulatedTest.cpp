@@ -15,9 +15,9 @@ using namespace argus::hip;
 
 namespace {
 
-void check(const test::PrefillProblem &p, unsigned seed) {
+void check(const argus::gpu::test::PrefillProblem &p, unsigned seed) {
   std::mt19937 rng(seed);
-  test::PrefillData data(p, rng);
+  argus::gpu::test::PrefillData data(p, rng);
   PrefillParams params{data.q.data(),           data.k.data(),       data.v.data(),  data.o.data(),
                        data.cuSeqlensQ.data(),  data.cuSeqlensKv.data(), p.heads,   p.kvHeads,
                        p.headDim,               p.valueDim,          p.causal ? 1 : 0,
@@ -25,7 +25,7 @@ void check(const test::PrefillProblem &p, unsigned seed) {
   void *arguments[] = {&params};
   ASSERT_TRUE(test::emulateKernel("argus_hip_prefill", (p.maxSeqQ() + kPrefillRows - 1) / kPrefillRows, p.heads,
                                   p.batch(), arguments));
-  EXPECT_EQ(test::compareWithFloat64(p, data), "");
+  EXPECT_EQ(argus::gpu::test::compareWithFloat64(p, data), "");
 }
 
 TEST(HipPrefillEmulated, CausalVarlenGroupedHeads) {

@@ -22,6 +22,8 @@
 
 namespace argus::hip::test {
 
+using namespace argus::gpu::test;  // the problems the generated kernels are checked with
+
 /// Runs `body` on every work-item of the launch a generated `*_launch` function returned.
 template <class LaunchShape, class Body>
 void emulate(const LaunchShape &shape, const Body &body) {

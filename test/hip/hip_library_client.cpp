@@ -71,7 +71,7 @@ argus_gemm_args gemmArgs(int64_t m, int64_t n, int64_t k, const void *a, const v
 
 bool contains(const char *text, const char *part) { return text && std::strstr(text, part); }
 
-argus_attention_decode_args decodeArgs(const argus::hip::test::DecodeProblem &p, argus::hip::test::DecodeData &d) {
+argus_attention_decode_args decodeArgs(const argus::gpu::test::DecodeProblem &p, argus::gpu::test::DecodeData &d) {
   argus_attention_decode_args a;
   std::memset(&a, 0, sizeof a);
   a.struct_size = sizeof a;
@@ -94,9 +94,9 @@ argus_attention_decode_args decodeArgs(const argus::hip::test::DecodeProblem &p,
 }
 
 // The tiny catalog's attention: 4 query heads on 2 KV heads of 64.
-const argus::hip::test::DecodeProblem kTinyDecode{4, 2, 64, 64, 16, {0, 5, 100}, 0.0f};
+const argus::gpu::test::DecodeProblem kTinyDecode{4, 2, 64, 64, 16, {0, 5, 100}, 0.0f};
 
-argus_moe_args moeArgs(const argus::hip::test::MoeProblem &p, argus::hip::test::MoeData &d) {
+argus_moe_args moeArgs(const argus::gpu::test::MoeProblem &p, argus::gpu::test::MoeData &d) {
   argus_moe_args a;
   std::memset(&a, 0, sizeof a);
   a.struct_size = sizeof a;
@@ -115,8 +115,8 @@ argus_moe_args moeArgs(const argus::hip::test::MoeProblem &p, argus::hip::test::
   return a;
 }
 
-argus_attention_prefill_args prefillArgs(const argus::hip::test::PrefillProblem &p,
-                                         argus::hip::test::PrefillData &d) {
+argus_attention_prefill_args prefillArgs(const argus::gpu::test::PrefillProblem &p,
+                                         argus::gpu::test::PrefillData &d) {
   argus_attention_prefill_args a;
   std::memset(&a, 0, sizeof a);
   a.struct_size = sizeof a;
@@ -141,10 +141,10 @@ argus_attention_prefill_args prefillArgs(const argus::hip::test::PrefillProblem 
 }
 
 // The tiny catalog's prefill: 4 query heads on 2 KV heads of 64, a causal varlen batch.
-const argus::hip::test::PrefillProblem kTinyPrefill{4, 2, 64, 64, true, {{70, 70}, {3, 40}}, 0.0f};
+const argus::gpu::test::PrefillProblem kTinyPrefill{4, 2, 64, 64, true, {{70, 70}, {3, 40}}, 0.0f};
 
 // A Mixtral-shaped MoE, small: top 2 of 8 experts, sizes off the tiles.
-const argus::hip::test::MoeProblem kSmallMoe{37, 128, 96, 8, 2, true};
+const argus::gpu::test::MoeProblem kSmallMoe{37, 128, 96, 8, 2, true};
 
 // Argument checks and planning: no device is asked.
 void withoutDevice(const Library &lib, int64_t n, int64_t k) {
@@ -169,7 +169,7 @@ void withoutDevice(const Library &lib, int64_t n, int64_t k) {
   argus_gemm_args empty = gemmArgs(0, n, k, buffer, buffer, buffer, k, k, n);
   expect(lib.gemm(&empty, nullptr) == ARGUS_OK, "an empty problem needs no device");
   std::mt19937 rng(7);
-  argus::hip::test::PrefillData prefillData(kTinyPrefill, rng);
+  argus::gpu::test::PrefillData prefillData(kTinyPrefill, rng);
   argus_attention_prefill_args prefill = prefillArgs(kTinyPrefill, prefillData);
   prefill.head_dim = prefill.v_head_dim = 96;
   expect(lib.attentionPrefill(&prefill, nullptr) == ARGUS_ERROR_UNSUPPORTED && contains(lib.lastError(), "head_dim 96"),
@@ -178,7 +178,7 @@ void withoutDevice(const Library &lib, int64_t n, int64_t k) {
   const argus_status sp = lib.attentionPrefill(&prefill, nullptr);
   expect(sp == ARGUS_ERROR_DEVICE && contains(lib.lastError(), "no HIP runtime"),
          std::string("prefill without ROCm is ARGUS_ERROR_DEVICE: ") + lib.lastError());
-  argus::hip::test::DecodeData data(kTinyDecode, rng);
+  argus::gpu::test::DecodeData data(kTinyDecode, rng);
   argus_attention_decode_args decode = decodeArgs(kTinyDecode, data);
   expect(lib.attentionDecode(nullptr, nullptr) == ARGUS_ERROR_INVALID_ARGUMENT, "decode: NULL args are invalid");
   decode.dtype = ARGUS_DTYPE_F32;
@@ -196,7 +196,7 @@ void withoutDevice(const Library &lib, int64_t n, int64_t k) {
   expect(s == ARGUS_ERROR_DEVICE && contains(lib.lastError(), "no HIP runtime"),
          std::string("decode without ROCm is ARGUS_ERROR_DEVICE: ") + lib.lastError());
 
-  argus::hip::test::MoeData moeData(kSmallMoe, rng);
+  argus::gpu::test::MoeData moeData(kSmallMoe, rng);
   argus_moe_args moe = moeArgs(kSmallMoe, moeData);
   const size_t bytes = lib.moeWorkspaceSize(&moe);
   expect(bytes > 0, "MoE: the workspace size answers without a device: " + std::to_string(bytes) + " bytes");
@@ -215,7 +215,7 @@ void withoutDevice(const Library &lib, int64_t n, int64_t k) {
          std::string("MoE without ROCm is ARGUS_ERROR_DEVICE: ") + lib.lastError());
 }
 
-argus_status runOne(const Library &lib, const argus::hip::test::GemmProblem &p, argus::hip::test::GemmData &d,
+argus_status runOne(const Library &lib, const argus::gpu::test::GemmProblem &p, argus::gpu::test::GemmData &d,
                     void *stream) {
   argus_gemm_args g = gemmArgs(p.m, p.n, p.k, d.a.data(), d.b.data(), d.c.data(), p.lda(), p.ldb(), p.ldc());
   if (p.f16)
@@ -232,7 +232,7 @@ void onFakeDevice(const Library &lib, void *fake, int64_t n, int64_t k) {
   auto lastKernel = symbol<const char *(*)()>(fake, "fake_hip_last_kernel");
   std::mt19937 rng(2026);
   void *const stream = reinterpret_cast<void *>(0x5eed);
-  const argus::hip::test::GemmProblem problems[] = {
+  const argus::gpu::test::GemmProblem problems[] = {
       {3, int(n), int(k), 1.0f, 0.0f, false},         // catalog decode bucket
       {77, int(n), int(k), 0.5f, -1.0f, true},        // catalog, beta and bias
       {130, 45, 200, 1.0f, 0.0f, true},               // generic kernel, ragged everything
@@ -241,37 +241,37 @@ void onFakeDevice(const Library &lib, void *fake, int64_t n, int64_t k) {
       {3, 50, 0, 1.0f, -1.0f, true, true},            // f16, k = 0
   };
   for (const auto &p : problems) {
-    argus::hip::test::GemmData d(p, rng);
+    argus::gpu::test::GemmData d(p, rng);
     const int before = launches();
     const argus_status s = runOne(lib, p, d, stream);
     expect(s == ARGUS_OK, p.describe() + ": argus_gemm returns ARGUS_OK" +
                               (s == ARGUS_OK ? "" : std::string(" (") + lib.lastError() + ")"));
     expect(launches() == before + 1 && lastStream() == stream,
            p.describe() + ": one launch, on the caller's stream (" + lastKernel() + ")");
-    const std::string problems = argus::hip::test::compareWithFloat64(p, d);
+    const std::string problems = argus::gpu::test::compareWithFloat64(p, d);
     expect(problems.empty(), p.describe() + ": every element matches float64" + (problems.empty() ? "" : "\n" + problems));
   }
-  argus::hip::test::DecodeData data(kTinyDecode, rng);
+  argus::gpu::test::DecodeData data(kTinyDecode, rng);
   argus_attention_decode_args decode = decodeArgs(kTinyDecode, data);
   const int before = launches();
   const argus_status s = lib.attentionDecode(&decode, stream);
   expect(s == ARGUS_OK && launches() == before + 1 && lastStream() == stream,
          std::string("decode ") + kTinyDecode.describe() + ": one launch on the caller's stream (" + lastKernel() + ")");
-  const std::string decodeProblems = argus::hip::test::compareWithFloat64(kTinyDecode, data);
+  const std::string decodeProblems = argus::gpu::test::compareWithFloat64(kTinyDecode, data);
   expect(decodeProblems.empty(), "decode " + kTinyDecode.describe() + ": every element matches float64" +
                                      (decodeProblems.empty() ? "" : "\n" + decodeProblems));
 
-  argus::hip::test::PrefillData prefillData(kTinyPrefill, rng);
+  argus::gpu::test::PrefillData prefillData(kTinyPrefill, rng);
   argus_attention_prefill_args prefill = prefillArgs(kTinyPrefill, prefillData);
   const int beforePrefill = launches();
   const argus_status sp = lib.attentionPrefill(&prefill, stream);
   expect(sp == ARGUS_OK && launches() == beforePrefill + 1 && lastStream() == stream,
          "prefill " + kTinyPrefill.describe() + ": one launch on the caller's stream (" + lastKernel() + ")");
-  const std::string prefillProblems = argus::hip::test::compareWithFloat64(kTinyPrefill, prefillData);
+  const std::string prefillProblems = argus::gpu::test::compareWithFloat64(kTinyPrefill, prefillData);
   expect(prefillProblems.empty(), "prefill " + kTinyPrefill.describe() + ": every element matches float64" +
                                       (prefillProblems.empty() ? "" : "\n" + prefillProblems));
 
-  argus::hip::test::MoeData moeData(kSmallMoe, rng);
+  argus::gpu::test::MoeData moeData(kSmallMoe, rng);
   argus_moe_args moe = moeArgs(kSmallMoe, moeData);
   std::vector<uint64_t> workspace(lib.moeWorkspaceSize(&moe) / 8 + 1);
   moe.workspace = workspace.data();
@@ -281,7 +281,7 @@ void onFakeDevice(const Library &lib, void *fake, int64_t n, int64_t k) {
   expect(m == ARGUS_OK && launches() == beforeMoe + 5 && lastStream() == stream,
          "MoE " + kSmallMoe.describe() + ": five launches on the caller's stream, the last " + lastKernel() +
              (m == ARGUS_OK ? "" : std::string(" (") + lib.lastError() + ")"));
-  const std::string moeProblems = argus::hip::test::compareWithFloat64(kSmallMoe, moeData);
+  const std::string moeProblems = argus::gpu::test::compareWithFloat64(kSmallMoe, moeData);
   expect(moeProblems.empty(), "MoE " + kSmallMoe.describe() + ": every element matches float64" +
                                   (moeProblems.empty() ? "" : "\n" + moeProblems));
 }

@@ -11,11 +11,9 @@
 #include <numeric>
 #include <sstream>
 
-namespace argus::hip::test {
+namespace argus::gpu::test {
 namespace {
 
-constexpr uint16_t kNaN = 0x7fc0, kGuard = 0x1234;
-constexpr int kGuardElements = 64;
 
 std::vector<double> widened(const std::vector<uint16_t> &v) {
   std::vector<double> out(v.size());
@@ -64,7 +62,7 @@ DecodeData::DecodeData(const DecodeProblem &p, std::mt19937 &rng) {
   q = randomBf16(size_t(p.batch()) * size_t(p.heads) * size_t(p.headDim), rng, false, kQueryRange);
   kCache = randomBf16(rows * size_t(p.headDim), rng);
   vCache = randomBf16(rows * size_t(p.valueDim), rng);
-  o.assign(size_t(p.batch()) * size_t(p.heads) * size_t(p.valueDim), kNaN);
+  o.assign(size_t(p.batch()) * size_t(p.heads) * size_t(p.valueDim), kPoison);
   o.resize(o.size() + kGuardElements, kGuard);
 }
 
@@ -92,12 +90,7 @@ std::string compareWithFloat64(const DecodeProblem &p, const DecodeData &d, Deco
     if (!(std::fabs(value - ref[i]) <= tolerance) && ++wrong <= 5)
       problems << p.describe() << ": o[" << i << "] = " << value << ", expected " << ref[i] << "\n";
   }
-  for (size_t i = outputs; i < d.o.size(); ++i)
-    if (d.o[i] != kGuard && ++wrong <= 5)
-      problems << p.describe() << ": guard element " << i - outputs << " after o overwritten\n";
-  if (wrong > 5)
-    problems << "... " << wrong << " wrong elements in all\n";
-  return problems.str();
+  return finishReport(problems.str(), wrong, d.o, outputs, p.describe(), "o");
 }
 
-} // namespace argus::hip::test
+} // namespace argus::gpu::test

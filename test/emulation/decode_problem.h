@@ -8,15 +8,15 @@
 // or 2^-7 sum_j p_j |v_j| for a kernel that rounds the weights p_j to bf16.
 //
 //===----------------------------------------------------------------------===//
-#ifndef ARGUS_TEST_HIP_DECODE_PROBLEM_H
-#define ARGUS_TEST_HIP_DECODE_PROBLEM_H
+#ifndef ARGUS_TEST_EMULATION_DECODE_PROBLEM_H
+#define ARGUS_TEST_EMULATION_DECODE_PROBLEM_H
 
 #include <cstdint>
 #include <random>
 #include <string>
 #include <vector>
 
-namespace argus::hip::test {
+namespace argus::gpu::test {
 
 struct DecodeProblem {
   int heads, kvHeads, headDim, valueDim, pageSize;
@@ -43,6 +43,6 @@ enum class DecodeWeights { F32, Bf16 };
 std::string compareWithFloat64(const DecodeProblem &p, const DecodeData &data,
                                DecodeWeights weights = DecodeWeights::F32);
 
-} // namespace argus::hip::test
+} // namespace argus::gpu::test
 
-#endif // ARGUS_TEST_HIP_DECODE_PROBLEM_H
+#endif // ARGUS_TEST_EMULATION_DECODE_PROBLEM_H

@@ -8,18 +8,29 @@
 // (f16 rounds finer, 2^-11, and is held to the same bound).
 //
 //===----------------------------------------------------------------------===//
-#ifndef ARGUS_TEST_HIP_GEMM_PROBLEM_H
-#define ARGUS_TEST_HIP_GEMM_PROBLEM_H
+#ifndef ARGUS_TEST_EMULATION_GEMM_PROBLEM_H
+#define ARGUS_TEST_EMULATION_GEMM_PROBLEM_H
 
 #include <cstdint>
 #include <random>
 #include <string>
 #include <vector>
 
-namespace argus::hip::test {
+namespace argus::gpu::test {
 
 /// `count` bf16 (or f16) patterns of values uniform in [-range, range).
 std::vector<uint16_t> randomBf16(size_t count, std::mt19937 &rng, bool f16 = false, float range = 1.0f);
+
+/// What the attention and MoE problems write into an output before a run: a
+/// bf16 NaN in every element, then kGuardElements of kGuard after the last.
+inline constexpr uint16_t kPoison = 0x7fc0, kGuard = 0x1234;
+inline constexpr int kGuardElements = 64;
+
+/// Ends a comparison's report: a line per guard element after `outputs` in
+/// `out` that was overwritten, then the total when more than 5 were wrong
+/// (`wrong` counts the elements found wrong so far; 5 lines are printed).
+std::string finishReport(std::string problems, int wrong, const std::vector<uint16_t> &out, size_t outputs,
+                         const std::string &problem, const char *output);
 
 /// The range of attention tests' queries: scores spread enough that the
 /// softmax is far from uniform, so that a wrong scale, mask or key shows in
@@ -49,6 +60,6 @@ struct GemmData {
 /// tolerance and padding and guard row are untouched).
 std::string compareWithFloat64(const GemmProblem &p, const GemmData &data);
 
-} // namespace argus::hip::test
+} // namespace argus::gpu::test
 
-#endif // ARGUS_TEST_HIP_GEMM_PROBLEM_H
+#endif // ARGUS_TEST_EMULATION_GEMM_PROBLEM_H

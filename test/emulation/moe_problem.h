@@ -10,15 +10,15 @@
 // element must be within 2^-8 |ref| + 2^-6 rms(its row of ref).
 //
 //===----------------------------------------------------------------------===//
-#ifndef ARGUS_TEST_HIP_MOE_PROBLEM_H
-#define ARGUS_TEST_HIP_MOE_PROBLEM_H
+#ifndef ARGUS_TEST_EMULATION_MOE_PROBLEM_H
+#define ARGUS_TEST_EMULATION_MOE_PROBLEM_H
 
 #include <cstdint>
 #include <random>
 #include <string>
 #include <vector>
 
-namespace argus::hip::test {
+namespace argus::gpu::test {
 
 struct MoeProblem {
   int tokens, hidden, intermediate, experts, topK;
@@ -39,6 +39,6 @@ struct MoeData {
 /// The first few problems with `data.out` ("" when all is within tolerance).
 std::string compareWithFloat64(const MoeProblem &p, const MoeData &data);
 
-} // namespace argus::hip::test
+} // namespace argus::gpu::test
 
-#endif // ARGUS_TEST_HIP_MOE_PROBLEM_H
+#endif // ARGUS_TEST_EMULATION_MOE_PROBLEM_H

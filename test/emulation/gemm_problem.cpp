@@ -6,7 +6,7 @@
 #include <cmath>
 #include <sstream>
 
-namespace argus::hip::test {
+namespace argus::gpu::test {
 namespace {
 
 constexpr uint16_t kNaN = 0x7fc0, kNaNF16 = 0x7e00, kPadding = 0x1234;
@@ -42,6 +42,16 @@ GemmData::GemmData(const GemmProblem &p, std::mt19937 &rng)
         x = p.f16 ? kNaNF16 : kNaN;
     }
   c0 = c;
+}
+
+std::string finishReport(std::string problems, int wrong, const std::vector<uint16_t> &out, size_t outputs,
+                         const std::string &problem, const char *output) {
+  for (size_t i = outputs; i < out.size(); ++i)
+    if (out[i] != kGuard && ++wrong <= 5)
+      problems += problem + ": guard element " + std::to_string(i - outputs) + " after " + output + " overwritten\n";
+  if (wrong > 5)
+    problems += "... " + std::to_string(wrong) + " wrong elements in all\n";
+  return problems;
 }
 
 std::string compareWithFloat64(const GemmProblem &p, const GemmData &d) {
@@ -84,4 +94,4 @@ std::string compareWithFloat64(const GemmProblem &p, const GemmData &d) {
   return problems.str();
 }
 
-} // namespace argus::hip::test
+} // namespace argus::gpu::test

@@ -10,11 +10,9 @@
 #include <cmath>
 #include <sstream>
 
-namespace argus::hip::test {
+namespace argus::gpu::test {
 namespace {
 
-constexpr uint16_t kNaN = 0x7fc0, kGuard = 0x1234;
-constexpr int kGuardElements = 64;
 
 std::vector<double> widened(const std::vector<uint16_t> &v, size_t first, size_t count) {
   std::vector<double> out(count);
@@ -61,7 +59,7 @@ PrefillData::PrefillData(const PrefillProblem &p, std::mt19937 &rng) {
   q = randomBf16(size_t(p.totalQ()) * size_t(p.heads) * size_t(p.headDim), rng, false, kQueryRange);
   k = randomBf16(size_t(p.totalKv()) * size_t(p.kvHeads) * size_t(p.headDim), rng);
   v = randomBf16(size_t(p.totalKv()) * size_t(p.kvHeads) * size_t(p.valueDim), rng);
-  o.assign(size_t(p.totalQ()) * size_t(p.heads) * size_t(p.valueDim), kNaN);
+  o.assign(size_t(p.totalQ()) * size_t(p.heads) * size_t(p.valueDim), kPoison);
   o.resize(o.size() + kGuardElements, kGuard);
   cuSeqlensQ = {0};
   cuSeqlensKv = {0};
@@ -102,12 +100,7 @@ std::string compareWithFloat64(const PrefillProblem &p, const PrefillData &d) {
     }
   }
   const size_t outputs = size_t(p.totalQ()) * size_t(p.heads) * size_t(p.valueDim);
-  for (size_t i = outputs; i < d.o.size(); ++i)
-    if (d.o[i] != kGuard && ++wrong <= 5)
-      problems << p.describe() << ": guard element " << i - outputs << " after o overwritten\n";
-  if (wrong > 5)
-    problems << "... " << wrong << " wrong elements in all\n";
-  return problems.str();
+  return finishReport(problems.str(), wrong, d.o, outputs, p.describe(), "o");
 }
 
-} // namespace argus::hip::test
+} // namespace argus::gpu::test

@@ -9,11 +9,9 @@
 #include <cmath>
 #include <sstream>
 
-namespace argus::hip::test {
+namespace argus::gpu::test {
 namespace {
 
-constexpr uint16_t kNaN = 0x7fc0, kGuard = 0x1234;
-constexpr int kGuardElements = 64;
 
 std::vector<double> widened(const std::vector<uint16_t> &v, size_t count) {
   std::vector<double> out(count);
@@ -43,7 +41,7 @@ MoeData::MoeData(const MoeProblem &p, std::mt19937 &rng) {
     if (p.tiedLogits)
       logits[i] = std::round(logits[i]);
   }
-  out.assign(size_t(p.tokens) * size_t(p.hidden), kNaN);
+  out.assign(size_t(p.tokens) * size_t(p.hidden), kPoison);
   out.resize(out.size() + kGuardElements, kGuard);
 }
 
@@ -75,12 +73,7 @@ std::string compareWithFloat64(const MoeProblem &p, const MoeData &d) {
                  << " (tolerance " << tolerance << ")\n";
     }
   }
-  for (size_t i = outputs; i < d.out.size(); ++i)
-    if (d.out[i] != kGuard && ++wrong <= 5)
-      problems << p.describe() << ": guard element " << i - outputs << " after out overwritten\n";
-  if (wrong > 5)
-    problems << "... " << wrong << " wrong elements in all\n";
-  return problems.str();
+  return finishReport(problems.str(), wrong, d.out, outputs, p.describe(), "out");
 }
 
-} // namespace argus::hip::test
+} // namespace argus::gpu::test

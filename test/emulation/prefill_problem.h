@@ -7,8 +7,8 @@
 // weights to bf16 before P·V: |err| <= 2^-8 |ref| + 2^-7 sum_j p_j |v_j|.
 //
 //===----------------------------------------------------------------------===//
-#ifndef ARGUS_TEST_HIP_PREFILL_PROBLEM_H
-#define ARGUS_TEST_HIP_PREFILL_PROBLEM_H
+#ifndef ARGUS_TEST_EMULATION_PREFILL_PROBLEM_H
+#define ARGUS_TEST_EMULATION_PREFILL_PROBLEM_H
 
 #include <cstdint>
 #include <random>
@@ -16,7 +16,7 @@
 #include <utility>
 #include <vector>
 
-namespace argus::hip::test {
+namespace argus::gpu::test {
 
 struct PrefillProblem {
   int heads, kvHeads, headDim, valueDim;
@@ -42,6 +42,6 @@ struct PrefillData {
 /// The first few problems with `data.o` ("" when all is within tolerance).
 std::string compareWithFloat64(const PrefillProblem &p, const PrefillData &data);
 
-} // namespace argus::hip::test
+} // namespace argus::gpu::test
 
-#endif // ARGUS_TEST_HIP_PREFILL_PROBLEM_H
+#endif // ARGUS_TEST_EMULATION_PREFILL_PROBLEM_H
