@@ -9,6 +9,7 @@
 //        bench/cuda/gemm_sm90_bench.cu -lcublas -o gemm_sm90_bench
 #include "argus_sm90_gemm_launch.h"
 #include "gpu_check.cuh"
+#include "gpu_timing.cuh"
 
 #include <cublas_v2.h>
 
@@ -112,11 +113,6 @@ struct CheckResult {
   double relativeError, worstRatio;
   unsigned long long failures, nonFinite;
 };
-
-double medianOf(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return v[v.size() / 2];
-}
 
 void launchFill(bf16 *data, size_t count, uint64_t seed) {
   check::fillRandom<<<1024, 256>>>(data, count, seed);
@@ -229,7 +225,7 @@ public:
     cudaEventDestroy(stop);
     std::vector<double> medians;
     for (auto &v : samples)
-      medians.push_back(medianOf(v));
+      medians.push_back(check::medianOf(v));
     return medians;
   }
 
@@ -243,31 +239,6 @@ private:
   float *magnitude = nullptr;
   check::CompareTotals *totals = nullptr;
 };
-
-double measureCopyBandwidth() {
-  const size_t bytes = size_t(1) << 30;
-  void *src, *dst;
-  ARGUS_CUDA_CHECK(cudaMalloc(&src, bytes));
-  ARGUS_CUDA_CHECK(cudaMalloc(&dst, bytes));
-  ARGUS_CUDA_CHECK(cudaMemset(src, 1, bytes));
-  cudaEvent_t start, stop;
-  cudaEventCreate(&start);
-  cudaEventCreate(&stop);
-  std::vector<double> samples;
-  for (int i = 0; i < 23; ++i) {
-    cudaEventRecord(start);
-    ARGUS_CUDA_CHECK(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToDevice));
-    cudaEventRecord(stop);
-    cudaEventSynchronize(stop);
-    float ms;
-    cudaEventElapsedTime(&ms, start, stop);
-    if (i >= 3)
-      samples.push_back(2.0 * bytes / (ms * 1e-3));  // bytes read + bytes written
-  }
-  cudaFree(src);
-  cudaFree(dst);
-  return medianOf(samples);
-}
 
 struct Options {
   std::string json = "gemm_sm90.jsonl", only;
@@ -306,7 +277,7 @@ int main(int argc, char **argv) {
     std::fprintf(stderr, "cannot write %s\n", options.json.c_str());
     return 2;
   }
-  const double copyBandwidth = measureCopyBandwidth();
+  const double copyBandwidth = check::measureCopyBandwidth();
   std::printf("device %s, %d SMs, L2 %d MB, driver %d, copy bandwidth %.0f GB/s (read + write)\n", prop.name,
               prop.multiProcessorCount, prop.l2CacheSize >> 20, driver, copyBandwidth / 1e9);
   std::fprintf(json, "{\"device\": \"%s\", \"sms\": %d, \"driver\": %d, \"copy_bandwidth_gbs\": %.1f}\n", prop.name,

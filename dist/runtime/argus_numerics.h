@@ -13,7 +13,9 @@
 
 #ifdef __cplusplus
 namespace argus_num {
-#define ARGUS_NUM_INLINE static inline
+#endif
+#if defined(__CUDACC__) /* the CUDA kernels round the same way, on the device */
+#define ARGUS_NUM_INLINE static inline __host__ __device__
 #else
 #define ARGUS_NUM_INLINE static inline
 #endif

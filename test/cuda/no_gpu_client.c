@@ -19,6 +19,20 @@ static void expect(int ok, const char *what) {
   }
 }
 
+static argus_attention_decode_args decode(int64_t batch, int64_t heads, int64_t kvHeads) {
+  static char fake[64] __attribute__((aligned(16))); /* never dereferenced on the host */
+  static int32_t table[4], lengths[4];
+  argus_attention_decode_args d;
+  memset(&d, 0, sizeof d);
+  d.struct_size = sizeof d;
+  d.batch = batch, d.num_heads = heads, d.num_kv_heads = kvHeads, d.head_dim = 128, d.page_size = 16;
+  d.max_pages_per_seq = 4;
+  d.dtype = ARGUS_DTYPE_BF16;
+  d.q = fake, d.k_cache = fake, d.v_cache = fake, d.o = fake;
+  d.block_table = table, d.seqlens_kv = lengths;
+  return d;
+}
+
 static argus_gemm_args gemm(int64_t m, int64_t n, int64_t k) {
   static char fake[64] __attribute__((aligned(16))); /* never dereferenced on the host */
   argus_gemm_args a;
@@ -71,7 +85,24 @@ int main(int argc, char **argv) {
   argus_attention_prefill_args p;
   memset(&p, 0, sizeof p);
   p.struct_size = sizeof p;
-  expect(argus_attention_prefill(&p, NULL) == ARGUS_ERROR_UNSUPPORTED, "attention is not in this library yet");
+  expect(argus_attention_prefill(&p, NULL) == ARGUS_ERROR_UNSUPPORTED, "prefill attention is not in this library yet");
+
+  argus_attention_decode_args d = decode(0, 32, 8);
+  expect(argus_attention_decode(&d, NULL) == ARGUS_OK, "an empty decode batch needs no device");
+  d = decode(2, 32, 8);
+  d.dtype = ARGUS_DTYPE_F32;
+  expect(argus_attention_decode(&d, NULL) == ARGUS_ERROR_UNSUPPORTED, "f32 decode is unsupported on cuda-sm90a");
+  d = decode(2, 64, 4);
+  expect(argus_attention_decode(&d, NULL) == ARGUS_ERROR_UNSUPPORTED && strstr(argus_last_error(), "16 query heads"),
+         "16 query heads per KV head are more than the kernel serves, and it says so");
+  d = decode(2, 32, 8);
+  d.v_cache = (const char *)d.v_cache + 2;
+  expect(argus_attention_decode(&d, NULL) == ARGUS_ERROR_UNSUPPORTED && strstr(argus_last_error(), "v_cache"),
+         "a v_cache the kernel cannot read 8 bytes at a time is unsupported");
+  d = decode(2, 32, 8);
+  expect(argus_attention_decode(&d, NULL) == ARGUS_ERROR_DEVICE && strstr(argus_last_error(), "argus_attention_decode"),
+         "without a GPU, argus_attention_decode reports ARGUS_ERROR_DEVICE");
+  printf("  (%s)\n", argus_last_error());
   printf("%d failure(s)\n", failures);
   return failures ? 1 : 0;
 }

@@ -5,13 +5,9 @@
 // (test/cuda/Sm90ScheduleTest.cpp).
 #pragma once
 
-#include <cstdint>
+#include "argus_host_device.h"
 
-#ifdef __CUDACC__
-#define ARGUS_HOST_DEVICE __host__ __device__ __forceinline__
-#else
-#define ARGUS_HOST_DEVICE inline
-#endif
+#include <cstdint>
 
 namespace argus::sm90 {
 

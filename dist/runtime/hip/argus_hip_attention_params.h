@@ -8,6 +8,8 @@
 #ifndef ARGUS_HIP_ATTENTION_PARAMS_H
 #define ARGUS_HIP_ATTENTION_PARAMS_H
 
+#include "gpu/argus_gpu_decode_params.h"
+
 #include <stdint.h>
 
 namespace argus::hip {
@@ -24,17 +26,7 @@ constexpr int decodeLdsBytes(int waves) {
          waves * kMaxDecodeGroup * (kMaxDecodeValueDim + 2) * 4;
 }
 
-/// argus_attention_decode_args for the kernel: bf16 patterns, 32-bit sizes,
-/// the softmax scale times log2(e) (the kernel works in base 2).
-struct DecodeParams {
-  const uint16_t *q;
-  const uint16_t *kCache, *vCache;
-  const int32_t *blockTable, *seqlens;
-  uint16_t *o;
-  int64_t maxPagesPerSeq;
-  int32_t heads, kvHeads, headDim, valueDim, pageSize;
-  float scaleLog2;
-};
+using DecodeParams = argus::gpu::DecodeParams;
 
 inline constexpr int kPrefillWaves = 4;          // 32 query rows each
 inline constexpr int kPrefillRows = kPrefillWaves * 32;

@@ -152,7 +152,7 @@ std::variant<BuildReport, std::string> buildHipLibrary(const BuildOptions &opt, 
       {(runtimeDir / "hip" / "argus_hip_kernels.hip").string(),
        codeObjectPath.string(),
        {"-x", "hip", "--offload-arch=" + arch, "-nogpulib", "-nogpuinc", "--offload-device-only",
-        "--no-gpu-bundle-output", "-mcode-object-version=5", "-O3", "-std=c++17",
+        "--no-gpu-bundle-output", "-mcode-object-version=5", "-O3", "-std=c++17", "-I" + runtimeDir.string(),
         "-I" + (runtimeDir / "hip").string()},
        clang}};
   if (std::string failure = compileAll(device, 1, cacheDir, stats); !failure.empty())

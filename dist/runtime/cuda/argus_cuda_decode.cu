@@ -1,0 +1,92 @@
+//===- argus_cuda_decode.cu - argus_attention_decode of a cuda-sm90a library -===//
+//
+// The GPU front (argus_gpu_decode.h), then one launch on the caller's stream:
+// grid (cluster, KV heads, sequences) with thread-block clusters of
+// decodeClusterSize CTAs along x, each cluster one (sequence, KV head) pair
+// (argus_sm90_decode_kernel.h). block_table and seqlens_kv stay on the
+// device: the cluster size is sized from the block table's capacity, which
+// the host knows, not from the lengths, which it would have to copy back.
+// Nothing synchronises.
+//
+//===----------------------------------------------------------------------===//
+#include "argus_cuda_device.h"
+#include "argus_error.h"
+#include "argus_gpu_decode.h"
+#include "argus_sm90_decode_kernel.h"
+#include "argus_sm90_gemm_launch.h"
+
+#include <cuda_runtime.h>
+
+#include <atomic>
+
+namespace argus_rt {
+namespace {
+
+using namespace argus::cuda;
+
+__global__ void __launch_bounds__(kDecodeWarps * kWarpSize) argusSm90Decode(const DecodeParams params) {
+  decodeAttention<kDecodeWarps>(params);
+}
+
+// The largest dynamic shared memory the kernel takes (group 8, head dims 256), allowed once per device.
+constexpr int kMaxDecodeSharedBytes =
+    decodeSharedLayout(kMaxDecodeGroup, kMaxDecodeHeadDim, kMaxDecodeValueDim, kDecodeWarps).bytes();
+constexpr int kCachedDevices = 64;
+std::atomic<bool> sharedMemoryAllowed[kCachedDevices];
+
+cudaError_t allowSharedMemory() {
+  int device = 0;
+  if (cudaError_t e = cudaGetDevice(&device); e != cudaSuccess)
+    return e;
+  if (device < kCachedDevices && sharedMemoryAllowed[device].load(std::memory_order_relaxed))
+    return cudaSuccess;
+  cudaError_t e = cudaFuncSetAttribute(argusSm90Decode, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                       kMaxDecodeSharedBytes);
+  if (e == cudaSuccess && device < kCachedDevices)
+    sharedMemoryAllowed[device].store(true, std::memory_order_relaxed);
+  return e;
+}
+
+} // namespace
+} // namespace argus_rt
+
+using namespace argus_rt;
+
+extern "C" ARGUS_API argus_status argus_attention_decode(const argus_attention_decode_args *args, void *stream) {
+  return guard("argus_attention_decode", [&] {
+    static constexpr GpuDecodeLimits kLimits{"the Hopper kernel", kMaxDecodeGroup, kMaxDecodeHeadDim,
+                                             kMaxDecodeValueDim, 4, 65535};
+    argus_attention_decode_args a;
+    GpuDecodeStep step;
+    float scaleLog2 = 0.0f;
+    if (argus_status s = prepareGpuDecode(args, kLimits, a, &step, &scaleLog2); s || step == GpuDecodeStep::Noop)
+      return s;
+    if (argus_status s = cudaDeviceReady("argus_attention_decode"))
+      return s;
+    if (argus_status s = cudaStatus("argus_attention_decode", int(allowSharedMemory())))
+      return s;
+    const DecodeParams params{static_cast<const uint16_t *>(a.q), static_cast<const uint16_t *>(a.k_cache),
+                              static_cast<const uint16_t *>(a.v_cache), a.block_table, a.seqlens_kv,
+                              static_cast<uint16_t *>(a.o), a.max_pages_per_seq, int32_t(a.num_heads),
+                              int32_t(a.num_kv_heads), int32_t(a.head_dim), int32_t(a.v_head_dim),
+                              int32_t(a.page_size), scaleLog2};
+    static const int multiprocessors = argus::sm90::multiprocessorCount();
+    const int cluster = decodeClusterSize(a.num_kv_heads * a.batch, a.max_pages_per_seq * a.page_size,
+                                          multiprocessors > 0 ? multiprocessors : 132);
+    cudaLaunchConfig_t config{};
+    config.gridDim = dim3(unsigned(cluster), unsigned(a.num_kv_heads), unsigned(a.batch));
+    config.blockDim = dim3(kDecodeWarps * kWarpSize);
+    config.dynamicSmemBytes =
+        size_t(decodeSharedLayout(int(a.num_heads / a.num_kv_heads), int(a.head_dim), int(a.v_head_dim), kDecodeWarps)
+                   .bytes());
+    config.stream = static_cast<cudaStream_t>(stream);
+    cudaLaunchAttribute attribute{};
+    attribute.id = cudaLaunchAttributeClusterDimension;
+    attribute.val.clusterDim.x = unsigned(cluster);
+    attribute.val.clusterDim.y = 1;
+    attribute.val.clusterDim.z = 1;
+    config.attrs = &attribute;
+    config.numAttrs = 1;
+    return cudaStatus("argus_attention_decode", int(cudaLaunchKernelEx(&config, argusSm90Decode, params)));
+  });
+}

@@ -1,0 +1,183 @@
+//===- argus_cuda_kernel_device.h - what a CUDA-core kernel may touch, either side -===//
+//
+// The CUDA kernels that use no tensor-core instruction (paged decode) are
+// written against this header only, so that one source builds two ways:
+//
+//   device   nvcc -gencode=arch=compute_90a,code=sm_90a: every call below is
+//            one CUDA intrinsic or PTX instruction;
+//   host     any C++17 compiler with ARGUS_CUDA_EMULATE defined: every call
+//            goes to the cluster emulator (test/cuda/argus_cuda_emulator.h),
+//            which runs a thread-block cluster as one fiber per thread, so the
+//            kernels' indexing, masking, warp shuffles, barriers and reads of
+//            other CTAs' shared memory are tested without a GPU.
+//
+// What the emulator cannot vouch for is timing and the memory model beyond
+// what the barriers below order; both are the hardware's, and a GPU run of
+// bench/cuda checks them.
+//
+//===----------------------------------------------------------------------===//
+#ifndef ARGUS_CUDA_KERNEL_DEVICE_H
+#define ARGUS_CUDA_KERNEL_DEVICE_H
+
+#include "argus_numerics.h"
+
+#include <cstdint>
+
+#if defined(__CUDACC__)
+#define ARGUS_CUDA_DEVICE_CODE 1
+#define ARGUS_CUDA_FN __device__ __forceinline__
+#define ARGUS_CUDA_UNROLL _Pragma("unroll")
+#elif defined(ARGUS_CUDA_EMULATE)
+#define ARGUS_CUDA_DEVICE_CODE 0
+#define ARGUS_CUDA_FN inline
+#define ARGUS_CUDA_UNROLL
+#include "argus_cuda_emulator.h"
+#else
+#error "argus_cuda_kernel_device.h: compile with nvcc, or define ARGUS_CUDA_EMULATE for the host"
+#endif
+
+namespace argus::cuda {
+
+inline constexpr int kWarpSize = 32;
+
+//===----------------------------------------------------------------------===//
+// Threads, blocks, clusters
+//===----------------------------------------------------------------------===//
+
+ARGUS_CUDA_FN int threadIndex() {
+#if ARGUS_CUDA_DEVICE_CODE
+  return int(threadIdx.x);
+#else
+  return emu::threadIndex();
+#endif
+}
+
+/// Block coordinate `d` (0: x, 1: y, 2: z) in the grid.
+ARGUS_CUDA_FN int blockIndex(int d) {
+#if ARGUS_CUDA_DEVICE_CODE
+  return int(d == 0 ? blockIdx.x : d == 1 ? blockIdx.y : blockIdx.z);
+#else
+  return emu::blockIndex(d);
+#endif
+}
+
+/// This CTA's rank in its thread-block cluster, and the cluster's CTA count.
+ARGUS_CUDA_FN int clusterRank() {
+#if ARGUS_CUDA_DEVICE_CODE
+  uint32_t rank;
+  asm volatile("mov.u32 %0, %%cluster_ctarank;" : "=r"(rank));
+  return int(rank);
+#else
+  return emu::clusterRank();
+#endif
+}
+
+ARGUS_CUDA_FN int clusterSize() {
+#if ARGUS_CUDA_DEVICE_CODE
+  uint32_t size;
+  asm volatile("mov.u32 %0, %%cluster_nctarank;" : "=r"(size));
+  return int(size);
+#else
+  return emu::clusterSize();
+#endif
+}
+
+/// __syncthreads: the CTA's shared-memory writes before it are seen by its reads after it.
+ARGUS_CUDA_FN void syncThreads() {
+#if ARGUS_CUDA_DEVICE_CODE
+  __syncthreads();
+#else
+  emu::syncThreads();
+#endif
+}
+
+/// __syncwarp: the same for the 32 threads of a warp.
+ARGUS_CUDA_FN void syncWarp() {
+#if ARGUS_CUDA_DEVICE_CODE
+  __syncwarp();
+#else
+  emu::syncWarp();
+#endif
+}
+
+/// Every thread of every CTA of the cluster arrives, with release semantics,
+/// and waits, with acquire semantics: shared-memory writes before it are seen
+/// by any CTA's reads after it (through peerShared).
+ARGUS_CUDA_FN void clusterSync() {
+#if ARGUS_CUDA_DEVICE_CODE
+  asm volatile("barrier.cluster.arrive.release.aligned;\n"
+               "barrier.cluster.wait.acquire.aligned;" ::: "memory");
+#else
+  emu::clusterSync();
+#endif
+}
+
+/// The value `v` of the lane whose index is this lane's XOR `laneMask` (all 32 lanes take part).
+ARGUS_CUDA_FN float warpXor(float v, int laneMask) {
+#if ARGUS_CUDA_DEVICE_CODE
+  return __shfl_xor_sync(0xffffffffu, v, laneMask);
+#else
+  return emu::warpXor(v, laneMask);
+#endif
+}
+
+//===----------------------------------------------------------------------===//
+// Shared memory
+//===----------------------------------------------------------------------===//
+
+/// The CTA's dynamic shared memory (the launch's byte count), 16-byte aligned.
+ARGUS_CUDA_FN char *dynamicShared() {
+#if ARGUS_CUDA_DEVICE_CODE
+  extern __shared__ __align__(16) char argusDynamicShared[];
+  return argusDynamicShared;
+#else
+  return emu::dynamicShared();
+#endif
+}
+
+/// The address of `*p`, a location in this CTA's shared memory, in the shared
+/// memory of the cluster's CTA `rank` (PTX mapa: distributed shared memory).
+template <class T>
+ARGUS_CUDA_FN const T *peerShared(const T *p, int rank) {
+#if ARGUS_CUDA_DEVICE_CODE
+  uint64_t peer;
+  asm volatile("mapa.u64 %0, %1, %2;" : "=l"(peer) : "l"(reinterpret_cast<uint64_t>(p)), "r"(rank));
+  return reinterpret_cast<const T *>(peer);
+#else
+  return static_cast<const T *>(emu::peerShared(p, rank));
+#endif
+}
+
+//===----------------------------------------------------------------------===//
+// Numbers
+//===----------------------------------------------------------------------===//
+
+ARGUS_CUDA_FN float exp2Fast(float x) {
+#if ARGUS_CUDA_DEVICE_CODE
+  return exp2f(x);
+#else
+  return emu::exp2(x);
+#endif
+}
+
+ARGUS_CUDA_FN float bf16ToFloat(uint16_t h) { return argus_num::bf16_to_f32(h); }
+
+/// Round to nearest, ties to even; NaN stays NaN (argus_numerics.h, on either side).
+ARGUS_CUDA_FN uint16_t floatToBf16(float f) { return argus_num::f32_to_bf16(f); }
+
+/// 16 and 8 bytes read in one load (16- and 8-byte aligned addresses).
+struct alignas(16) Bytes16 {
+  uint32_t word[4];
+};
+struct alignas(8) Bytes8 {
+  uint32_t word[2];
+};
+
+/// Element i (0 .. 2 * words - 1) of bf16 pairs packed in 32-bit words.
+ARGUS_CUDA_FN float bf16Of(const uint32_t *words, int i) {
+  return bf16ToFloat(uint16_t(words[i / 2] >> (16 * (i % 2))));
+}
+
+} // namespace argus::cuda
+
+#endif // ARGUS_CUDA_KERNEL_DEVICE_H

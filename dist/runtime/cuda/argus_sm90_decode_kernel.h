@@ -1,0 +1,226 @@
+//===- argus_sm90_decode_kernel.h - paged decode attention on Hopper -------===//
+//
+// One query token per sequence against a paged KV cache, GQA, flash-decoding
+// with the split inside a thread-block cluster. The cluster of (sequence b,
+// KV head h) serves all G = heads / kv_heads query heads that read KV head h,
+// so each K and V row is read once for all of them; its C CTAs (grid x) and
+// their warps split the sequence into contiguous runs of 32-token chunks. The
+// C ABI gives decode no workspace, so the partial softmaxes meet in shared
+// memory: a CTA merges its warps', then CTA 0 merges the CTAs' through
+// distributed shared memory. templates/attention/attention_decode_sm90.argus
+// is this schedule in the DSL.
+//
+// A warp walks its run 32 tokens at a time:
+//   scores   lane t owns token t: s[g] = q_g · k_t, q from shared memory
+//            (broadcast reads), k_t's row in 16-byte loads;
+//   softmax  online, per head: the warp's max and sum by XOR shuffles, in
+//            base 2 (q is pre-scaled by scale · log2 e);
+//   values   lanes own output columns, 4 adjacent ones per 128: o[g][c] +=
+//            p[g][t] v_t[c] for the chunk's tokens, p through shared memory,
+//            v rows read in 8-byte pieces, coalesced.
+// Decode is memory-bound at G <= 8 query rows per KV row, so CUDA cores do
+// the arithmetic; the tensor cores would wait on the same loads.
+//
+//===----------------------------------------------------------------------===//
+#ifndef ARGUS_SM90_DECODE_KERNEL_H
+#define ARGUS_SM90_DECODE_KERNEL_H
+
+#include "argus_cuda_kernel_device.h"
+#include "argus_sm90_decode_params.h"
+
+namespace argus::cuda {
+
+namespace detail {
+
+/// The largest of `v` over the warp's lanes, and the sum.
+ARGUS_CUDA_FN float warpMax(float v) {
+  ARGUS_CUDA_UNROLL
+  for (int mask = kWarpSize / 2; mask > 0; mask /= 2) {
+    const float other = warpXor(v, mask);
+    v = other > v ? other : v;
+  }
+  return v;
+}
+
+ARGUS_CUDA_FN float warpSum(float v) {
+  ARGUS_CUDA_UNROLL
+  for (int mask = kWarpSize / 2; mask > 0; mask /= 2)
+    v += warpXor(v, mask);
+  return v;
+}
+
+/// 2^(m_i - top) numerator_i / sum_i 2^(m_i - top) sum_i over partials whose
+/// (numerator, max, sum) the caller reads; 0 when no partial saw a token.
+template <class Partial>
+ARGUS_CUDA_FN void mergePartials(int count, Partial partial, int column, int valueDim, float *numerator,
+                                 float *top, float *sum) {
+  constexpr float kNegInf = -__builtin_inff();
+  float high = kNegInf;
+  for (int i = 0; i < count; ++i) {
+    const float m = partial(i)[valueDim];
+    high = m > high ? m : high;
+  }
+  float num = 0.0f, den = 0.0f;
+  if (high != kNegInf)  // else no token at all: zeros
+    for (int i = 0; i < count; ++i) {
+      const float *theirs = partial(i);
+      const float weight = exp2Fast(theirs[valueDim] - high);
+      num += weight * theirs[column];
+      den += weight * theirs[valueDim + 1];
+    }
+  *numerator = num, *top = high, *sum = den;
+}
+
+} // namespace detail
+
+template <int Warps>
+ARGUS_CUDA_FN void decodeAttention(const DecodeParams &p) {
+  constexpr int kThreads = Warps * kWarpSize;
+  constexpr int kColumnGroups = kMaxDecodeValueDim / (4 * kWarpSize);  // 4 adjacent columns per lane per group
+  constexpr float kNegInf = -__builtin_inff();
+  const int group = p.heads / p.kvHeads, d = p.headDim, dv = p.valueDim;
+  const DecodeSharedLayout layout = decodeSharedLayout(group, d, dv, Warps);
+  float *const shared = reinterpret_cast<float *>(dynamicShared());
+  const int tid = threadIndex(), l = tid % kWarpSize, w = tid / kWarpSize;
+  float *const qShared = shared + layout.queries;
+  float *const pShared = shared + layout.probabilities + w * group * kWarpSize;
+  const int stride = dv + 2;  // a partial row: value_dim numerators, then max and sum
+  float *const warpPartials = shared + layout.warpPartials;
+  float *const ctaPartial = shared + layout.ctaPartial;
+
+  const int h = blockIndex(1), b = blockIndex(2), rank = clusterRank(), ranks = clusterSize();
+  // Tokens the block table can address: a longer (or negative) seqlens entry is clamped, as on the CPU.
+  const int64_t capacity = p.maxPagesPerSeq * p.pageSize;
+  const int seqlen = int(p.seqlens[b] < 0 ? 0 : p.seqlens[b] < capacity ? p.seqlens[b] : capacity);
+  const int64_t firstHead = int64_t(b) * p.heads + int64_t(h) * group;
+
+  for (int i = tid; i < group * d; i += kThreads)
+    qShared[i] = bf16ToFloat(p.q[firstHead * d + i]) * p.scaleLog2;
+  syncThreads();
+
+  float m[kMaxDecodeGroup], sum[kMaxDecodeGroup], acc[kMaxDecodeGroup][4 * kColumnGroups];
+  ARGUS_CUDA_UNROLL
+  for (int g = 0; g < kMaxDecodeGroup; ++g) {
+    m[g] = kNegInf;
+    sum[g] = 0.0f;
+    ARGUS_CUDA_UNROLL
+    for (int c = 0; c < 4 * kColumnGroups; ++c)
+      acc[g][c] = 0.0f;
+  }
+  // The cluster's Warps x C warps take contiguous runs of whole 32-token chunks.
+  const int chunks = (seqlen + kWarpSize - 1) / kWarpSize;
+  const int perWarp = (chunks + Warps * ranks - 1) / (Warps * ranks);
+  const int64_t worker = int64_t(rank) * Warps + w;
+  const int begin = int(worker * perWarp * kWarpSize < seqlen ? worker * perWarp * kWarpSize : seqlen);
+  const int end = int((worker + 1) * perWarp * kWarpSize < seqlen ? (worker + 1) * perWarp * kWarpSize : seqlen);
+  const int32_t *pages = p.blockTable + int64_t(b) * p.maxPagesPerSeq;
+  auto cacheRow = [&](int token) {  // row of (token, h) in either cache, in rows of one head
+    return (int64_t(pages[token / p.pageSize]) * p.pageSize + token % p.pageSize) * p.kvHeads + h;
+  };
+
+  for (int chunk = begin; chunk < end; chunk += kWarpSize) {
+    const int token = chunk + l;
+    float s[kMaxDecodeGroup];
+    ARGUS_CUDA_UNROLL
+    for (int g = 0; g < kMaxDecodeGroup; ++g)
+      s[g] = token < end ? 0.0f : kNegInf;
+    if (token < end) {
+      const uint16_t *k = p.kCache + cacheRow(token) * d;
+      for (int x = 0; x < d; x += 8) {
+        const Bytes16 piece = *reinterpret_cast<const Bytes16 *>(k + x);
+        ARGUS_CUDA_UNROLL
+        for (int i = 0; i < 8; ++i) {
+          const float kv = bf16Of(piece.word, i);
+          ARGUS_CUDA_UNROLL
+          for (int g = 0; g < kMaxDecodeGroup; ++g)
+            if (g < group)
+              s[g] += qShared[g * d + x + i] * kv;
+        }
+      }
+    }
+    ARGUS_CUDA_UNROLL
+    for (int g = 0; g < kMaxDecodeGroup; ++g) {
+      if (g >= group)
+        break;
+      const float high = detail::warpMax(s[g]);
+      const float next = m[g] > high ? m[g] : high;
+      // m and next are both -inf only before the first valid token, which every chunk has.
+      const float rescale = exp2Fast(m[g] - next);
+      const float prob = exp2Fast(s[g] - next);
+      sum[g] = sum[g] * rescale + detail::warpSum(prob);
+      ARGUS_CUDA_UNROLL
+      for (int c = 0; c < 4 * kColumnGroups; ++c)
+        acc[g][c] *= rescale;
+      m[g] = next;
+      pShared[g * kWarpSize + l] = prob;
+    }
+    syncWarp();
+    const int tokens = end - chunk < kWarpSize ? end - chunk : kWarpSize;
+    for (int t = 0; t < tokens; ++t) {
+      const uint16_t *v = p.vCache + cacheRow(chunk + t) * dv;
+      ARGUS_CUDA_UNROLL
+      for (int j = 0; j < kColumnGroups; ++j) {
+        const int column = 4 * l + 4 * kWarpSize * j;
+        if (column >= dv)
+          break;
+        const Bytes8 piece = *reinterpret_cast<const Bytes8 *>(v + column);
+        ARGUS_CUDA_UNROLL
+        for (int i = 0; i < 4; ++i) {
+          const float value = bf16Of(piece.word, i);
+          ARGUS_CUDA_UNROLL
+          for (int g = 0; g < kMaxDecodeGroup; ++g)
+            if (g < group)
+              acc[g][4 * j + i] += pShared[g * kWarpSize + t] * value;
+        }
+      }
+    }
+    syncWarp();  // every lane has read p before the next chunk writes it
+  }
+
+  // The warp's partial: numerators of its columns, then (lane 0) max and sum.
+  ARGUS_CUDA_UNROLL
+  for (int g = 0; g < kMaxDecodeGroup; ++g) {
+    if (g >= group)
+      break;
+    float *mine = warpPartials + (w * group + g) * stride;
+    ARGUS_CUDA_UNROLL
+    for (int j = 0; j < kColumnGroups; ++j)
+      ARGUS_CUDA_UNROLL
+      for (int i = 0; i < 4; ++i)
+        if (4 * l + 4 * kWarpSize * j + i < dv)
+          mine[4 * l + 4 * kWarpSize * j + i] = acc[g][4 * j + i];
+    if (l == 0) {
+      mine[dv] = m[g];
+      mine[dv + 1] = sum[g];
+    }
+  }
+  syncThreads();
+  // The CTA's partial, from its warps'.
+  for (int i = tid; i < group * dv; i += kThreads) {
+    const int g = i / dv, column = i % dv;
+    float numerator, top, total;
+    detail::mergePartials(
+        Warps, [&](int warp) { return warpPartials + (warp * group + g) * stride; }, column, dv, &numerator, &top,
+        &total);
+    ctaPartial[g * stride + column] = numerator;
+    if (column == 0) {
+      ctaPartial[g * stride + dv] = top;
+      ctaPartial[g * stride + dv + 1] = total;
+    }
+  }
+  clusterSync();  // every CTA's partial is in its shared memory
+  if (rank == 0)
+    for (int i = tid; i < group * dv; i += kThreads) {
+      const int g = i / dv, column = i % dv;
+      float numerator, top, total;
+      detail::mergePartials(
+          ranks, [&](int r) { return peerShared(ctaPartial, r) + g * stride; }, column, dv, &numerator, &top,
+          &total);
+      p.o[(firstHead + g) * dv + column] = floatToBf16(total > 0.0f ? numerator / total : 0.0f);
+    }
+  clusterSync();  // no CTA leaves (and frees its shared memory) before CTA 0 has read it
+}
+
+} // namespace argus::cuda
+
+#endif // ARGUS_SM90_DECODE_KERNEL_H

@@ -1,0 +1,104 @@
+//===- argus_cuda_emulator.cpp - the cluster emulator ----------------------===//
+#include "argus_cuda_emulator.h"
+
+#include "fibers.h"
+
+#include <cmath>
+#include <cstdint>
+#include <vector>
+
+namespace argus::cuda::emu {
+namespace {
+
+constexpr const char *kWho = "argus cuda emulator";
+constexpr int kWarpSize = 32;
+
+[[noreturn]] void abortWith(const char *what) { argus::emu::abortWith(kWho, what); }
+
+using argus::emu::Barrier;
+
+// What the lanes of one warp exchange in a shuffle.
+struct Warp {
+  Barrier barrier{kWarpSize};
+  float value[kWarpSize];
+};
+
+struct Cta {
+  Cta(const Launch &launch) : shared(std::size_t(launch.sharedBytes) + 16, char(0xff)), barrier(launch.threads),
+                              warps(std::size_t(launch.threads / kWarpSize)) {}
+  std::vector<char> shared;  // poisoned; +16 for alignment
+  Barrier barrier;
+  std::vector<Warp> warps;
+  char *base() { return reinterpret_cast<char *>((reinterpret_cast<uintptr_t>(shared.data()) + 15) / 16 * 16); }
+};
+
+struct Cluster {
+  Cluster(const Launch &launch, int x, int y, int z)
+      : launch(launch), x(x), y(y), z(z), barrier(launch.threads * launch.clusterX) {
+    ctas.reserve(std::size_t(launch.clusterX));
+    for (int r = 0; r < launch.clusterX; ++r)
+      ctas.emplace_back(launch);
+  }
+  const Launch &launch;
+  const int x, y, z;  // the first CTA's coordinates
+  Barrier barrier;
+  std::vector<Cta> ctas;
+};
+
+// The cluster whose threads are the running fibers: fiber i is thread
+// i % threads of the cluster's CTA i / threads.
+thread_local Cluster *cluster = nullptr;
+
+int fiber() { return argus::emu::runningFiber(); }
+Cta &cta() { return cluster->ctas[std::size_t(fiber() / cluster->launch.threads)]; }
+
+} // namespace
+
+int threadIndex() { return fiber() % cluster->launch.threads; }
+int clusterRank() { return fiber() / cluster->launch.threads; }
+int clusterSize() { return cluster->launch.clusterX; }
+int blockIndex(int d) { return d == 0 ? cluster->x + clusterRank() : d == 1 ? cluster->y : cluster->z; }
+void syncThreads() { cta().barrier.wait(); }
+void syncWarp() { cta().warps[std::size_t(threadIndex() / kWarpSize)].barrier.wait(); }
+void clusterSync() { cluster->barrier.wait(); }
+
+float warpXor(float v, int laneMask) {
+  Warp &warp = cta().warps[std::size_t(threadIndex() / kWarpSize)];
+  const int lane = threadIndex() % kWarpSize;
+  warp.value[lane] = v;
+  warp.barrier.wait();
+  const float result = warp.value[(lane ^ laneMask) & (kWarpSize - 1)];
+  warp.barrier.wait();  // before any lane overwrites its value for the next shuffle
+  return result;
+}
+
+char *dynamicShared() { return cta().base(); }
+
+const void *peerShared(const void *p, int rank) {
+  if (rank < 0 || rank >= cluster->launch.clusterX)
+    abortWith("peerShared of a rank outside the cluster");
+  const char *mine = cta().base();
+  const auto offset = static_cast<const char *>(p) - mine;
+  if (offset < 0 || offset >= cluster->launch.sharedBytes)
+    abortWith("peerShared of an address outside the CTA's dynamic shared memory");
+  return cluster->ctas[std::size_t(rank)].base() + offset;
+}
+
+float exp2(float x) { return std::exp2(x); }
+
+void run(const Launch &launch, const std::function<void()> &kernel) {
+  if (launch.threads <= 0 || launch.threads % kWarpSize != 0)
+    abortWith("a launch needs a positive multiple of 32 threads per CTA");
+  if (launch.clusterX <= 0 || launch.gridX % launch.clusterX != 0)
+    abortWith("the grid's x dimension must be a multiple of the cluster's");
+  for (int z = 0; z < launch.gridZ; ++z)
+    for (int y = 0; y < launch.gridY; ++y)
+      for (int x = 0; x < launch.gridX; x += launch.clusterX) {
+        Cluster current(launch, x, y, z);
+        cluster = &current;
+        argus::emu::runFibers(launch.threads * launch.clusterX, [&](int) { kernel(); }, kWho);
+        cluster = nullptr;
+      }
+}
+
+} // namespace argus::cuda::emu
