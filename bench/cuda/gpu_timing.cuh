@@ -14,6 +14,28 @@ inline double medianOf(std::vector<double> v) {
   return v[v.size() / 2];
 }
 
+// Median microseconds of `run` (work enqueued on `stream`) over 25 samples after 3 warm-ups, by CUDA events.
+template <class Run>
+double medianMicroseconds(cudaStream_t stream, Run run) {
+  cudaEvent_t start, stop;
+  cudaEventCreate(&start);
+  cudaEventCreate(&stop);
+  std::vector<double> samples;
+  for (int sample = 0; sample < 28; ++sample) {
+    cudaEventRecord(start, stream);
+    run();
+    cudaEventRecord(stop, stream);
+    ARGUS_CUDA_CHECK(cudaEventSynchronize(stop));
+    float ms;
+    cudaEventElapsedTime(&ms, start, stop);
+    if (sample >= 3)
+      samples.push_back(1e3 * double(ms));
+  }
+  cudaEventDestroy(start);
+  cudaEventDestroy(stop);
+  return medianOf(samples);
+}
+
 // A 1 GiB device-to-device cudaMemcpyAsync, bytes read + written per second, median of 20 after 3 warm-ups.
 inline double measureCopyBandwidth() {
   const size_t bytes = size_t(1) << 30;

@@ -3,8 +3,10 @@
 
 #include "fibers.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <cstring>
 #include <vector>
 
 namespace argus::cuda::emu {
@@ -17,10 +19,11 @@ constexpr int kWarpSize = 32;
 
 using argus::emu::Barrier;
 
-// What the lanes of one warp exchange in a shuffle.
+// What the lanes of one warp exchange in a shuffle or an mma.
 struct Warp {
   Barrier barrier{kWarpSize};
   float value[kWarpSize];
+  uint32_t a[kWarpSize][4], b[kWarpSize][2];
 };
 
 struct Cta {
@@ -85,6 +88,44 @@ const void *peerShared(const void *p, int rank) {
 }
 
 float exp2(float x) { return std::exp2(x); }
+
+namespace {
+
+float bf16(uint32_t word, int half) {
+  const uint32_t bits = (half ? word >> 16 : word & 0xffffu) << 16;
+  float f;
+  std::memcpy(&f, &bits, sizeof f);
+  return f;
+}
+
+// Element (row, k) of A and (k, n) of B from the lanes' fragments (argus_cuda_kernel_device.h).
+float elementA(const Warp &w, int row, int k) {
+  const int lane = 4 * (row % 8) + (k % 8) / 2;
+  return bf16(w.a[lane][(row / 8) + 2 * (k / 8)], k % 2);
+}
+
+float elementB(const Warp &w, int k, int n) {
+  const int lane = 4 * n + (k % 8) / 2;
+  return bf16(w.b[lane][k / 8], k % 2);
+}
+
+} // namespace
+
+void mmaBf16(const uint32_t (&a)[4], const uint32_t (&b)[2], float (&c)[4]) {
+  Warp &warp = cta().warps[std::size_t(threadIndex() / kWarpSize)];
+  const int lane = threadIndex() % kWarpSize, g = lane / 4, t = lane % 4;
+  std::copy(a, a + 4, warp.a[lane]);
+  std::copy(b, b + 2, warp.b[lane]);
+  warp.barrier.wait();
+  for (int e = 0; e < 4; ++e) {
+    const int row = g + 8 * (e / 2), n = 2 * t + e % 2;
+    float sum = c[e];
+    for (int k = 0; k < 16; ++k)
+      sum += elementA(warp, row, k) * elementB(warp, k, n);
+    c[e] = sum;
+  }
+  warp.barrier.wait();  // before any lane overwrites its operands for the next mma
+}
 
 void run(const Launch &launch, const std::function<void()> &kernel) {
   if (launch.threads <= 0 || launch.threads % kWarpSize != 0)

@@ -10,12 +10,14 @@
 //   - a shuffle or __syncwarp waits for all 32 lanes of the warp, so a
 //     kernel whose lanes diverge around one deadlocks here (and aborts)
 //     instead of reading stale lanes;
-//   - peerShared of an address outside the CTA's shared memory aborts.
+//   - peerShared of an address outside the CTA's shared memory aborts;
+//   - an mma waits for all 32 lanes' operands, like a shuffle.
 //
 //===----------------------------------------------------------------------===//
 #ifndef ARGUS_CUDA_EMULATOR_H
 #define ARGUS_CUDA_EMULATOR_H
 
+#include <cstdint>
 #include <functional>
 
 namespace argus::cuda::emu {
@@ -31,6 +33,8 @@ float warpXor(float v, int laneMask);
 char *dynamicShared();
 const void *peerShared(const void *p, int rank);
 float exp2(float x);
+/// mma.sync m16n8k16 bf16 -> f32, with the fragment layouts argus_cuda_kernel_device.h states.
+void mmaBf16(const uint32_t (&a)[4], const uint32_t (&b)[2], float (&c)[4]);
 
 struct Launch {
   int gridX = 1, gridY = 1, gridZ = 1;

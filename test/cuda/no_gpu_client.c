@@ -33,6 +33,21 @@ static argus_attention_decode_args decode(int64_t batch, int64_t heads, int64_t 
   return d;
 }
 
+static argus_attention_prefill_args prefill(int64_t batch, int64_t headDim, int64_t valueDim) {
+  static char fake[64] __attribute__((aligned(16))); /* never dereferenced on the host */
+  static int32_t offsets[4];
+  argus_attention_prefill_args p;
+  memset(&p, 0, sizeof p);
+  p.struct_size = sizeof p;
+  p.batch = batch, p.num_heads = 32, p.num_kv_heads = 8, p.head_dim = headDim, p.v_head_dim = valueDim;
+  p.max_seqlen_q = p.max_seqlen_kv = 100;
+  p.dtype = ARGUS_DTYPE_BF16;
+  p.q = fake, p.k = fake, p.v = fake, p.o = fake;
+  p.cu_seqlens_q = offsets, p.cu_seqlens_kv = offsets;
+  p.causal = 1;
+  return p;
+}
+
 static argus_gemm_args gemm(int64_t m, int64_t n, int64_t k) {
   static char fake[64] __attribute__((aligned(16))); /* never dereferenced on the host */
   argus_gemm_args a;
@@ -82,10 +97,14 @@ int main(int argc, char **argv) {
          "without a GPU, argus_gemm reports ARGUS_ERROR_DEVICE with the CUDA reason");
   printf("  (%s)\n", argus_last_error());
 
-  argus_attention_prefill_args p;
-  memset(&p, 0, sizeof p);
-  p.struct_size = sizeof p;
-  expect(argus_attention_prefill(&p, NULL) == ARGUS_ERROR_UNSUPPORTED, "prefill attention is not in this library yet");
+  argus_attention_prefill_args p = prefill(0, 128, 128);
+  expect(argus_attention_prefill(&p, NULL) == ARGUS_OK, "an empty prefill batch needs no device");
+  p = prefill(2, 96, 96);
+  expect(argus_attention_prefill(&p, NULL) == ARGUS_ERROR_UNSUPPORTED && strstr(argus_last_error(), "head_dim 96"),
+         "a head_dim the prefill kernels are not compiled for is unsupported, and named");
+  p = prefill(2, 192, 128);
+  expect(argus_attention_prefill(&p, NULL) == ARGUS_ERROR_DEVICE && strstr(argus_last_error(), "argus_attention_prefill"),
+         "without a GPU, argus_attention_prefill reports ARGUS_ERROR_DEVICE");
 
   argus_attention_decode_args d = decode(0, 32, 8);
   expect(argus_attention_decode(&d, NULL) == ARGUS_OK, "an empty decode batch needs no device");

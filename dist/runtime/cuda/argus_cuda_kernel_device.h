@@ -1,7 +1,8 @@
 //===- argus_cuda_kernel_device.h - what a CUDA-core kernel may touch, either side -===//
 //
-// The CUDA kernels that use no tensor-core instruction (paged decode) are
-// written against this header only, so that one source builds two ways:
+// The CUDA kernels that need no TMA or wgmma (paged decode on CUDA cores,
+// prefill on mma.sync) are written against this header only, so that one
+// source builds two ways:
 //
 //   device   nvcc -gencode=arch=compute_90a,code=sm_90a: every call below is
 //            one CUDA intrinsic or PTX instruction;
@@ -122,6 +123,30 @@ ARGUS_CUDA_FN float warpXor(float v, int laneMask) {
 }
 
 //===----------------------------------------------------------------------===//
+// Tensor cores
+//===----------------------------------------------------------------------===//
+
+/// c += a·b on a 16 x 8 tile, k = 16, bf16 operands and f32 accumulators, one
+/// call per warp (PTX mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32).
+/// Lane l (group g = l / 4, t = l % 4) holds, two bf16 per word, low half first:
+///   a[0]: A[g][2t, 2t+1]    a[1]: A[g+8][2t, 2t+1]
+///   a[2]: A[g][2t+8, +9]    a[3]: A[g+8][2t+8, +9]
+///   b[0]: B[2t, 2t+1][g]    b[1]: B[2t+8, 2t+9][g]     (B is k x n)
+///   c[0], c[1]: C[g][2t, 2t+1]    c[2], c[3]: C[g+8][2t, 2t+1]
+/// (PTX ISA, "Matrix fragments for mma.m16n8k16 with floating point type";
+/// the emulator implements exactly these statements.)
+ARGUS_CUDA_FN void mmaBf16(const uint32_t (&a)[4], const uint32_t (&b)[2], float (&c)[4]) {
+#if ARGUS_CUDA_DEVICE_CODE
+  asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, "
+               "{%8, %9}, {%0, %1, %2, %3};"
+               : "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3])
+               : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
+#else
+  emu::mmaBf16(a, b, c);
+#endif
+}
+
+//===----------------------------------------------------------------------===//
 // Shared memory
 //===----------------------------------------------------------------------===//
 
@@ -164,6 +189,11 @@ ARGUS_CUDA_FN float bf16ToFloat(uint16_t h) { return argus_num::bf16_to_f32(h); 
 
 /// Round to nearest, ties to even; NaN stays NaN (argus_numerics.h, on either side).
 ARGUS_CUDA_FN uint16_t floatToBf16(float f) { return argus_num::f32_to_bf16(f); }
+
+/// Two floats as the bf16 pair of an mma operand word: `low` in bits 0-15.
+ARGUS_CUDA_FN uint32_t packBf16(float low, float high) {
+  return uint32_t(floatToBf16(low)) | uint32_t(floatToBf16(high)) << 16;
+}
 
 /// 16 and 8 bytes read in one load (16- and 8-byte aligned addresses).
 struct alignas(16) Bytes16 {

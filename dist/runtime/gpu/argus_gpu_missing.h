@@ -2,8 +2,8 @@
 //
 // The C ABI is the same for every target, so a GPU library exports every
 // entry point; one whose kernels that target does not have yet is one of the
-// files beside this header (argus_no_prefill.cpp, argus_no_moe.cpp), listed
-// in the target's sources.txt, and says so instead
+// files beside this header (argus_no_moe.cpp, for cuda-sm90a), listed in
+// the target's sources.txt, and says so instead
 // of failing to link or to load.
 //
 //===----------------------------------------------------------------------===//

@@ -9,6 +9,7 @@
 #define ARGUS_HIP_ATTENTION_PARAMS_H
 
 #include "gpu/argus_gpu_decode_params.h"
+#include "gpu/argus_gpu_prefill_params.h"
 
 #include <stdint.h>
 
@@ -42,15 +43,7 @@ constexpr int prefillLdsBytes() {
          kPrefillWaves * 32 * kPrefillKeys * 2;
 }
 
-/// argus_attention_prefill_args for the kernel: bf16 patterns, 32-bit sizes,
-/// the softmax scale times log2(e).
-struct PrefillParams {
-  const uint16_t *q, *k, *v;
-  uint16_t *o;
-  const int32_t *cuSeqlensQ, *cuSeqlensKv;
-  int32_t heads, kvHeads, headDim, valueDim, causal;
-  float scaleLog2;
-};
+using PrefillParams = argus::gpu::PrefillParams;
 
 } // namespace argus::hip
 
