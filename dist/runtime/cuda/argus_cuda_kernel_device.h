@@ -134,7 +134,8 @@ ARGUS_CUDA_FN float warpXor(float v, int laneMask) {
 ///   b[0]: B[2t, 2t+1][g]    b[1]: B[2t+8, 2t+9][g]     (B is k x n)
 ///   c[0], c[1]: C[g][2t, 2t+1]    c[2], c[3]: C[g+8][2t, 2t+1]
 /// (PTX ISA, "Matrix fragments for mma.m16n8k16 with floating point type";
-/// the emulator implements exactly these statements.)
+/// the emulator implements exactly these statements, and CudaEmulatorMmaTest
+/// holds them to CuTe's SM80_16x8x16 atom, an independent statement of them.)
 ARGUS_CUDA_FN void mmaBf16(const uint32_t (&a)[4], const uint32_t (&b)[2], float (&c)[4]) {
 #if ARGUS_CUDA_DEVICE_CODE
   asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, "
