@@ -12,7 +12,6 @@
 namespace argus::gpu::test {
 namespace {
 
-
 std::vector<double> widened(const std::vector<uint16_t> &v, size_t count) {
   std::vector<double> out(count);
   for (size_t i = 0; i < count; ++i)
@@ -44,6 +43,11 @@ MoeData::MoeData(const MoeProblem &p, std::mt19937 &rng) {
   out.assign(size_t(p.tokens) * size_t(p.hidden), kPoison);
   out.resize(out.size() + kGuardElements, kGuard);
 }
+
+MoeWorkspace::MoeWorkspace(const MoeProblem &p, MoeData &data)
+    : bytes(moeLayout(p.tokens, p.hidden, p.intermediate, p.experts, p.topK).bytes / 8 + 1, 0x7fc07fc07fc07fc0ull),
+      params(moeParams({p.tokens, p.hidden, p.intermediate, p.experts, p.topK, p.renormalize}, data.x.data(),
+                       data.logits.data(), data.wGateUp.data(), data.wDown.data(), data.out.data(), bytes.data())) {}
 
 std::string compareWithFloat64(const MoeProblem &p, const MoeData &d) {
   ref::MoeShape shape;

@@ -13,6 +13,8 @@
 #ifndef ARGUS_TEST_EMULATION_MOE_PROBLEM_H
 #define ARGUS_TEST_EMULATION_MOE_PROBLEM_H
 
+#include "gpu/argus_gpu_moe_params.h"
+
 #include <cstdint>
 #include <random>
 #include <string>
@@ -34,6 +36,15 @@ struct MoeData {
   std::vector<float> logits;
 
   MoeData(const MoeProblem &p, std::mt19937 &rng);
+};
+
+/// The GPU pipeline's workspace for `p`, poisoned (NaN everywhere), and its
+/// argument over `data`.
+struct MoeWorkspace {
+  std::vector<uint64_t> bytes;
+  MoeParams params;
+
+  MoeWorkspace(const MoeProblem &p, MoeData &data);
 };
 
 /// The first few problems with `data.out` ("" when all is within tolerance).

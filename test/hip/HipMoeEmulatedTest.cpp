@@ -19,28 +19,8 @@ namespace {
 void check(const argus::gpu::test::MoeProblem &p, unsigned seed) {
   std::mt19937 rng(seed);
   argus::gpu::test::MoeData data(p, rng);
-  const MoeLayout layout = moeLayout(p.tokens, p.hidden, p.intermediate, p.experts, p.topK);
-  std::vector<uint64_t> workspace(layout.bytes / 8 + 1, 0x7fc07fc07fc07fc0ull);  // poisoned
-  char *w = reinterpret_cast<char *>(workspace.data());
-  MoeParams params{data.x.data(),
-                   data.logits.data(),
-                   data.wGateUp.data(),
-                   data.wDown.data(),
-                   data.out.data(),
-                   reinterpret_cast<int32_t *>(w + layout.choices),
-                   reinterpret_cast<float *>(w + layout.weights),
-                   reinterpret_cast<int32_t *>(w + layout.blockCount),
-                   reinterpret_cast<int32_t *>(w + layout.blockExpert),
-                   reinterpret_cast<int32_t *>(w + layout.blockRows),
-                   reinterpret_cast<uint16_t *>(w + layout.h),
-                   reinterpret_cast<float *>(w + layout.y),
-                   p.tokens,
-                   p.hidden,
-                   p.intermediate,
-                   p.experts,
-                   p.topK,
-                   int32_t(moeMaxBlocks(p.tokens, p.topK, p.experts)),
-                   p.renormalize ? 1 : 0};
+  argus::gpu::test::MoeWorkspace workspace(p, data);
+  MoeParams params = workspace.params;
   MoeLaunch launches[5];
   moeLaunches(params, launches);
   void *arguments[] = {&params};

@@ -35,6 +35,8 @@
 #else
 #error "argus_hip_device.h: compile with clang -x hip for the device, or define ARGUS_HIP_EMULATE for the host"
 #endif
+// The qualifier of the kernels in dist/runtime/gpu written once for every target.
+#define ARGUS_GPU_FN ARGUS_HIP_FN
 
 #include "argus_hip_vectors.h"
 

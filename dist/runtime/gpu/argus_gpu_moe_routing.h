@@ -1,0 +1,145 @@
+//===- argus_gpu_moe_routing.h - MoE route, align, combine, for any GPU ---===//
+//
+// The three kernels of the MoE pipeline (argus_gpu_moe_params.h) that are
+// not matrix products, and the SwiGLU activation, written once for every GPU target over the handful of
+// primitives a target's `Threads` supplies (static functions):
+//
+//   kLanes                 threads of a wave / warp
+//   lane(), item()         this thread's lane, and index in its block
+//   group(d)               this block's coordinate d in the grid
+//   barrier()              the block's shared-memory barrier
+//   laneXor(v, mask)       v of the lane whose index is this lane's XOR mask
+//   atomicAdd(p, v)        *p += v in shared memory, atomically; the old value
+//   exp2(x)                2^x, 2^-inf = 0
+//   floatToBf16(f)         round to nearest even, NaN kept
+//
+// Include after the target's device header, which defines ARGUS_GPU_FN (its
+// device-function qualifier).
+//
+//===----------------------------------------------------------------------===//
+#ifndef ARGUS_GPU_MOE_ROUTING_H
+#define ARGUS_GPU_MOE_ROUTING_H
+
+#ifndef ARGUS_GPU_FN
+#error "argus_gpu_moe_routing.h: include the target's device header first"
+#endif
+
+#include "gpu/argus_gpu_moe_params.h"
+
+namespace argus::gpu {
+
+inline constexpr float kMoeLog2e = 1.4426950408889634f;
+
+/// Route: one wave / warp per token. Lane l holds experts l, l + kLanes, ...
+template <class Threads>
+ARGUS_GPU_FN void moeRoute(const MoeParams &p) {
+  constexpr int kLanes = Threads::kLanes, kExpertsPerLane = kMaxMoeExperts / kLanes;
+  const int token = Threads::group(0), l = Threads::lane();
+  const float *logits = p.routerLogits + int64_t(token) * p.experts;
+  float mine[kExpertsPerLane];
+  float high = -__builtin_inff();
+  for (int i = 0; i < kExpertsPerLane; ++i) {
+    const int e = l + kLanes * i;
+    mine[i] = e < p.experts ? logits[e] : -__builtin_inff();
+    high = mine[i] > high ? mine[i] : high;
+  }
+  for (int mask = kLanes / 2; mask > 0; mask /= 2) {
+    const float other = Threads::laneXor(high, mask);
+    high = other > high ? other : high;
+  }
+  float sum = 0.0f;
+  for (int i = 0; i < kExpertsPerLane; ++i)
+    sum += l + kLanes * i < p.experts ? Threads::exp2((mine[i] - high) * kMoeLog2e) : 0.0f;
+  for (int mask = kLanes / 2; mask > 0; mask /= 2)
+    sum += Threads::laneXor(sum, mask);
+
+  float chosen[kMaxMoeTopK];
+  float chosenSum = 0.0f;
+  bool taken[kExpertsPerLane] = {};
+  for (int j = 0; j < p.topK; ++j) {
+    // This lane's best untaken expert, then the wave's: larger logit, else lower index.
+    float best = -__builtin_inff();
+    int bestExpert = p.experts;
+    for (int i = 0; i < kExpertsPerLane; ++i) {
+      const int e = l + kLanes * i;
+      if (e < p.experts && !taken[i] && (mine[i] > best || bestExpert == p.experts)) {
+        best = mine[i];
+        bestExpert = e;
+      }
+    }
+    for (int mask = kLanes / 2; mask > 0; mask /= 2) {
+      const float other = Threads::laneXor(best, mask);
+      const int otherExpert = int(Threads::laneXor(float(bestExpert), mask));  // exact below 2^24
+      if (other > best || (other == best && otherExpert < bestExpert)) {
+        best = other;
+        bestExpert = otherExpert;
+      }
+    }
+    for (int i = 0; i < kExpertsPerLane; ++i)  // a constant index keeps taken[] in registers
+      taken[i] = taken[i] || bestExpert == l + kLanes * i;
+    chosen[j] = Threads::exp2((best - high) * kMoeLog2e) / sum;
+    chosenSum += chosen[j];
+    if (l == 0)
+      p.choices[int64_t(token) * p.topK + j] = bestExpert;
+  }
+  if (l == 0)
+    for (int j = 0; j < p.topK; ++j)
+      p.weights[int64_t(token) * p.topK + j] = p.renormalize ? chosen[j] / chosenSum : chosen[j];
+}
+
+/// Align: one block of kMoeAlignThreads groups the choices by expert, in
+/// `shared` (kMoeAlignSharedBytes, 4-byte aligned).
+template <class Threads>
+ARGUS_GPU_FN void moeAlign(const MoeParams &p, char *shared) {
+  int *const count = reinterpret_cast<int *>(shared);
+  int *const cursor = count + kMaxMoeExperts;
+  int *const firstBlock = cursor + kMaxMoeExperts;  // kMaxMoeExperts + 1
+  const int item = Threads::item(), choices = p.tokens * p.topK;
+  for (int e = item; e < p.experts; e += kMoeAlignThreads)
+    count[e] = cursor[e] = 0;
+  Threads::barrier();
+  for (int i = item; i < choices; i += kMoeAlignThreads)
+    Threads::atomicAdd(&count[p.choices[i]], 1);
+  Threads::barrier();
+  if (item == 0) {
+    firstBlock[0] = 0;
+    for (int e = 0; e < p.experts; ++e) {
+      const int blocks = (count[e] + kMoeBlockRows - 1) / kMoeBlockRows;
+      for (int b = firstBlock[e]; b < firstBlock[e] + blocks; ++b)
+        p.blockExpert[b] = e;
+      firstBlock[e + 1] = firstBlock[e] + blocks;
+    }
+    *p.blockCount = firstBlock[p.experts];
+  }
+  Threads::barrier();
+  for (int r = item; r < firstBlock[p.experts] * kMoeBlockRows; r += kMoeAlignThreads)
+    p.blockRows[r] = -1;
+  Threads::barrier();
+  for (int i = item; i < choices; i += kMoeAlignThreads) {
+    const int e = p.choices[i];
+    p.blockRows[firstBlock[e] * kMoeBlockRows + Threads::atomicAdd(&cursor[e], 1)] = i;
+  }
+}
+
+/// SiLU(gate) · up, the SwiGLU activation of the gate_up kernels' epilogues.
+template <class Threads>
+ARGUS_GPU_FN float swiglu(float gate, float up) {
+  return gate / (1.0f + Threads::exp2(-gate * kMoeLog2e)) * up;
+}
+
+/// Combine: out[t] = sum over j of Y[t, j], in choice order. Block (t, c)
+/// sums the columns kThreads c .. kThreads (c + 1) - 1 of token t.
+template <class Threads, int kThreads>
+ARGUS_GPU_FN void moeCombine(const MoeParams &p) {
+  const int token = Threads::group(0), column = Threads::group(1) * kThreads + Threads::item();
+  if (column >= p.hidden)
+    return;
+  float sum = 0.0f;
+  for (int j = 0; j < p.topK; ++j)
+    sum += p.y[(int64_t(token) * p.topK + j) * p.hidden + column];
+  p.out[int64_t(token) * p.hidden + column] = Threads::floatToBf16(sum);
+}
+
+} // namespace argus::gpu
+
+#endif // ARGUS_GPU_MOE_ROUTING_H
