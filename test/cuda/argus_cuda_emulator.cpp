@@ -87,6 +87,12 @@ const void *peerShared(const void *p, int rank) {
   return cluster->ctas[std::size_t(rank)].base() + offset;
 }
 
+int atomicAdd(int *p, int v) {
+  const int old = *p;
+  *p = old + v;
+  return old;
+}
+
 float exp2(float x) { return std::exp2(x); }
 
 namespace {

@@ -32,6 +32,8 @@ void clusterSync();
 float warpXor(float v, int laneMask);
 char *dynamicShared();
 const void *peerShared(const void *p, int rank);
+/// *p += v; atomic because fibers switch only at barriers, shuffles and mma.
+int atomicAdd(int *p, int v);
 float exp2(float x);
 /// mma.sync m16n8k16 bf16 -> f32, with the fragment layouts argus_cuda_kernel_device.h states.
 void mmaBf16(const uint32_t (&a)[4], const uint32_t (&b)[2], float (&c)[4]);

@@ -48,6 +48,21 @@ static argus_attention_prefill_args prefill(int64_t batch, int64_t headDim, int6
   return p;
 }
 
+static argus_moe_args moe(int64_t tokens, int64_t experts) {
+  static char fake[64] __attribute__((aligned(16))); /* never dereferenced on the host */
+  static float logits[4];
+  argus_moe_args m;
+  memset(&m, 0, sizeof m);
+  m.struct_size = sizeof m;
+  m.num_tokens = tokens, m.hidden = 4096, m.intermediate = 14336, m.num_experts = experts, m.top_k = 2;
+  m.renormalize = 1;
+  m.dtype = ARGUS_DTYPE_BF16;
+  m.x = fake, m.router_logits = logits, m.w_gate_up = fake, m.w_down = fake, m.out = fake;
+  m.workspace = fake; /* the size check reads the size only */
+  m.workspace_size = argus_moe_workspace_size(&m);
+  return m;
+}
+
 static argus_gemm_args gemm(int64_t m, int64_t n, int64_t k) {
   static char fake[64] __attribute__((aligned(16))); /* never dereferenced on the host */
   argus_gemm_args a;
@@ -121,6 +136,21 @@ int main(int argc, char **argv) {
   d = decode(2, 32, 8);
   expect(argus_attention_decode(&d, NULL) == ARGUS_ERROR_DEVICE && strstr(argus_last_error(), "argus_attention_decode"),
          "without a GPU, argus_attention_decode reports ARGUS_ERROR_DEVICE");
+  printf("  (%s)\n", argus_last_error());
+
+  argus_moe_args m = moe(512, 8);
+  expect(m.workspace_size > (size_t)512 * 2 * 4096 * 4, "the MoE workspace holds at least the routed f32 rows");
+  m = moe(0, 8);
+  expect(argus_moe(&m, NULL) == ARGUS_OK, "MoE of no token needs no device");
+  m = moe(16, 300);
+  expect(argus_moe(&m, NULL) == ARGUS_ERROR_UNSUPPORTED && strstr(argus_last_error(), "300 experts"),
+         "more experts than the router holds are unsupported, and counted");
+  m = moe(16, 8);
+  m.workspace_size -= 1;
+  expect(argus_moe(&m, NULL) == ARGUS_ERROR_INVALID_ARGUMENT, "a workspace one byte short is invalid");
+  m = moe(16, 8);
+  expect(argus_moe(&m, NULL) == ARGUS_ERROR_DEVICE && strstr(argus_last_error(), "argus_moe"),
+         "without a GPU, argus_moe reports ARGUS_ERROR_DEVICE");
   printf("  (%s)\n", argus_last_error());
   printf("%d failure(s)\n", failures);
   return failures ? 1 : 0;

@@ -36,6 +36,8 @@
 #else
 #error "argus_cuda_kernel_device.h: compile with nvcc, or define ARGUS_CUDA_EMULATE for the host"
 #endif
+// The qualifier of the kernels in dist/runtime/gpu written once for every target.
+#define ARGUS_GPU_FN ARGUS_CUDA_FN
 
 namespace argus::cuda {
 
@@ -171,6 +173,15 @@ ARGUS_CUDA_FN const T *peerShared(const T *p, int rank) {
   return reinterpret_cast<const T *>(peer);
 #else
   return static_cast<const T *>(emu::peerShared(p, rank));
+#endif
+}
+
+/// *p += v on a shared-memory int, atomically within the CTA; the old value.
+ARGUS_CUDA_FN int sharedAtomicAdd(int *p, int v) {
+#if ARGUS_CUDA_DEVICE_CODE
+  return atomicAdd(p, v);
+#else
+  return emu::atomicAdd(p, v);
 #endif
 }
 

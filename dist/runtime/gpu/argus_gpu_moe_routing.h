@@ -53,7 +53,7 @@ ARGUS_GPU_FN void moeRoute(const MoeParams &p) {
   for (int mask = kLanes / 2; mask > 0; mask /= 2)
     sum += Threads::laneXor(sum, mask);
 
-  float chosen[kMaxMoeTopK];
+  float *const weights = p.weights + int64_t(token) * p.topK;  // written by lane 0
   float chosenSum = 0.0f;
   bool taken[kExpertsPerLane] = {};
   for (int j = 0; j < p.topK; ++j) {
@@ -77,14 +77,16 @@ ARGUS_GPU_FN void moeRoute(const MoeParams &p) {
     }
     for (int i = 0; i < kExpertsPerLane; ++i)  // a constant index keeps taken[] in registers
       taken[i] = taken[i] || bestExpert == l + kLanes * i;
-    chosen[j] = Threads::exp2((best - high) * kMoeLog2e) / sum;
-    chosenSum += chosen[j];
-    if (l == 0)
+    const float chosen = Threads::exp2((best - high) * kMoeLog2e) / sum;
+    chosenSum += chosen;
+    if (l == 0) {
       p.choices[int64_t(token) * p.topK + j] = bestExpert;
+      weights[j] = chosen;
+    }
   }
-  if (l == 0)
+  if (l == 0 && p.renormalize)  // lane 0 reads back its own writes (no array kept in local memory)
     for (int j = 0; j < p.topK; ++j)
-      p.weights[int64_t(token) * p.topK + j] = p.renormalize ? chosen[j] / chosenSum : chosen[j];
+      weights[j] /= chosenSum;
 }
 
 /// Align: one block of kMoeAlignThreads groups the choices by expert, in
@@ -119,6 +121,36 @@ ARGUS_GPU_FN void moeAlign(const MoeParams &p, char *shared) {
     const int e = p.choices[i];
     p.blockRows[firstBlock[e] * kMoeBlockRows + Threads::atomicAdd(&cursor[e], 1)] = i;
   }
+}
+
+/// What an expert GEMM's CTA / workgroup reads of the routing for its block.
+struct MoeBlock {
+  int index;                 // the block, in the routing's order
+  const int32_t *rows;       // its kMoeBlockRows choices (token * topK + j), -1 for padding
+  const uint16_t *gateUp;    // its expert's [2 * intermediate, hidden] weights
+  const uint16_t *down;      // its expert's [hidden, intermediate] weights
+
+  /// Row `row`'s token in x, or null for a padding row.
+  ARGUS_GPU_FN const uint16_t *token(const MoeParams &p, int row) const {
+    const int choice = rows[row];
+    return choice < 0 ? nullptr : p.x + int64_t(choice / p.topK) * p.hidden;
+  }
+
+  /// Row `row` of the block's SwiGLU activations in H.
+  ARGUS_GPU_FN const uint16_t *activations(const MoeParams &p, int row) const {
+    return p.h + (int64_t(index) * kMoeBlockRows + row) * p.intermediate;
+  }
+};
+
+/// Block `block` of the routing in *b; false past the routing's count (the
+/// grid is sized for the most blocks any routing needs: nothing to do).
+ARGUS_GPU_FN bool moeBlock(const MoeParams &p, int block, MoeBlock *b) {
+  if (block >= *p.blockCount)
+    return false;
+  const int64_t expert = p.blockExpert[block];
+  *b = {block, p.blockRows + int64_t(block) * kMoeBlockRows,
+        p.wGateUp + expert * 2 * p.intermediate * p.hidden, p.wDown + expert * p.hidden * p.intermediate};
+  return true;
 }
 
 /// SiLU(gate) · up, the SwiGLU activation of the gate_up kernels' epilogues.

@@ -47,15 +47,13 @@ ARGUS_HIP_FN u32x4 load16(const uint16_t *row, int first) { return *reinterpret_
 
 /// gate_up: H[rows of block] = SiLU(x_t · gate_eᵀ) · (x_t · up_eᵀ) for 64 columns.
 ARGUS_HIP_FN void moeGateUp(const MoeParams &p) {
-  const int block = workGroup(1), n0 = workGroup(0) * kMoeGateUpColumns;
-  if (block >= *p.blockCount)
+  const int n0 = workGroup(0) * kMoeGateUpColumns;
+  gpu::MoeBlock b;
+  if (!gpu::moeBlock(p, workGroup(1), &b))
     return;
-  const int expert = p.blockExpert[block];
-  const int32_t *rows = p.blockRows + int64_t(block) * kMoeBlockRows;
-  const uint16_t *weights = p.wGateUp + int64_t(expert) * 2 * p.intermediate * p.hidden;
   auto fetchTokens = [&](int row, int first) {
-    const int choice = rows[row];
-    return choice < 0 ? u32x4{0, 0, 0, 0} : load16(p.x + int64_t(choice / p.topK) * p.hidden, first);
+    const uint16_t *x = b.token(p, row);
+    return x ? load16(x, first) : u32x4{0, 0, 0, 0};
   };
   // B tile row r: wave r / 64, then 32 gate rows and the 32 up rows of the same columns.
   auto fetchGateUp = [&](int row, int first) {
@@ -63,7 +61,7 @@ ARGUS_HIP_FN void moeGateUp(const MoeParams &p) {
     if (column >= p.intermediate)
       return u32x4{0, 0, 0, 0};
     const int weightRow = row % 64 < 32 ? column : p.intermediate + column;
-    return load16(weights + int64_t(weightRow) * p.hidden, first);
+    return load16(b.gateUp + int64_t(weightRow) * p.hidden, first);
   };
   TileAccumulators<kMoeBlockRows, 128, 1, 2> acc;
   mfmaTile<Element::Bf16>(fetchTokens, fetchGateUp, p.hidden, acc);
@@ -72,24 +70,20 @@ ARGUS_HIP_FN void moeGateUp(const MoeParams &p) {
     return;
   for (int e = 0; e < 16; ++e) {
     const float gate = acc.block[0][0][e], up = acc.block[0][1][e];
-    const int row = block * kMoeBlockRows + mfmaResultRow(l, e);
+    const int row = b.index * kMoeBlockRows + mfmaResultRow(l, e);
     p.h[int64_t(row) * p.intermediate + column] = floatToBf16(gpu::swiglu<HipThreads>(gate, up));
   }
 }
 
 /// down: Y[choice] = weight · (H row · down_eᵀ) for 128 columns.
 ARGUS_HIP_FN void moeDown(const MoeParams &p) {
-  const int block = workGroup(1), n0 = workGroup(0) * kMoeDownColumns;
-  if (block >= *p.blockCount)
+  const int n0 = workGroup(0) * kMoeDownColumns;
+  gpu::MoeBlock b;
+  if (!gpu::moeBlock(p, workGroup(1), &b))
     return;
-  const int expert = p.blockExpert[block];
-  const int32_t *rows = p.blockRows + int64_t(block) * kMoeBlockRows;
-  const uint16_t *weights = p.wDown + int64_t(expert) * p.hidden * p.intermediate;
-  auto fetchH = [&](int row, int first) {
-    return load16(p.h + (int64_t(block) * kMoeBlockRows + row) * p.intermediate, first);
-  };
+  auto fetchH = [&](int row, int first) { return load16(b.activations(p, row), first); };
   auto fetchDown = [&](int row, int first) {
-    return n0 + row < p.hidden ? load16(weights + int64_t(n0 + row) * p.intermediate, first) : u32x4{0, 0, 0, 0};
+    return n0 + row < p.hidden ? load16(b.down + int64_t(n0 + row) * p.intermediate, first) : u32x4{0, 0, 0, 0};
   };
   TileAccumulators<kMoeBlockRows, 128, 1, 2> acc;
   mfmaTile<Element::Bf16>(fetchH, fetchDown, p.intermediate, acc);
@@ -99,7 +93,7 @@ ARGUS_HIP_FN void moeDown(const MoeParams &p) {
     if (column >= p.hidden)
       continue;
     for (int e = 0; e < 16; ++e) {
-      const int choice = rows[mfmaResultRow(l, e)];
+      const int choice = b.rows[mfmaResultRow(l, e)];
       if (choice >= 0)
         p.y[int64_t(choice) * p.hidden + column] = p.weights[choice] * acc.block[0][j][e];
     }
