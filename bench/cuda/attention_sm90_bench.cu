@@ -11,10 +11,11 @@
 //      sample runs over enough cache copies that the bytes it reads exceed twice the L2, so the
 //      pages come from HBM. Reported in GB/s of K and V read (the bytes decode must move) and as a
 //      fraction of the device-to-device copy bandwidth measured in the same run.
-//   3. Prefill timing: Llama-3-8B heads, causal, sequences of 1024-8192 tokens, 16384 tokens per
-//      call; the same events and medians; TFLOP/s of the causal half of Q·Kᵀ and P·V.
+//   3. Prefill timing: Llama-3-8B's heads at head_dim 128 and 64, causal, sequences of 1024-8192
+//      tokens, 16384 tokens per call; the same events and medians; TFLOP/s of the causal half of
+//      Q·Kᵀ and P·V.
 //
-// Build and run (bench/cuda/run_attention_sm90.sh does all of it on the GPU machine).
+// Build and run (bench/cuda/run_abi_sm90.sh does all of it on the GPU machine).
 #include "argus_kernels.h"
 #include "decode_problem.h"
 #include "prefill_problem.h"
@@ -29,6 +30,7 @@
 #include <vector>
 
 namespace check = argus::bench;
+using argus::bench::toDevice;
 using argus::gpu::test::DecodeData;
 using argus::gpu::test::DecodeProblem;
 using argus::gpu::test::PrefillData;
@@ -42,14 +44,6 @@ void succeed(argus_status status) {
     std::fprintf(stderr, "%s\n", argus_last_error());
     std::exit(1);
   }
-}
-
-template <class T>
-T *toDevice(const std::vector<T> &host) {
-  T *device;
-  ARGUS_CUDA_CHECK(cudaMalloc(&device, std::max<size_t>(host.size(), 1) * sizeof(T)));
-  ARGUS_CUDA_CHECK(cudaMemcpy(device, host.data(), host.size() * sizeof(T), cudaMemcpyHostToDevice));
-  return device;
 }
 
 argus_attention_decode_args argsOf(const DecodeProblem &p, const uint16_t *q, const uint16_t *k, const uint16_t *v,
@@ -107,9 +101,10 @@ int checkPrefill(const PrefillProblem &p, cudaStream_t stream, unsigned seed) {
   return finishCheck("prefill", p, data, argus_attention_prefill(&a, stream), o, stream, {q, k, v, o, cuQ, cuKv});
 }
 
-// Llama-3-8B prefill, causal, `tokens` / `length` sequences of `length` tokens; microseconds per call.
-double timePrefill(int length, int tokens, cudaStream_t stream) {
-  const int batch = tokens / length, heads = 32, kvHeads = 8, d = 128;
+// Llama-3-8B's heads (32 query, 8 KV) of head_dim d, causal, `tokens` / `length` sequences of
+// `length` tokens; microseconds per call.
+double timePrefill(int d, int length, int tokens, cudaStream_t stream) {
+  const int batch = tokens / length, heads = 32, kvHeads = 8;
   std::vector<int32_t> offsets(size_t(batch) + 1);
   for (int b = 0; b <= batch; ++b)
     offsets[size_t(b)] = b * length;
@@ -221,20 +216,25 @@ int main(int argc, char **argv) {
                   t.microseconds, gbps, 100.0 * gbps * 1e9 / copyBandwidth);
       if (json)
         std::fprintf(json,
-                     "{\"device\": \"%s\", \"batch\": %d, \"context\": %d, \"us\": %.2f, \"gbps\": %.1f, "
-                     "\"copy_gbps\": %.1f}\n",
+                     "{\"device\": \"%s\", \"impl\": \"argus\", \"batch\": %d, \"context\": %d, \"us\": %.2f, "
+                     "\"gbps\": %.1f, \"copy_gbps\": %.1f}\n",
                      prop.name, batch, context, t.microseconds, gbps, copyBandwidth / 1e9);
     }
-  for (int length : {1024, 2048, 4096, 8192}) {
-    const int tokens = 16384;
-    const double us = timePrefill(length, tokens, stream);
-    // Causal: half of the length x length scores, Q·Kᵀ and P·V each 2 d flops per score, 32 heads.
-    const double flops = 2.0 * 2.0 * 128 * 32 * (double(tokens) / length) * 0.5 * double(length) * length;
-    std::printf("llama3-8b prefill causal  length %5d  %8.1f us  %6.1f TFLOP/s\n", length, us, flops / (us * 1e-6) / 1e12);
-    if (json)
-      std::fprintf(json, "{\"device\": \"%s\", \"prefill_length\": %d, \"tokens\": %d, \"us\": %.2f, \"tflops\": %.1f}\n",
-                   prop.name, length, tokens, us, flops / (us * 1e-6) / 1e12);
-  }
+  for (int d : {128, 64})
+    for (int length : {1024, 2048, 4096, 8192}) {
+      const int tokens = 16384;
+      const double us = timePrefill(d, length, tokens, stream);
+      // Causal: half of the length x length scores, Q·Kᵀ and P·V each 2 d flops per score, 32 heads.
+      const double flops = 2.0 * 2.0 * d * 32 * (double(tokens) / length) * 0.5 * double(length) * length;
+      const double tflops = flops / (us * 1e-6) / 1e12;
+      std::printf("llama3-8b heads prefill causal  d %3d  length %5d  %8.1f us  %6.1f TFLOP/s\n", d, length, us,
+                  tflops);
+      if (json)
+        std::fprintf(json,
+                     "{\"device\": \"%s\", \"impl\": \"argus\", \"head_dim\": %d, \"prefill_length\": %d, "
+                     "\"tokens\": %d, \"us\": %.2f, \"tflops\": %.1f}\n",
+                     prop.name, d, length, tokens, us, tflops);
+    }
   if (json)
     std::fclose(json);
   return 0;

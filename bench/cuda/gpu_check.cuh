@@ -6,9 +6,11 @@
 #include <cuda_bf16.h>
 #include <cuda_runtime.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <vector>
 
 #define ARGUS_CUDA_CHECK(call)                                                                      \
   do {                                                                                              \
@@ -20,6 +22,15 @@
   } while (0)
 
 namespace argus::bench {
+
+// A device copy of `host` (at least one element allocated, so an empty vector still gives a pointer).
+template <class T>
+T *toDevice(const std::vector<T> &host) {
+  T *device;
+  ARGUS_CUDA_CHECK(cudaMalloc(&device, std::max<size_t>(host.size(), 1) * sizeof(T)));
+  ARGUS_CUDA_CHECK(cudaMemcpy(device, host.data(), host.size() * sizeof(T), cudaMemcpyHostToDevice));
+  return device;
+}
 
 __device__ inline uint32_t mixBits(uint64_t x) {
   x ^= x >> 33;
