@@ -6,7 +6,7 @@ set -euo pipefail
 results=${1:?results directory}
 shift
 mkdir -p "$results" build-cuda
-nvcc -O3 -std=c++20 -gencode=arch=compute_90a,code=sm_90a -Xptxas -v -I dist/runtime/cuda \
+nvcc -O3 -std=c++20 -gencode=arch=compute_90a,code=sm_90a -Xptxas -v -I dist/runtime -I dist/runtime/cuda \
   bench/cuda/gemm_sm90_bench.cu -lcublas -o build-cuda/gemm_sm90_bench 2>"$results/ptxas.txt"
 {
   nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.sm,clocks.max.sm,power.limit --format=csv

@@ -1,7 +1,7 @@
 //===- argus_cuda_emulator.cpp - the cluster emulator ----------------------===//
 #include "argus_cuda_emulator.h"
 
-#include "fibers.h"
+#include "cluster_state.h"
 
 #include <algorithm>
 #include <cmath>
@@ -10,61 +10,41 @@
 #include <vector>
 
 namespace argus::cuda::emu {
+namespace state {
+
+Cta::Cta(const Launch &launch)
+    : shared(std::size_t(launch.sharedBytes) + 1024, char(0xff)), barrier(launch.threads),
+      warps(std::size_t(launch.threads / kWarpSize)),
+      warpgroups(std::size_t((launch.threads + kWarpgroupSize - 1) / kWarpgroupSize)),
+      bulk(std::size_t(launch.threads)) {}
+
+Cluster::Cluster(const Launch &launch, int x, int y, int z)
+    : launch(launch), x(x), y(y), z(z), barrier(launch.threads * launch.clusterX) {
+  ctas.reserve(std::size_t(launch.clusterX));
+  for (int r = 0; r < launch.clusterX; ++r)
+    ctas.emplace_back(launch);
+}
+
 namespace {
-
-constexpr const char *kWho = "argus cuda emulator";
-constexpr int kWarpSize = 32;
-
-[[noreturn]] void abortWith(const char *what) { argus::emu::abortWith(kWho, what); }
-
-using argus::emu::Barrier;
-
-// What the lanes of one warp exchange in a shuffle or an mma.
-struct Warp {
-  Barrier barrier{kWarpSize};
-  float value[kWarpSize];
-  uint32_t a[kWarpSize][4], b[kWarpSize][2];
-};
-
-struct Cta {
-  Cta(const Launch &launch) : shared(std::size_t(launch.sharedBytes) + 16, char(0xff)), barrier(launch.threads),
-                              warps(std::size_t(launch.threads / kWarpSize)) {}
-  std::vector<char> shared;  // poisoned; +16 for alignment
-  Barrier barrier;
-  std::vector<Warp> warps;
-  char *base() { return reinterpret_cast<char *>((reinterpret_cast<uintptr_t>(shared.data()) + 15) / 16 * 16); }
-};
-
-struct Cluster {
-  Cluster(const Launch &launch, int x, int y, int z)
-      : launch(launch), x(x), y(y), z(z), barrier(launch.threads * launch.clusterX) {
-    ctas.reserve(std::size_t(launch.clusterX));
-    for (int r = 0; r < launch.clusterX; ++r)
-      ctas.emplace_back(launch);
-  }
-  const Launch &launch;
-  const int x, y, z;  // the first CTA's coordinates
-  Barrier barrier;
-  std::vector<Cta> ctas;
-};
-
-// The cluster whose threads are the running fibers: fiber i is thread
-// i % threads of the cluster's CTA i / threads.
-thread_local Cluster *cluster = nullptr;
-
+thread_local Cluster *current = nullptr;
 int fiber() { return argus::emu::runningFiber(); }
-Cta &cta() { return cluster->ctas[std::size_t(fiber() / cluster->launch.threads)]; }
-
 } // namespace
 
-int threadIndex() { return fiber() % cluster->launch.threads; }
-int clusterRank() { return fiber() / cluster->launch.threads; }
-int clusterSize() { return cluster->launch.clusterX; }
-int blockIndex(int d) { return d == 0 ? cluster->x + clusterRank() : d == 1 ? cluster->y : cluster->z; }
+Cluster &cluster() { return *current; }
+Cta &cta() { return current->ctas[std::size_t(fiber() / current->launch.threads)]; }
+int thread() { return fiber() % current->launch.threads; }
+
+} // namespace state
+
+using namespace state;
+
+int threadIndex() { return thread(); }
+int clusterRank() { return argus::emu::runningFiber() / cluster().launch.threads; }
+int clusterSize() { return cluster().launch.clusterX; }
+int blockIndex(int d) { return d == 0 ? cluster().x + clusterRank() : d == 1 ? cluster().y : cluster().z; }
 void syncThreads() { cta().barrier.wait(); }
 void syncWarp() { cta().warps[std::size_t(threadIndex() / kWarpSize)].barrier.wait(); }
-void clusterSync() { cluster->barrier.wait(); }
-
+void clusterSync() { cluster().barrier.wait(); }
 float warpXor(float v, int laneMask) {
   Warp &warp = cta().warps[std::size_t(threadIndex() / kWarpSize)];
   const int lane = threadIndex() % kWarpSize;
@@ -78,13 +58,13 @@ float warpXor(float v, int laneMask) {
 char *dynamicShared() { return cta().base(); }
 
 const void *peerShared(const void *p, int rank) {
-  if (rank < 0 || rank >= cluster->launch.clusterX)
+  if (rank < 0 || rank >= cluster().launch.clusterX)
     abortWith("peerShared of a rank outside the cluster");
   const char *mine = cta().base();
   const auto offset = static_cast<const char *>(p) - mine;
-  if (offset < 0 || offset >= cluster->launch.sharedBytes)
+  if (offset < 0 || offset >= cluster().launch.sharedBytes)
     abortWith("peerShared of an address outside the CTA's dynamic shared memory");
-  return cluster->ctas[std::size_t(rank)].base() + offset;
+  return cluster().ctas[std::size_t(rank)].base() + offset;
 }
 
 int atomicAdd(int *p, int v) {
@@ -141,10 +121,14 @@ void run(const Launch &launch, const std::function<void()> &kernel) {
   for (int z = 0; z < launch.gridZ; ++z)
     for (int y = 0; y < launch.gridY; ++y)
       for (int x = 0; x < launch.gridX; x += launch.clusterX) {
-        Cluster current(launch, x, y, z);
-        cluster = &current;
+        Cluster running(launch, x, y, z);
+        state::current = &running;
         argus::emu::runFibers(launch.threads * launch.clusterX, [&](int) { kernel(); }, kWho);
-        cluster = nullptr;
+        for (const Cta &c : running.ctas)
+          for (const BulkGroups &b : c.bulk)
+            if (!b.open.empty() || !b.committed.empty())
+              abortWith("a thread ended with TMA stores it never waited for");
+        state::current = nullptr;
       }
 }
 

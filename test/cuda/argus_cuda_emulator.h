@@ -20,6 +20,16 @@
 #include <cstdint>
 #include <functional>
 
+namespace argus::cuda {
+
+/// CUtensorMap on the host (outside namespace emu, so that argument-dependent
+/// lookup of a kernel's tmaLoad2d finds only argus_sm90.cuh's).
+struct alignas(64) EmulatedTensorMap {
+  unsigned long long opaque[16];
+};
+
+} // namespace argus::cuda
+
 namespace argus::cuda::emu {
 
 int threadIndex();
@@ -37,6 +47,43 @@ int atomicAdd(int *p, int v);
 float exp2(float x);
 /// mma.sync m16n8k16 bf16 -> f32, with the fragment layouts argus_cuda_kernel_device.h states.
 void mmaBf16(const uint32_t (&a)[4], const uint32_t (&b)[2], float (&c)[4]);
+
+//===----------------------------------------------------------------------===//
+// Hopper's asynchronous units (argus_sm90.cuh), modelled strictly: a TMA load
+// lands in shared memory only when a thread waits on its mbarrier (or its
+// issuing thread waits on another, as a producer moving on does), a wgmma
+// reads its operands and writes its accumulators only at the wgmma.wait_group
+// that retires it, a TMA store reads shared memory only at the
+// cp.async.bulk.wait_group that retires it. A kernel that reads too early
+// sees the poison; one that overwrites too early changes the result.
+//===----------------------------------------------------------------------===//
+
+/// `p` as a shared-memory address (its offset in the CTA's shared memory, whose base is 1024-byte aligned).
+uint32_t sharedAddress(const void *p);
+void barrierInit(uint64_t *barrier, uint32_t count);
+void barrierArrive(uint64_t *barrier);
+void barrierArriveExpectBytes(uint64_t *barrier, uint32_t bytes);
+void barrierWait(uint64_t *barrier, uint32_t parity);
+void namedBarrier(uint32_t id, uint32_t threads);
+
+/// A tensor map as the emulator encodes it (the driver's is opaque; both are 128 bytes).
+using TensorMap = argus::cuda::EmulatedTensorMap;
+/// cuTensorMapEncodeTiled for a 2-D tensor of `elementBytes` elements: `inner` x `outer`
+/// elements, rows `pitchBytes` apart, boxes of boxInner x boxOuter, 128-byte swizzle or none.
+void encodeTensorMap2d(TensorMap *map, const void *base, int elementBytes, uint64_t inner, uint64_t outer,
+                       uint64_t pitchBytes, uint32_t boxInner, uint32_t boxOuter, bool swizzle128);
+void tmaLoad2d(void *destination, const TensorMap *map, uint64_t *barrier, int32_t inner, int32_t outer);
+void tmaStore2d(const TensorMap *map, const void *source, int32_t inner, int32_t outer);
+void bulkCommit();
+/// Retires all but the newest `pending` committed store groups of this thread.
+void bulkWait(int pending);
+
+/// wgmma.mma_async m64nNk16 f32 += bf16 x bf16, both operands K-major in shared memory with
+/// 128-byte swizzle (the descriptors argus_sm90.cuh builds); d is this thread's N / 2 accumulators.
+void wgmmaBf16(float *d, int n, uint64_t descA, uint64_t descB, bool accumulate);
+void wgmmaCommit();
+/// Retires all but the newest `pending` committed wgmma groups of this warpgroup.
+void wgmmaWait(int pending);
 
 struct Launch {
   int gridX = 1, gridY = 1, gridZ = 1;

@@ -8,7 +8,7 @@
 set -euo pipefail
 nvcc=$1 source=$2 work=$3
 mkdir -p "$work"
-"$nvcc" -O3 -std=c++20 -gencode=arch=compute_90a,code=sm_90a -Xptxas -v -I "$source/dist/runtime/cuda" \
+"$nvcc" -O3 -std=c++20 -gencode=arch=compute_90a,code=sm_90a -Xptxas -v -I "$source/dist/runtime" -I "$source/dist/runtime/cuda" \
   -c "$source/bench/cuda/gemm_sm90_bench.cu" -o "$work/gemm_sm90_bench.o" 2>"$work/ptxas.txt" || {
   cat "$work/ptxas.txt"
   exit 1

@@ -72,6 +72,8 @@ void yieldFiber() {
     abortWith(scheduler.who, "swapcontext failed");
 }
 
+void noteProgress() { ++progress; }
+
 int runningFiber() { return scheduler.running; }
 
 void Barrier::wait() {

@@ -20,6 +20,10 @@ namespace argus::emu {
 /// The running fiber gives way; the scheduler runs the next one.
 void yieldFiber();
 
+/// Tells the deadlock check that the running fiber moved a wait forward other
+/// than by a Barrier (an mbarrier arrival, bytes landing): the round made progress.
+void noteProgress();
+
 /// Index (0 .. count - 1) of the fiber running now, in the current runFibers.
 int runningFiber();
 
