@@ -19,9 +19,9 @@ Cta::Cta(const Launch &launch)
       bulk(std::size_t(launch.threads)) {}
 
 Cluster::Cluster(const Launch &launch, int x, int y, int z)
-    : launch(launch), x(x), y(y), z(z), barrier(launch.threads * launch.clusterX) {
-  ctas.reserve(std::size_t(launch.clusterX));
-  for (int r = 0; r < launch.clusterX; ++r)
+    : launch(launch), x(x), y(y), z(z), barrier(launch.threads * launch.clusterCtas()) {
+  ctas.reserve(std::size_t(launch.clusterCtas()));
+  for (int r = 0; r < launch.clusterCtas(); ++r)
     ctas.emplace_back(launch);
 }
 
@@ -40,8 +40,12 @@ using namespace state;
 
 int threadIndex() { return thread(); }
 int clusterRank() { return argus::emu::runningFiber() / cluster().launch.threads; }
-int clusterSize() { return cluster().launch.clusterX; }
-int blockIndex(int d) { return d == 0 ? cluster().x + clusterRank() : d == 1 ? cluster().y : cluster().z; }
+int clusterSize() { return cluster().launch.clusterCtas(); }
+int blockIndex(int d) {
+  const int cx = cluster().launch.clusterX;
+  return d == 0 ? cluster().x + clusterRank() % cx : d == 1 ? cluster().y : cluster().z + clusterRank() / cx;
+}
+int gridSize(int d) { return d == 0 ? cluster().launch.gridX : d == 1 ? cluster().launch.gridY : cluster().launch.gridZ; }
 void syncThreads() { cta().barrier.wait(); }
 void syncWarp() { cta().warps[std::size_t(threadIndex() / kWarpSize)].barrier.wait(); }
 void clusterSync() { cluster().barrier.wait(); }
@@ -58,7 +62,7 @@ float warpXor(float v, int laneMask) {
 char *dynamicShared() { return cta().base(); }
 
 const void *peerShared(const void *p, int rank) {
-  if (rank < 0 || rank >= cluster().launch.clusterX)
+  if (rank < 0 || rank >= cluster().launch.clusterCtas())
     abortWith("peerShared of a rank outside the cluster");
   const char *mine = cta().base();
   const auto offset = static_cast<const char *>(p) - mine;
@@ -116,14 +120,15 @@ void mmaBf16(const uint32_t (&a)[4], const uint32_t (&b)[2], float (&c)[4]) {
 void run(const Launch &launch, const std::function<void()> &kernel) {
   if (launch.threads <= 0 || launch.threads % kWarpSize != 0)
     abortWith("a launch needs a positive multiple of 32 threads per CTA");
-  if (launch.clusterX <= 0 || launch.gridX % launch.clusterX != 0)
-    abortWith("the grid's x dimension must be a multiple of the cluster's");
-  for (int z = 0; z < launch.gridZ; ++z)
+  if (launch.clusterX <= 0 || launch.gridX % launch.clusterX != 0 || launch.clusterZ <= 0 ||
+      launch.gridZ % launch.clusterZ != 0)
+    abortWith("the grid's x and z dimensions must be multiples of the cluster's");
+  for (int z = 0; z < launch.gridZ; z += launch.clusterZ)
     for (int y = 0; y < launch.gridY; ++y)
       for (int x = 0; x < launch.gridX; x += launch.clusterX) {
         Cluster running(launch, x, y, z);
         state::current = &running;
-        argus::emu::runFibers(launch.threads * launch.clusterX, [&](int) { kernel(); }, kWho);
+        argus::emu::runFibers(launch.threads * launch.clusterCtas(), [&](int) { kernel(); }, kWho);
         for (const Cta &c : running.ctas)
           for (const BulkGroups &b : c.bulk)
             if (!b.open.empty() || !b.committed.empty())

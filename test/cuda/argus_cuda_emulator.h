@@ -34,6 +34,8 @@ namespace argus::cuda::emu {
 
 int threadIndex();
 int blockIndex(int d);
+/// The grid's size in CTAs along dimension d.
+int gridSize(int d);
 int clusterRank();
 int clusterSize();
 void syncThreads();
@@ -89,6 +91,8 @@ struct Launch {
   int gridX = 1, gridY = 1, gridZ = 1;
   int threads = 32;       // per CTA, a multiple of the warp size
   int clusterX = 1;       // CTAs per cluster along x; gridX must be a multiple
+  int clusterZ = 1;       // and along z (rank = x + clusterX z within the cluster); gridZ a multiple
+  int clusterCtas() const { return clusterX * clusterZ; }
   int sharedBytes = 0;    // dynamic shared memory per CTA
 };
 

@@ -257,4 +257,16 @@ __device__ __forceinline__ float4 loadCluster(uint32_t address) {
 }
 #endif
 
+// The 4 floats at `element`'s counterpart in the shared memory of cluster CTA `rank`.
+ARGUS_CUDA_FN void loadClusterFloats(const float *element, uint32_t rank, float (&out)[4]) {
+#if ARGUS_CUDA_DEVICE_CODE
+  const float4 v = loadCluster(clusterAddress(element, rank));
+  out[0] = v.x, out[1] = v.y, out[2] = v.z, out[3] = v.w;
+#else
+  const float *peer = cuda::peerShared(element, int(rank));
+  for (int i = 0; i < 4; ++i)
+    out[i] = peer[i];
+#endif
+}
+
 }  // namespace argus::sm90

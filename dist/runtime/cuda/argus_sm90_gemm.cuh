@@ -21,9 +21,50 @@
 #include "argus_sm90.cuh"
 #include "argus_sm90_schedule.h"
 
+#if ARGUS_CUDA_DEVICE_CODE
 #include <cuda_bf16.h>
+#endif
 
 namespace argus::sm90 {
+
+#if ARGUS_CUDA_DEVICE_CODE
+using Bf16 = __nv_bfloat16;
+#else
+struct Bf16 {  // __nv_bfloat16's bits, on the host
+  uint16_t bits;
+};
+#endif
+
+ARGUS_CUDA_FN int smaller(int a, int b) {
+#if ARGUS_CUDA_DEVICE_CODE
+  return min(a, b);
+#else
+  return a < b ? a : b;
+#endif
+}
+
+// threadIdx.x, blockIdx, gridDim with their CUDA types, on either side.
+ARGUS_CUDA_FN unsigned threadX() {
+#if ARGUS_CUDA_DEVICE_CODE
+  return threadIdx.x;
+#else
+  return unsigned(cuda::threadIndex());
+#endif
+}
+ARGUS_CUDA_FN unsigned blockAt(int d) {
+#if ARGUS_CUDA_DEVICE_CODE
+  return d == 0 ? blockIdx.x : d == 1 ? blockIdx.y : blockIdx.z;
+#else
+  return unsigned(cuda::blockIndex(d));
+#endif
+}
+ARGUS_CUDA_FN unsigned gridAt(int d) {
+#if ARGUS_CUDA_DEVICE_CODE
+  return d == 0 ? gridDim.x : d == 1 ? gridDim.y : gridDim.z;
+#else
+  return unsigned(cuda::emu::gridSize(d));
+#endif
+}
 
 constexpr int kSliceK = 64;  // one 128-byte swizzle row of bf16
 
@@ -53,23 +94,23 @@ template <int BM, int BN, int Stages, int OutputBytes = 0> struct GemmSharedLayo
 };
 
 template <int BM, int BN, int Stages, int OutputBytes = 0> struct GemmShared {
-  __nv_bfloat16 *tilesA, *tilesB;
+  Bf16 *tilesA, *tilesB;
   uint64_t *full, *empty;
   float *staging;   // the split-K epilogue's tile, over the operand buffers
   uint8_t *output;  // the TMA-store epilogue's tiles
 
   // Carves the dynamic shared memory and initialises the barriers; every thread calls it.
-  __device__ __forceinline__ static GemmShared setUp(uint8_t *raw, const CUtensorMap *mapA, const CUtensorMap *mapB) {
+  ARGUS_CUDA_FN static GemmShared setUp(uint8_t *raw, const CUtensorMap *mapA, const CUtensorMap *mapB) {
     using Layout = GemmSharedLayout<BM, BN, Stages, OutputBytes>;
     uint8_t *base = reinterpret_cast<uint8_t *>((reinterpret_cast<uintptr_t>(raw) + 1023) & ~uintptr_t(1023));
     GemmShared s;
-    s.tilesA = reinterpret_cast<__nv_bfloat16 *>(base);
+    s.tilesA = reinterpret_cast<Bf16 *>(base);
     s.tilesB = s.tilesA + Stages * BM * kSliceK;
     s.full = reinterpret_cast<uint64_t *>(base + Layout::kTileBytes);
     s.empty = s.full + Stages;
     s.staging = reinterpret_cast<float *>(base);
     s.output = base + Layout::kOutputOffset;
-    if (threadIdx.x == 0) {
+    if (threadX() == 0) {
       prefetchTensorMap(mapA);
       prefetchTensorMap(mapB);
       for (int stage = 0; stage < Stages; ++stage) {
@@ -78,12 +119,12 @@ template <int BM, int BN, int Stages, int OutputBytes = 0> struct GemmShared {
       }
       fenceBarrierInit();
     }
-    __syncthreads();
+    cuda::syncThreads();
     return s;
   }
 
   // Producer (one thread): loads K slices [first, first + count) of the tile at (m0, n0).
-  __device__ __forceinline__ void produce(RingCursor &cursor, const CUtensorMap *mapA, const CUtensorMap *mapB,
+  ARGUS_CUDA_FN void produce(RingCursor &cursor, const CUtensorMap *mapA, const CUtensorMap *mapB,
                                           int m0, int n0, int first, int count) const {
     constexpr uint32_t kStageBytes = (BM + BN) * kSliceK * 2;
     for (int i = 0; i < count; ++i) {
@@ -98,12 +139,12 @@ template <int BM, int BN, int Stages, int OutputBytes = 0> struct GemmShared {
 
   // Consumer warpgroup `consumer`: acc = its 64 rows of A·Bᵀ over `count` slices. Releases every
   // stage it read, the last one once its wgmma has completed.
-  __device__ __forceinline__ void consume(float (&acc)[BN / 2], RingCursor &cursor, int consumer, int count) const {
+  ARGUS_CUDA_FN void consume(float (&acc)[BN / 2], RingCursor &cursor, int consumer, int count) const {
     // Descriptors of stage 0; a stage or k16 step adds to the address field only (deriving them
     // from the warpgroup index inside the loop serialises the wgmma pipeline, ptxas C7515).
     const uint64_t descriptorA = swizzled128Descriptor(tilesA + consumer * 64 * kSliceK, 0);
     const uint64_t descriptorB = swizzled128Descriptor(tilesB, 0);
-    const bool signals = threadIdx.x % 32 == 0;
+    const bool signals = threadX() % 32 == 0;
     int previous = 0;
     for (int i = 0; i < count; ++i) {
       barrierWait(&full[cursor.stage], cursor.fullParity());
@@ -133,10 +174,12 @@ template <int BM, int BN, int Stages, int OutputBytes = 0> struct GemmShared {
   }
 };
 
+ARGUS_CUDA_FN void storeValue(float *p, float v) { *p = v; }
+ARGUS_CUDA_FN float loadValue(const float *p) { return *p; }
+
+#if ARGUS_CUDA_DEVICE_CODE
 __device__ __forceinline__ void storeValue(__nv_bfloat16 *p, float v) { *p = __float2bfloat16_rn(v); }
-__device__ __forceinline__ void storeValue(float *p, float v) { *p = v; }
 __device__ __forceinline__ float loadValue(const __nv_bfloat16 *p) { return __bfloat162float(*p); }
-__device__ __forceinline__ float loadValue(const float *p) { return *p; }
 
 __device__ __forceinline__ void storeVector(__nv_bfloat16 *p, const float (&v)[2]) {
   *reinterpret_cast<__nv_bfloat162 *>(p) = __floats2bfloat162_rn(v[0], v[1]);
@@ -154,21 +197,30 @@ __device__ __forceinline__ void storeVector(float *p, const float (&v)[2]) {
 __device__ __forceinline__ void storeVector(float *p, const float (&v)[4]) {
   *reinterpret_cast<float4 *>(p) = make_float4(v[0], v[1], v[2], v[3]);
 }
+#else
+inline void storeValue(Bf16 *p, float v) { p->bits = cuda::floatToBf16(v); }
+inline float loadValue(const Bf16 *p) { return cuda::bf16ToFloat(p->bits); }
+template <typename T, int W>
+inline void storeVector(T *p, const float (&v)[W]) {
+  for (int i = 0; i < W; ++i)
+    storeValue(p + i, v[i]);
+}
+#endif
 
 // Whether W consecutive outputs starting at a column that is a multiple of W can be stored as one
 // vector: the row pitch and the base keep every such run aligned to its size.
-template <typename TC, int W> __device__ __forceinline__ bool vectorStores(const GemmEpilogue &e) {
+template <typename TC, int W> ARGUS_CUDA_FN bool vectorStores(const GemmEpilogue &e) {
   return e.ldc % W == 0 && reinterpret_cast<uintptr_t>(e.c) % (W * sizeof(TC)) == 0;
 }
 
 // Applies alpha, beta and bias to W consecutive columns of one row and stores those inside C.
 template <typename TC, int W>
-__device__ __forceinline__ void storeEpilogue(const GemmEpilogue &e, int row, int col, float (&v)[W], bool vectorOk) {
+ARGUS_CUDA_FN void storeEpilogue(const GemmEpilogue &e, int row, int col, float (&v)[W], bool vectorOk) {
   if (row >= e.m || col >= e.n)
     return;
   TC *out = static_cast<TC *>(e.c) + int64_t(row) * e.ldc + col;
   const TC *bias = static_cast<const TC *>(e.bias);
-  const int valid = min(W, e.n - col);
+  const int valid = smaller(W, e.n - col);
 #pragma unroll
   for (int i = 0; i < W; ++i) {
     if (i >= valid)
@@ -191,17 +243,17 @@ __device__ __forceinline__ void storeEpilogue(const GemmEpilogue &e, int row, in
 template <typename TC> struct OutputBoxes {
   static constexpr int kColumns = 128 / sizeof(TC);
   static constexpr int kBoxBytes = 64 * 128;
-  __device__ __forceinline__ static uint32_t offset(int row, int col) { return outputBoxOffset(row, col, sizeof(TC)); }
+  ARGUS_CUDA_FN static uint32_t offset(int row, int col) { return outputBoxOffset(row, col, sizeof(TC)); }
 };
 
 // One consumer's 64 x BN results with alpha and bias applied, out through the TMA store. Its
 // output buffer is rewritten only once the previous tile's stores have read it, and is made
 // visible to the TMA unit before the store; the store then runs while the next tile's wgmma does.
 template <int BN, typename TC>
-__device__ __forceinline__ void storeTileByTma(const float (&acc)[BN / 2], const GemmEpilogue &epilogue,
+ARGUS_CUDA_FN void storeTileByTma(const float (&acc)[BN / 2], const GemmEpilogue &epilogue,
                                                const CUtensorMap &mapC, uint8_t *output, int firstCol, int firstRow,
                                                int consumer, int row, int lane) {
-  const bool issuer = threadIdx.x % 128 == 0;
+  const bool issuer = threadX() % 128 == 0;
   const TC *bias = static_cast<const TC *>(epilogue.bias);
   if (issuer)
     bulkWaitRead<0>();
@@ -234,25 +286,28 @@ __device__ __forceinline__ void storeTileByTma(const float (&acc)[BN / 2], const
 // stores its fragment, reading C for beta. Two instantiations, so that the element-store path's
 // registers do not weigh on the common one.
 template <int BM, int BN, int Stages, typename TC, bool StoreByTma>
-__global__ void __launch_bounds__(GemmSharedLayout<BM, BN, Stages>::kThreads, 1)
-    gemmTnPersistent(const __grid_constant__ CUtensorMap mapA, const __grid_constant__ CUtensorMap mapB,
-                     const __grid_constant__ CUtensorMap mapC, const GemmEpilogue epilogue, int k) {
+ARGUS_CUDA_FN void gemmTnPersistentBody(const CUtensorMap &mapA, const CUtensorMap &mapB, const CUtensorMap &mapC,
+                                        const GemmEpilogue &epilogue, int k) {
   constexpr int kConsumers = GemmSharedLayout<BM, BN, Stages>::kConsumers;
   constexpr int kConsumerOutputBytes = 64 * BN * sizeof(TC);
   constexpr int kGroupM = 2048 / BN;  // a band's A rows about match the B rows of its columns
   static_assert(!StoreByTma || BN % OutputBoxes<TC>::kColumns == 0, "the TMA store moves whole boxes");
+#if ARGUS_CUDA_DEVICE_CODE
   extern __shared__ uint8_t sharedRaw[];
+#else
+  uint8_t *const sharedRaw = reinterpret_cast<uint8_t *>(cuda::dynamicShared());
+#endif
   const auto shared = GemmShared<BM, BN, Stages, kConsumers * kConsumerOutputBytes>::setUp(sharedRaw, &mapA, &mapB);
   const int tilesM = (epilogue.m + BM - 1) / BM, tilesN = (epilogue.n + BN - 1) / BN;
   const int slices = (k + kSliceK - 1) / kSliceK;
-  const int warpgroup = threadIdx.x / 128;
+  const int warpgroup = threadX() / 128;
   RingCursor cursor;
 
   if (warpgroup == 0) {
     if constexpr (kConsumers > 1)
       releaseRegisters<40>();
-    if (threadIdx.x == 0)
-      for (int t = blockIdx.x; t < tilesM * tilesN; t += gridDim.x) {
+    if (threadX() == 0)
+      for (int t = blockAt(0); t < tilesM * tilesN; t += gridAt(0)) {
         const TilePosition tile = rasterizeTile(t, tilesM, tilesN, kGroupM);
         shared.produce(cursor, &mapA, &mapB, tile.m * BM, tile.n * BN, 0, slices);
       }
@@ -260,11 +315,11 @@ __global__ void __launch_bounds__(GemmSharedLayout<BM, BN, Stages>::kThreads, 1)
   }
   if constexpr (kConsumers > 1)
     claimRegisters<232>();
-  const int consumer = warpgroup - 1, warp = (threadIdx.x / 32) % 4, lane = threadIdx.x % 32;
+  const int consumer = warpgroup - 1, warp = (threadX() / 32) % 4, lane = threadX() % 32;
   uint8_t *output = shared.output + consumer * kConsumerOutputBytes;
   const bool pairOk = vectorStores<TC, 2>(epilogue);
   float acc[BN / 2];
-  for (int t = blockIdx.x; t < tilesM * tilesN; t += gridDim.x) {
+  for (int t = blockAt(0); t < tilesM * tilesN; t += gridAt(0)) {
     const TilePosition tile = rasterizeTile(t, tilesM, tilesN, kGroupM);
     shared.consume(acc, cursor, consumer, slices);
     const int row = fragmentRow(warp, lane), firstRow = tile.m * BM + consumer * 64;
@@ -281,29 +336,32 @@ __global__ void __launch_bounds__(GemmSharedLayout<BM, BN, Stages>::kThreads, 1)
     }
   }
   if constexpr (StoreByTma)
-    if (threadIdx.x % 128 == 0)
+    if (threadX() % 128 == 0)
       bulkWait<0>();
 }
 template <int BM, int BN, int Stages, typename TC>
-__global__ void __launch_bounds__(GemmSharedLayout<BM, BN, Stages>::kThreads, 1)
-    gemmTnSplitK(const __grid_constant__ CUtensorMap mapA, const __grid_constant__ CUtensorMap mapB,
-                 const GemmEpilogue epilogue, int k) {
+ARGUS_CUDA_FN void gemmTnSplitKBody(const CUtensorMap &mapA, const CUtensorMap &mapB, const GemmEpilogue &epilogue,
+                                    int k) {
   using Layout = GemmSharedLayout<BM, BN, Stages>;
   constexpr int kConsumers = Layout::kConsumers;
+#if ARGUS_CUDA_DEVICE_CODE
   extern __shared__ uint8_t sharedRaw[];
+#else
+  uint8_t *const sharedRaw = reinterpret_cast<uint8_t *>(cuda::dynamicShared());
+#endif
   const auto shared = GemmShared<BM, BN, Stages>::setUp(sharedRaw, &mapA, &mapB);
-  const int warpgroup = threadIdx.x / 128;
-  const int split = gridDim.z;
+  const int warpgroup = threadX() / 128;
+  const int split = gridAt(2);
   const uint32_t rank = clusterRank();
-  const int m0 = blockIdx.x * BM, n0 = blockIdx.y * BN;
+  const int m0 = blockAt(0) * BM, n0 = blockAt(1) * BN;
   const Range sliceRange = splitRange((k + kSliceK - 1) / kSliceK, int(rank), split);
   RingCursor cursor;
 
   if (warpgroup == 0) {
-    if (threadIdx.x == 0)
+    if (threadX() == 0)
       shared.produce(cursor, &mapA, &mapB, m0, n0, sliceRange.begin, sliceRange.end - sliceRange.begin);
   } else {
-    const int consumer = warpgroup - 1, warp = (threadIdx.x / 32) % 4, lane = threadIdx.x % 32;
+    const int consumer = warpgroup - 1, warp = (threadX() / 32) % 4, lane = threadX() % 32;
     float acc[BN / 2];
     shared.consume(acc, cursor, consumer, sliceRange.end - sliceRange.begin);
     // Every consumer has finished reading the operand buffers before they become the staging tile.
@@ -312,8 +370,9 @@ __global__ void __launch_bounds__(GemmSharedLayout<BM, BN, Stages>::kThreads, 1)
 #pragma unroll
     for (int j = 0; j < BN / 8; ++j) {
       float *upper = &shared.staging[row * Layout::kStagingPitch + fragmentColumn(j, lane)];
-      *reinterpret_cast<float2 *>(upper) = make_float2(acc[4 * j], acc[4 * j + 1]);
-      *reinterpret_cast<float2 *>(upper + 8 * Layout::kStagingPitch) = make_float2(acc[4 * j + 2], acc[4 * j + 3]);
+      const float top[2] = {acc[4 * j], acc[4 * j + 1]}, bottom[2] = {acc[4 * j + 2], acc[4 * j + 3]};
+      storeVector(upper, top);
+      storeVector(upper + 8 * Layout::kStagingPitch, bottom);
     }
   }
 
@@ -322,13 +381,14 @@ __global__ void __launch_bounds__(GemmSharedLayout<BM, BN, Stages>::kThreads, 1)
   if (warpgroup > 0) {
     const Range rows = splitRange(BM, int(rank), split);
     const bool vectorOk = vectorStores<TC, 4>(epilogue);
-    for (int g = threadIdx.x - 128; g < (rows.end - rows.begin) * (BN / 4); g += kConsumers * 128) {
+    for (int g = threadX() - 128; g < (rows.end - rows.begin) * (BN / 4); g += kConsumers * 128) {
       const int r = rows.begin + g / (BN / 4), col = (g % (BN / 4)) * 4;
       const float *element = &shared.staging[r * Layout::kStagingPitch + col];
       float sum[4] = {0.f, 0.f, 0.f, 0.f};
       for (int source = 0; source < split; ++source) {
-        const float4 part = loadCluster(clusterAddress(element, source));
-        sum[0] += part.x, sum[1] += part.y, sum[2] += part.z, sum[3] += part.w;
+        float part[4];
+        loadClusterFloats(element, uint32_t(source), part);
+        sum[0] += part[0], sum[1] += part[1], sum[2] += part[2], sum[3] += part[3];
       }
       storeEpilogue<TC, 4>(epilogue, m0 + r, n0 + col, sum, vectorOk);
     }
@@ -336,5 +396,22 @@ __global__ void __launch_bounds__(GemmSharedLayout<BM, BN, Stages>::kThreads, 1)
 
   clusterSync();  // no CTA leaves while another still reads its staging tile
 }
+
+#if ARGUS_CUDA_DEVICE_CODE
+// The kernels: their tensor maps are __grid_constant__ parameters, whose addresses TMA takes.
+template <int BM, int BN, int Stages, typename TC, bool StoreByTma>
+__global__ void __launch_bounds__(GemmSharedLayout<BM, BN, Stages>::kThreads, 1)
+    gemmTnPersistent(const __grid_constant__ CUtensorMap mapA, const __grid_constant__ CUtensorMap mapB,
+                     const __grid_constant__ CUtensorMap mapC, const GemmEpilogue epilogue, int k) {
+  gemmTnPersistentBody<BM, BN, Stages, TC, StoreByTma>(mapA, mapB, mapC, epilogue, k);
+}
+
+template <int BM, int BN, int Stages, typename TC>
+__global__ void __launch_bounds__(GemmSharedLayout<BM, BN, Stages>::kThreads, 1)
+    gemmTnSplitK(const __grid_constant__ CUtensorMap mapA, const __grid_constant__ CUtensorMap mapB,
+                 const GemmEpilogue epilogue, int k) {
+  gemmTnSplitKBody<BM, BN, Stages, TC>(mapA, mapB, epilogue, k);
+}
+#endif
 
 }  // namespace argus::sm90
