@@ -83,6 +83,9 @@ void bulkWait(int pending);
 /// wgmma.mma_async m64nNk16 f32 += bf16 x bf16, both operands K-major in shared memory with
 /// 128-byte swizzle (the descriptors argus_sm90.cuh builds); d is this thread's N / 2 accumulators.
 void wgmmaBf16(float *d, int n, uint64_t descA, uint64_t descB, bool accumulate);
+/// The same with A from registers: a[] holds this thread's bf16 pairs of A in mma.m16n8k16's A
+/// layout within its warp's 16 rows (read at issue, as registers are).
+void wgmmaBf16Rs(float *d, int n, const uint32_t (&a)[4], uint64_t descB, bool accumulate);
 void wgmmaCommit();
 /// Retires all but the newest `pending` committed wgmma groups of this warpgroup.
 void wgmmaWait(int pending);

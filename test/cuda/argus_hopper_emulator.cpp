@@ -106,13 +106,24 @@ float operand(uint64_t desc, int row, int k) {
   return f;
 }
 
+// Element (m, k) of A from the threads' registers: warp m / 16 holds rows 16 (m / 16) .. + 15 as
+// mma.m16n8k16 holds A (lane 4 (m % 8) + (k % 8) / 2, register (m % 16) / 8 + 2 (k / 8), half k % 2).
+float registerOperand(const WgmmaOp &op, int m, int k) {
+  const int thread = 32 * (m / 16) + 4 * (m % 8) + (k % 8) / 2;
+  const uint32_t word = op.a[thread][(m % 16) / 8 + 2 * (k / 8)];
+  const uint32_t bits = (k % 2 ? word >> 16 : word & 0xffffu) << 16;
+  float f;
+  std::memcpy(&f, &bits, 4);
+  return f;
+}
+
 // D (64 x n) = A · Bᵀ (+ D): thread t's accumulator 4j + 2h + e is row 16 (t / 32) + (t % 32) / 4 + 8h,
 // column 8j + 2 (t % 4) + e (PTX ISA, "wgmma .m64nNk16 register fragment layout for accumulator D").
 void execute(const WgmmaOp &op) {
   float a[64][16];
   for (int m = 0; m < 64; ++m)
     for (int k = 0; k < 16; ++k)
-      a[m][k] = operand(op.descA, m, k);
+      a[m][k] = op.registerA ? registerOperand(op, m, k) : operand(op.descA, m, k);
   std::vector<float> b(size_t(op.n) * 16);
   for (int n = 0; n < op.n; ++n)
     for (int k = 0; k < 16; ++k)
@@ -224,22 +235,40 @@ void bulkWait(int pending) {
   }
 }
 
-void wgmmaBf16(float *d, int n, uint64_t descA, uint64_t descB, bool accumulate) {
+namespace {
+
+// Issues one wgmma of the calling warpgroup (.sync.aligned: every thread, the same operands).
+void issue(float *d, int n, uint64_t descA, uint64_t descB, bool accumulate, const uint32_t *a) {
   if (n % 8 != 0 || n < 8 || n > 256)
     abortWith("wgmma m64nNk16 takes N = 8, 16, ..., 256");
   Warpgroup &wg = warpgroup();
-  wg.d[thread() % kWarpgroupSize] = d;
+  const int t = thread() % kWarpgroupSize;
+  wg.d[t] = d;
+  if (a)
+    std::copy(a, a + 4, wg.a[t]);
   wg.barrier.wait();
   if (leadsWarpgroup()) {
-    WgmmaOp op{descA, descB, n, accumulate, {}};
-    std::copy(std::begin(wg.d), std::end(wg.d), op.d);
-    wg.open.push_back(op);
+    wg.open.push_back(WgmmaOp{descA, descB, n, accumulate, a != nullptr, {}, {}});
+    std::copy(std::begin(wg.d), std::end(wg.d), wg.open.back().d);
+    if (a)
+      std::copy(&wg.a[0][0], &wg.a[0][0] + kWarpgroupSize * 4, &wg.open.back().a[0][0]);
   }
   wg.barrier.wait();
   const WgmmaOp &issued = wg.open.back();
-  if (issued.descA != descA || issued.descB != descB || issued.n != n || issued.accumulate != accumulate)
+  if (issued.descA != descA || issued.descB != descB || issued.n != n || issued.accumulate != accumulate ||
+      issued.registerA != (a != nullptr))
     abortWith("the threads of a warpgroup issued different wgmmas (.sync.aligned: they must agree)");
   wg.barrier.wait();  // every thread has checked before the next wgmma is appended
+}
+
+} // namespace
+
+void wgmmaBf16(float *d, int n, uint64_t descA, uint64_t descB, bool accumulate) {
+  issue(d, n, descA, descB, accumulate, nullptr);
+}
+
+void wgmmaBf16Rs(float *d, int n, const uint32_t (&a)[4], uint64_t descB, bool accumulate) {
+  issue(d, n, 0, descB, accumulate, a);
 }
 
 void wgmmaCommit() {

@@ -37,16 +37,18 @@ struct Warp {
 
 // One wgmma of a warpgroup: its operands' descriptors and every thread's accumulators.
 struct WgmmaOp {
-  uint64_t descA, descB;
+  uint64_t descA, descB;  // descA unused when A comes from registers
   int n;
-  bool accumulate;
+  bool accumulate, registerA;
   float *d[kWarpgroupSize];
+  uint32_t a[kWarpgroupSize][4];  // A's bf16 pairs per thread, when registerA
 };
 
 // A warpgroup's wgmmas: issued but not committed, and committed groups not yet waited for.
 struct Warpgroup {
   Barrier barrier{kWarpgroupSize};
   float *d[kWarpgroupSize];
+  uint32_t a[kWarpgroupSize][4];
   std::vector<WgmmaOp> open;
   std::deque<std::vector<WgmmaOp>> groups;
 };

@@ -207,6 +207,12 @@ template <int N> struct WgmmaBf16 {
     cuda::emu::wgmmaBf16(d, N, descA, descB, accumulate != 0);
   }
 };
+// The same with A from registers (mma.m16n8k16's A layout per warp of 16 rows).
+template <int N> struct WgmmaBf16Rs {
+  static void mma(float (&d)[N / 2], const uint32_t (&a)[4], uint64_t descB, uint32_t accumulate) {
+    cuda::emu::wgmmaBf16Rs(d, N, a, descB, accumulate != 0);
+  }
+};
 #endif
 
 // ---- warp specialisation ----
