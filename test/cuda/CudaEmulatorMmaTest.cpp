@@ -26,6 +26,15 @@ int tvOffset(int t, int v, const int (&threadStride)[2], const int *valueStride,
   return offset;
 }
 
+// Fills a matrix with values in [-1, 1), rounded to bf16 when `bf16`.
+template <int R, int C>
+void fill(float (&m)[R][C], std::mt19937 &rng, bool bf16) {
+  std::uniform_real_distribution<float> value(-1.0f, 1.0f);
+  for (auto &row : m)
+    for (float &x : row)
+      x = bf16 ? bf16ToFloat(floatToBf16(value(rng))) : value(rng);
+}
+
 // The same for the warpgroup layouts ((4,8,4),(2,2,R)):((128,1,16),(64,8,512)) of CuTe's GMMA atoms.
 int gmmaOffset(int t, int v) {
   return (t % 4) * 128 + ((t / 4) % 8) + (t / 32) * 16 + (v % 2) * 64 + ((v / 2) % 2) * 8 + (v / 4) * 512;
@@ -33,17 +42,10 @@ int gmmaOffset(int t, int v) {
 
 TEST(CudaEmulatorMma, AgreesWithCuteLayoutsAndAPlainProduct) {
   std::mt19937 rng(5);
-  std::uniform_real_distribution<float> value(-1.0f, 1.0f);
   float a[16][16], b[16][8], c[16][8];  // A is m x k, B is k x n, C is m x n
-  for (auto &row : a)
-    for (float &x : row)
-      x = bf16ToFloat(floatToBf16(value(rng)));
-  for (auto &row : b)
-    for (float &x : row)
-      x = bf16ToFloat(floatToBf16(value(rng)));
-  for (auto &row : c)
-    for (float &x : row)
-      x = value(rng);
+  fill(a, rng, true);
+  fill(b, rng, true);
+  fill(c, rng, false);
 
   const int aThreads[2] = {32, 1}, aValues[3] = {16, 8, 128};
   const int bThreads[2] = {16, 1}, bValues[2] = {8, 64};
@@ -85,17 +87,10 @@ TEST(CudaEmulatorMma, AgreesWithCuteLayoutsAndAPlainProduct) {
 TEST(CudaEmulatorMma, RegisterAWgmmaAgreesWithCuteLayoutsAndAPlainProduct) {
   constexpr int N = 64;
   std::mt19937 rng(6);
-  std::uniform_real_distribution<float> value(-1.0f, 1.0f);
   static float a[64][16], b[N][16], c[64][N], d[64][N];  // A is m x k, B is n x k (K-major), C is m x n
-  for (auto &row : a)
-    for (float &x : row)
-      x = bf16ToFloat(floatToBf16(value(rng)));
-  for (auto &row : b)
-    for (float &x : row)
-      x = bf16ToFloat(floatToBf16(value(rng)));
-  for (auto &row : c)
-    for (float &x : row)
-      x = value(rng);
+  fill(a, rng, true);
+  fill(b, rng, true);
+  fill(c, rng, false);
   emu::Launch launch;
   launch.threads = 128;
   launch.sharedBytes = N * 128;
