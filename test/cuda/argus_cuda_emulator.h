@@ -55,7 +55,8 @@ void mmaBf16(const uint32_t (&a)[4], const uint32_t (&b)[2], float (&c)[4]);
 // lands in shared memory only when a thread waits on its mbarrier (or its
 // issuing thread waits on another, as a producer moving on does), a wgmma
 // reads its operands and writes its accumulators only at the wgmma.wait_group
-// that retires it, a TMA store reads shared memory only at the
+// that retires it (and aborts if its shared-memory operands changed since it
+// was issued), a TMA store reads shared memory only at the
 // cp.async.bulk.wait_group that retires it. A kernel that reads too early
 // sees the poison; one that overwrites too early changes the result.
 //===----------------------------------------------------------------------===//

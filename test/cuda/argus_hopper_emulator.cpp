@@ -92,18 +92,36 @@ void completeIfDue(MBarrier &m) {
   }
 }
 
-// Element (row, k) of a K-major bf16 operand whose descriptor is `desc` (128-byte swizzle only).
-float operand(uint64_t desc, int row, int k) {
+// The bits of element (row, k) of a K-major bf16 operand whose descriptor is `desc` (128-byte swizzle only).
+uint16_t operandBits(uint64_t desc, int row, int k) {
   if (desc >> 62 != 1)
     abortWith("the emulator models wgmma operands in 128-byte swizzle only");
   const uint32_t start = uint32_t(desc & 0x3FFF) << 4, atomStride = uint32_t((desc >> 32) & 0x3FFF) << 4;
   const uint32_t address = start + uint32_t(row / 8) * atomStride + uint32_t(row % 8) * 128 + uint32_t(k) * 2;
   uint16_t bits;
   std::memcpy(&bits, sharedByte(swizzled(address, true)), 2);
-  const uint32_t word = uint32_t(bits) << 16;
+  return bits;
+}
+
+float bf16Value(uint32_t bits) {
+  const uint32_t word = bits << 16;
   float f;
   std::memcpy(&f, &word, 4);
   return f;
+}
+
+float operand(uint64_t desc, int row, int k) { return bf16Value(operandBits(desc, row, k)); }
+
+// Every shared-memory element a wgmma reads: what must not change between its issue and its retirement.
+std::vector<uint16_t> sharedOperands(const WgmmaOp &op) {
+  std::vector<uint16_t> bits;
+  for (int row = 0; row < (op.registerA ? 0 : 64); ++row)
+    for (int k = 0; k < 16; ++k)
+      bits.push_back(operandBits(op.descA, row, k));
+  for (int n = 0; n < op.n; ++n)
+    for (int k = 0; k < 16; ++k)
+      bits.push_back(operandBits(op.descB, n, k));
+  return bits;
 }
 
 // Element (m, k) of A from the threads' registers: warp m / 16 holds rows 16 (m / 16) .. + 15 as
@@ -111,15 +129,15 @@ float operand(uint64_t desc, int row, int k) {
 float registerOperand(const WgmmaOp &op, int m, int k) {
   const int thread = 32 * (m / 16) + 4 * (m % 8) + (k % 8) / 2;
   const uint32_t word = op.a[thread][(m % 16) / 8 + 2 * (k / 8)];
-  const uint32_t bits = (k % 2 ? word >> 16 : word & 0xffffu) << 16;
-  float f;
-  std::memcpy(&f, &bits, 4);
-  return f;
+  return bf16Value(k % 2 ? word >> 16 : word & 0xffffu);
 }
 
 // D (64 x n) = A · Bᵀ (+ D): thread t's accumulator 4j + 2h + e is row 16 (t / 32) + (t % 32) / 4 + 8h,
 // column 8j + 2 (t % 4) + e (PTX ISA, "wgmma .m64nNk16 register fragment layout for accumulator D").
 void execute(const WgmmaOp &op) {
+  if (sharedOperands(op) != op.shared)
+    abortWith("shared memory a wgmma reads changed between its issue and the wait_group that retired it "
+              "(a stage released or rewritten too early)");
   float a[64][16];
   for (int m = 0; m < 64; ++m)
     for (int k = 0; k < 16; ++k)
@@ -252,6 +270,7 @@ void issue(float *d, int n, uint64_t descA, uint64_t descB, bool accumulate, con
     std::copy(std::begin(wg.d), std::end(wg.d), wg.open.back().d);
     if (a)
       std::copy(&wg.a[0][0], &wg.a[0][0] + kWarpgroupSize * 4, &wg.open.back().a[0][0]);
+    wg.open.back().shared = sharedOperands(wg.open.back());
   }
   wg.barrier.wait();
   const WgmmaOp &issued = wg.open.back();

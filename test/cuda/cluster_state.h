@@ -42,6 +42,7 @@ struct WgmmaOp {
   bool accumulate, registerA;
   float *d[kWarpgroupSize];
   uint32_t a[kWarpgroupSize][4];  // A's bf16 pairs per thread, when registerA
+  std::vector<uint16_t> shared;   // its shared-memory operands at issue: unchanged until it retires
 };
 
 // A warpgroup's wgmmas: issued but not committed, and committed groups not yet waited for.

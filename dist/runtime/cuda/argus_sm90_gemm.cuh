@@ -43,28 +43,6 @@ ARGUS_CUDA_FN int smaller(int a, int b) {
 #endif
 }
 
-// threadIdx.x, blockIdx, gridDim with their CUDA types, on either side.
-ARGUS_CUDA_FN unsigned threadX() {
-#if ARGUS_CUDA_DEVICE_CODE
-  return threadIdx.x;
-#else
-  return unsigned(cuda::threadIndex());
-#endif
-}
-ARGUS_CUDA_FN unsigned blockAt(int d) {
-#if ARGUS_CUDA_DEVICE_CODE
-  return d == 0 ? blockIdx.x : d == 1 ? blockIdx.y : blockIdx.z;
-#else
-  return unsigned(cuda::blockIndex(d));
-#endif
-}
-ARGUS_CUDA_FN unsigned gridAt(int d) {
-#if ARGUS_CUDA_DEVICE_CODE
-  return d == 0 ? gridDim.x : d == 1 ? gridDim.y : gridDim.z;
-#else
-  return unsigned(cuda::emu::gridSize(d));
-#endif
-}
 
 constexpr int kSliceK = 64;  // one 128-byte swizzle row of bf16
 

@@ -33,6 +33,7 @@
 #define ARGUS_SM90_PREFILL_KERNEL_H
 
 #include "argus_cuda_kernel_device.h"
+#include "argus_sm90_attention_rows.h"
 #include "gpu/argus_gpu_prefill_params.h"
 
 namespace argus::cuda {
@@ -57,7 +58,6 @@ ARGUS_CUDA_FN void prefillAttention(const PrefillParams &p) {
   constexpr int kHeadSteps = D / 16;           // k-steps of Q·Kᵀ
   constexpr int kValueTiles = DV / 8;          // n-tiles of O
   constexpr int kStrideK = D + 8, kStrideV = kPrefillKeys + 8;  // padded shared rows, in bf16
-  constexpr float kNegInf = -__builtin_inff();
   uint16_t *const sharedK = reinterpret_cast<uint16_t *>(dynamicShared());
   uint16_t *const sharedVt = sharedK + kPrefillKeys * kStrideK;
 
@@ -88,7 +88,8 @@ ARGUS_CUDA_FN void prefillAttention(const PrefillParams &p) {
     ARGUS_CUDA_UNROLL
     for (int e = 0; e < 4; ++e)
       o[j][e] = 0.0f;
-  float m[2] = {kNegInf, kNegInf}, rowSum[2] = {0.0f, 0.0f};
+  SoftmaxRows state;
+  const KeyMask mask{seqQ, seqKv, p.causal != 0};
 
   int keys = seqKv;  // keys any row of this CTA may see
   if (p.causal) {
@@ -135,40 +136,7 @@ ARGUS_CUDA_FN void prefillAttention(const PrefillParams &p) {
 
     // Online softmax, rows g (e = 0, 1) and g + 8 (e = 2, 3).
     float alpha[2];
-    ARGUS_CUDA_UNROLL
-    for (int half = 0; half < 2; ++half) {
-      const int row = rows[half];
-      float high = kNegInf;
-      ARGUS_CUDA_UNROLL
-      for (int j = 0; j < kKeyTiles; ++j)
-        ARGUS_CUDA_UNROLL
-        for (int e = 0; e < 2; ++e) {
-          const int key = kv0 + 8 * j + 2 * t + e;
-          float &score = s[j][2 * half + e];
-          const bool visible = key < seqKv && row < seqQ && (!p.causal || key <= row + shift);
-          score = visible ? score * p.scaleLog2 : kNegInf;
-          high = score > high ? score : high;
-        }
-      ARGUS_CUDA_UNROLL
-      for (int mask = 1; mask <= 2; mask *= 2) {  // the 4 lanes of the row
-        const float other = warpXor(high, mask);
-        high = other > high ? other : high;
-      }
-      const float next = m[half] > high ? m[half] : high;
-      const float base = next == kNegInf ? 0.0f : next;  // no key seen yet: every weight is 0
-      alpha[half] = exp2Fast(m[half] - base);
-      float sum = 0.0f;
-      ARGUS_CUDA_UNROLL
-      for (int j = 0; j < kKeyTiles; ++j)
-        ARGUS_CUDA_UNROLL
-        for (int e = 0; e < 2; ++e) {
-          float &score = s[j][2 * half + e];
-          score = exp2Fast(score - base);
-          sum += score;
-        }
-      rowSum[half] = rowSum[half] * alpha[half] + sum;
-      m[half] = next;
-    }
+    softmaxBlock(s, rows, kv0, t, mask, p.scaleLog2, state, alpha);
     ARGUS_CUDA_UNROLL
     for (int j = 0; j < kValueTiles; ++j) {
       o[j][0] *= alpha[0], o[j][1] *= alpha[0];
@@ -192,21 +160,7 @@ ARGUS_CUDA_FN void prefillAttention(const PrefillParams &p) {
     syncThreads();  // every warp has read the block before the next one overwrites it
   }
 
-  // The row sums, across the 4 lanes of a row; o / sum to bf16 pairs.
-  ARGUS_CUDA_UNROLL
-  for (int half = 0; half < 2; ++half) {
-    float total = rowSum[half];
-    total += warpXor(total, 1);
-    total += warpXor(total, 2);
-    const int row = rows[half];
-    if (row >= seqQ)
-      continue;
-    const float scale = total > 0.0f ? 1.0f / total : 0.0f;
-    uint16_t *out = p.o + (int64_t(firstQ) + row) * p.heads * DV + int64_t(h) * DV + 2 * t;
-    ARGUS_CUDA_UNROLL
-    for (int j = 0; j < kValueTiles; ++j)
-      *reinterpret_cast<uint32_t *>(out + 8 * j) = packBf16(o[j][2 * half] * scale, o[j][2 * half + 1] * scale);
-  }
+  storeRows(o, state, rows, seqQ, p.o + int64_t(firstQ) * p.heads * DV + int64_t(h) * DV, int64_t(p.heads) * DV, t);
 }
 
 } // namespace argus::cuda
