@@ -4,8 +4,9 @@
 // warpgroup's wgmma from shared-memory descriptors, commit and wait), checked against float64 on
 // ragged shapes (TMA's zero fill past the tensor) and several K slices; a TMA store of the result
 // through a swizzled staging box; and the emulator's strictness: a consumer that skips the wait on
-// its stage reads poison, one that releases a stage before the wgmma reading it has retired (so the
-// producer refills it under the wgmma) is stopped, an unbalanced wait deadlocks and is reported.
+// its stage is stopped (the copy lands under its wgmma), so is one that releases a stage before the
+// wgmma reading it has retired (the producer refills it under the wgmma), and an unbalanced wait
+// deadlocks and is reported.
 #include "argus_cuda_emulator.h"
 #include "argus_sm90.cuh"
 #include "argus_sm90_schedule.h"
@@ -145,8 +146,9 @@ TEST(Sm90AsyncEmulated, WarpSpecialisedTileMatchesFloat64) {
   EXPECT_EQ(runTile<16>({9, 16, 40}, Mistake::None, 4), "");
 }
 
-TEST(Sm90AsyncEmulated, ReadingAStageBeforeItsBarrierSeesPoison) {
-  EXPECT_NE(runTile<64>({64, 64, 128}, Mistake::SkipFullWait, 5), "");
+TEST(Sm90AsyncEmulated, ReadingAStageBeforeItsBarrierIsCaught) {
+  // The wgmma takes its operands before the copy lands; the landing changes them under it.
+  EXPECT_DEATH(runTile<64>({64, 64, 128}, Mistake::SkipFullWait, 5), "changed between its issue");
 }
 
 TEST(Sm90AsyncEmulated, ReleasingAStageBeforeItsWgmmaRetiresIsCaught) {

@@ -44,36 +44,39 @@ void checkMmaSync(const PrefillProblem &p, unsigned seed) {
   EXPECT_EQ(argus::gpu::test::compareWithFloat64(p, data), "");
 }
 
+// The wgmma kernel, its threads scheduled in index order or from the last down (`reversed`: the
+// consumers then run before the producer); it must be right under either.
 template <int D, int DV>
-void checkWgmma(const PrefillProblem &p, unsigned seed) {
+void checkWgmma(const PrefillProblem &p, unsigned seed, bool reversed) {
   ASSERT_EQ(p.headDim, D);
   ASSERT_EQ(p.valueDim, DV);
   std::mt19937 rng(seed);
   PrefillData data(p, rng);
   const uint64_t totalQ = uint64_t(data.cuSeqlensQ.back()), totalKv = uint64_t(data.cuSeqlensKv.back());
+  const uint64_t qWidth = uint64_t(p.heads) * D, kWidth = uint64_t(p.kvHeads) * D, vWidth = uint64_t(p.kvHeads) * DV;
   CUtensorMap mapQ, mapK, mapV;  // the packed tensors, 128-byte-wide boxes of 64 rows
-  argus::cuda::emu::encodeTensorMap2d(&mapQ, data.q.data(), 2, uint64_t(p.heads) * D, totalQ, uint64_t(p.heads) * D * 2, 64, 64,
-                         true);
-  argus::cuda::emu::encodeTensorMap2d(&mapK, data.k.data(), 2, uint64_t(p.kvHeads) * D, totalKv, uint64_t(p.kvHeads) * D * 2, 64,
-                         64, true);
-  argus::cuda::emu::encodeTensorMap2d(&mapV, data.v.data(), 2, uint64_t(p.kvHeads) * DV, totalKv, uint64_t(p.kvHeads) * DV * 2,
-                         64, 64, true);
+  emu::encodeTensorMap2d(&mapQ, data.q.data(), 2, qWidth, totalQ, qWidth * 2, 64, 64, true);
+  emu::encodeTensorMap2d(&mapK, data.k.data(), 2, kWidth, totalKv, kWidth * 2, 64, 64, true);
+  emu::encodeTensorMap2d(&mapV, data.v.data(), 2, vWidth, totalKv, vWidth * 2, 64, 64, true);
   const PrefillParams params = paramsOf(p, data);
-  argus::cuda::emu::Launch launch;
-  launch.gridX = (p.maxSeqQ() + argus::sm90::kWgPrefillRows - 1) / argus::sm90::kWgPrefillRows, launch.gridY = p.heads,
-  launch.gridZ = p.batch();
+  emu::Launch launch;
+  launch.gridX = (p.maxSeqQ() + argus::sm90::kWgPrefillRows - 1) / argus::sm90::kWgPrefillRows;
+  launch.gridY = p.heads, launch.gridZ = p.batch();
   launch.threads = argus::sm90::kWgPrefillThreads;
   launch.sharedBytes = argus::sm90::WgPrefillLayout<D, DV>::kBytes;
-  argus::cuda::emu::run(launch, [&] { argus::sm90::prefillWgmma<D, DV>(mapQ, mapK, mapV, params); });
-  EXPECT_EQ(argus::gpu::test::compareWithFloat64(p, data), "");
+  launch.reversed = reversed;
+  emu::run(launch, [&] { argus::sm90::prefillWgmma<D, DV>(mapQ, mapK, mapV, params); });
+  EXPECT_EQ(argus::gpu::test::compareWithFloat64(p, data), "") << (reversed ? "threads in reverse order" : "");
 }
 
 // Both kernels, where the wgmma one takes the head dims.
 template <int D, int DV>
 void check(const PrefillProblem &p, unsigned seed) {
   checkMmaSync<D, DV>(p, seed);
-  if constexpr (D <= 128)
-    checkWgmma<D, DV>(p, seed);
+  if constexpr (D <= 128) {
+    checkWgmma<D, DV>(p, seed, false);
+    checkWgmma<D, DV>(p, seed, true);
+  }
 }
 
 TEST(Sm90PrefillEmulated, CausalVarlenGroupedHeads) {

@@ -98,6 +98,7 @@ struct Launch {
   int clusterZ = 1;       // and along z (rank = x + clusterX z within the cluster); gridZ a multiple
   int clusterCtas() const { return clusterX * clusterZ; }
   int sharedBytes = 0;    // dynamic shared memory per CTA
+  bool reversed = false;  // run the threads from the last down (see argus::emu::runFibers)
 };
 
 /// Runs `kernel` on every thread of every CTA of `launch`.

@@ -137,7 +137,7 @@ float registerOperand(const WgmmaOp &op, int m, int k) {
 void execute(const WgmmaOp &op) {
   if (sharedOperands(op) != op.shared)
     abortWith("shared memory a wgmma reads changed between its issue and the wait_group that retired it "
-              "(a stage released or rewritten too early)");
+              "(a stage released or rewritten too early, or written after a thread issued the wgmma)");
   float a[64][16];
   for (int m = 0; m < 64; ++m)
     for (int k = 0; k < 16; ++k)
@@ -264,13 +264,18 @@ void issue(float *d, int n, uint64_t descA, uint64_t descB, bool accumulate, con
   wg.d[t] = d;
   if (a)
     std::copy(a, a + 4, wg.a[t]);
+  if (wg.arrived++ == 0) {  // the operands must be in place once any thread issues: take them now
+    WgmmaOp probe{descA, descB, n, accumulate, a != nullptr, {}, {}, {}};
+    wg.firstShared = sharedOperands(probe);
+  }
   wg.barrier.wait();
   if (leadsWarpgroup()) {
     wg.open.push_back(WgmmaOp{descA, descB, n, accumulate, a != nullptr, {}, {}});
     std::copy(std::begin(wg.d), std::end(wg.d), wg.open.back().d);
     if (a)
       std::copy(&wg.a[0][0], &wg.a[0][0] + kWarpgroupSize * 4, &wg.open.back().a[0][0]);
-    wg.open.back().shared = sharedOperands(wg.open.back());
+    wg.open.back().shared = std::move(wg.firstShared);
+    wg.arrived = 0;
   }
   wg.barrier.wait();
   const WgmmaOp &issued = wg.open.back();

@@ -42,7 +42,7 @@ struct WgmmaOp {
   bool accumulate, registerA;
   float *d[kWarpgroupSize];
   uint32_t a[kWarpgroupSize][4];  // A's bf16 pairs per thread, when registerA
-  std::vector<uint16_t> shared;   // its shared-memory operands at issue: unchanged until it retires
+  std::vector<uint16_t> shared;   // its shared-memory operands when first issued: unchanged until it retires
 };
 
 // A warpgroup's wgmmas: issued but not committed, and committed groups not yet waited for.
@@ -50,6 +50,8 @@ struct Warpgroup {
   Barrier barrier{kWarpgroupSize};
   float *d[kWarpgroupSize];
   uint32_t a[kWarpgroupSize][4];
+  int arrived = 0;                     // threads of the wgmma being issued so far
+  std::vector<uint16_t> firstShared;   // its shared-memory operands when the first of them issued it
   std::vector<WgmmaOp> open;
   std::deque<std::vector<WgmmaOp>> groups;
 };

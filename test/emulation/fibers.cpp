@@ -88,7 +88,7 @@ void Barrier::wait() {
     yieldFiber();
 }
 
-void runFibers(int count, const std::function<void(int)> &body, const char *who) {
+void runFibers(int count, const std::function<void(int)> &body, const char *who, bool reversed) {
   if (scheduler.fibers)
     abortWith(who, "a kernel launched another kernel");
   Stacks stacks(count, who);
@@ -107,7 +107,8 @@ void runFibers(int count, const std::function<void(int)> &body, const char *who)
   for (bool live = true; live;) {
     live = false;
     const uint64_t before = progress;
-    for (int i = 0; i < count; ++i) {
+    for (int step = 0; step < count; ++step) {
+      const int i = reversed ? count - 1 - step : step;
       if (fibers[std::size_t(i)].done)
         continue;
       scheduler.running = i;

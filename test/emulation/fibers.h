@@ -41,8 +41,10 @@ private:
 
 /// Runs body(i) as fiber i, i = 0 .. count - 1, round robin until all have
 /// returned; a round in which no fiber arrives at a barrier or returns is a
-/// deadlock, reported under `who`. Not reentrant: a body must not call it.
-void runFibers(int count, const std::function<void(int)> &body, const char *who);
+/// deadlock, reported under `who`. Rounds go in index order, or from the last
+/// fiber down when `reversed` (a kernel racing between its threads may pass in
+/// one order and not the other). Not reentrant: a body must not call it.
+void runFibers(int count, const std::function<void(int)> &body, const char *who, bool reversed = false);
 
 } // namespace argus::emu
 
