@@ -12,8 +12,9 @@
 //      pages come from HBM. Reported in GB/s of K and V read (the bytes decode must move) and as a
 //      fraction of the device-to-device copy bandwidth measured in the same run.
 //   3. Prefill timing: Llama-3-8B's heads at head_dim 128 and 64, causal, sequences of 1024-8192
-//      tokens, 16384 tokens per call; the same events and medians; TFLOP/s of the causal half of
-//      Q·Kᵀ and P·V.
+//      tokens, 16384 tokens per call, both kernels (the TMA/wgmma one, selected by passing the row
+//      counts total_q and total_kv, and the mma.sync one); the same events and medians; TFLOP/s of
+//      the causal half of Q·Kᵀ and P·V. Correctness is checked both ways too.
 //
 // Build and run (bench/cuda/run_abi_sm90.sh does all of it on the GPU machine).
 #include "argus_kernels.h"
@@ -83,7 +84,9 @@ int checkDecode(const DecodeProblem &p, cudaStream_t stream, unsigned seed) {
   return finishCheck("decode", p, data, argus_attention_decode(&args, stream), o, stream, {q, k, v, o, table, lengths});
 }
 
-int checkPrefill(const PrefillProblem &p, cudaStream_t stream, unsigned seed) {
+// `wgmma`: pass the packed tensors' row counts, which selects the TMA and wgmma kernel where the head
+// dims fit it; without them the mma.sync kernel runs.
+int checkPrefill(const PrefillProblem &p, cudaStream_t stream, unsigned seed, bool wgmma) {
   std::mt19937 rng(seed);
   PrefillData data(p, rng);
   uint16_t *q = toDevice(data.q), *k = toDevice(data.k), *v = toDevice(data.v), *o = toDevice(data.o);
@@ -98,12 +101,14 @@ int checkPrefill(const PrefillProblem &p, cudaStream_t stream, unsigned seed) {
   a.dtype = ARGUS_DTYPE_BF16;
   a.q = q, a.k = k, a.v = v, a.o = o, a.cu_seqlens_q = cuQ, a.cu_seqlens_kv = cuKv;
   a.causal = p.causal ? 1 : 0, a.scale = p.scale;
-  return finishCheck("prefill", p, data, argus_attention_prefill(&a, stream), o, stream, {q, k, v, o, cuQ, cuKv});
+  if (wgmma)
+    a.total_q = data.cuSeqlensQ.back(), a.total_kv = data.cuSeqlensKv.back();
+  return finishCheck(wgmma ? "prefill (totals given)" : "prefill", p, data, argus_attention_prefill(&a, stream), o, stream, {q, k, v, o, cuQ, cuKv});
 }
 
 // Llama-3-8B's heads (32 query, 8 KV) of head_dim d, causal, `tokens` / `length` sequences of
 // `length` tokens; microseconds per call.
-double timePrefill(int d, int length, int tokens, cudaStream_t stream) {
+double timePrefill(int d, int length, int tokens, bool wgmma, cudaStream_t stream) {
   const int batch = tokens / length, heads = 32, kvHeads = 8;
   std::vector<int32_t> offsets(size_t(batch) + 1);
   for (int b = 0; b <= batch; ++b)
@@ -124,6 +129,8 @@ double timePrefill(int d, int length, int tokens, cudaStream_t stream) {
   a.max_seqlen_q = a.max_seqlen_kv = length;
   a.dtype = ARGUS_DTYPE_BF16;
   a.q = q, a.k = k, a.v = v, a.o = o, a.cu_seqlens_q = cu, a.cu_seqlens_kv = cu, a.causal = 1;
+  if (wgmma)
+    a.total_q = a.total_kv = tokens;
   const double us = check::medianMicroseconds(stream, [&] { succeed(argus_attention_prefill(&a, stream)); });
   for (void *ptr : {(void *)q, (void *)k, (void *)v, (void *)o, (void *)cu})
     cudaFree(ptr);
@@ -195,9 +202,11 @@ int main(int argc, char **argv) {
   unsigned seed = 1;
   for (const DecodeProblem &p : problems)
     failures += checkDecode(p, stream, seed++);
-  for (const PrefillProblem &p : prefills)
-    failures += checkPrefill(p, stream, seed++);
-  const size_t checks = sizeof problems / sizeof problems[0] + sizeof prefills / sizeof prefills[0];
+  for (const PrefillProblem &p : prefills) {
+    failures += checkPrefill(p, stream, seed, false);
+    failures += checkPrefill(p, stream, seed++, true);
+  }
+  const size_t checks = sizeof problems / sizeof problems[0] + 2 * sizeof prefills / sizeof prefills[0];
   std::printf("%d failed of %zu\n", failures, checks);
   if (failures)
     return 1;
@@ -221,20 +230,22 @@ int main(int argc, char **argv) {
                      prop.name, batch, context, t.microseconds, gbps, copyBandwidth / 1e9);
     }
   for (int d : {128, 64})
-    for (int length : {1024, 2048, 4096, 8192}) {
-      const int tokens = 16384;
-      const double us = timePrefill(d, length, tokens, stream);
-      // Causal: half of the length x length scores, Q·Kᵀ and P·V each 2 d flops per score, 32 heads.
-      const double flops = 2.0 * 2.0 * d * 32 * (double(tokens) / length) * 0.5 * double(length) * length;
-      const double tflops = flops / (us * 1e-6) / 1e12;
-      std::printf("llama3-8b heads prefill causal  d %3d  length %5d  %8.1f us  %6.1f TFLOP/s\n", d, length, us,
-                  tflops);
-      if (json)
-        std::fprintf(json,
-                     "{\"device\": \"%s\", \"impl\": \"argus\", \"head_dim\": %d, \"prefill_length\": %d, "
-                     "\"tokens\": %d, \"us\": %.2f, \"tflops\": %.1f}\n",
-                     prop.name, d, length, tokens, us, tflops);
-    }
+    for (int length : {1024, 2048, 4096, 8192})
+      for (bool wgmma : {true, false}) {
+        const int tokens = 16384;
+        const double us = timePrefill(d, length, tokens, wgmma, stream);
+        // Causal: half of the length x length scores, Q·Kᵀ and P·V each 2 d flops per score, 32 heads.
+        const double flops = 2.0 * 2.0 * d * 32 * (double(tokens) / length) * 0.5 * double(length) * length;
+        const double tflops = flops / (us * 1e-6) / 1e12;
+        const char *impl = wgmma ? "argus_wgmma" : "argus_mma_sync";
+        std::printf("llama3-8b heads prefill causal  %-14s d %3d  length %5d  %8.1f us  %6.1f TFLOP/s\n", impl, d,
+                    length, us, tflops);
+        if (json)
+          std::fprintf(json,
+                       "{\"device\": \"%s\", \"impl\": \"%s\", \"head_dim\": %d, \"prefill_length\": %d, "
+                       "\"tokens\": %d, \"us\": %.2f, \"tflops\": %.1f}\n",
+                       prop.name, impl, d, length, tokens, us, tflops);
+      }
   if (json)
     std::fclose(json);
   return 0;

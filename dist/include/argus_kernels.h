@@ -119,6 +119,14 @@ typedef struct {            /* varlen causal/non-causal prefill, GQA; packed [to
   int64_t v_head_dim;                          /* 0 means head_dim; differs in multi-head latent
                                                   attention (DeepSeek: head_dim 192, v_head_dim 128).
                                                   A struct_size ending before it means 0. */
+  int64_t total_q, total_kv;                   /* rows of q and o, and of k and v (at least
+                                                  cu_seqlens_q[batch], cu_seqlens_kv[batch]), or 0
+                                                  when not given. The prefix sums may live on the
+                                                  device; kernels that address the packed tensors
+                                                  through TMA tensor maps (cuda-sm90a) need their
+                                                  sizes from the host, and without them run a
+                                                  kernel that does not. A struct_size ending
+                                                  before them means 0. */
 } argus_attention_prefill_args;
 
 /** Variable-length prefill attention with grouped-query heads

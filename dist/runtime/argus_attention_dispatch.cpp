@@ -65,9 +65,10 @@ argus_status plan(const char *function, const argus_attention_kernel *table, int
   return ARGUS_OK;
 }
 
-/// cu_seqlens must start at 0 or more, never decrease, and give no sequence
-/// longer than `maxLen`.
-argus_status checkCuSeqlens(const char *name, const int32_t *cu, int64_t batch, int64_t maxLen) {
+/// cu_seqlens must start at 0 or more, never decrease, give no sequence
+/// longer than `maxLen`, and (when `total` is given) end within it.
+argus_status checkCuSeqlens(const char *name, const int32_t *cu, int64_t batch, int64_t maxLen, const char *totalName,
+                            int64_t total) {
   if (cu[0] < 0)
     return fail(ARGUS_ERROR_INVALID_ARGUMENT, "argus_attention_prefill: %s[0] is %d (must be >= 0)", name, cu[0]);
   for (int64_t b = 0; b < batch; ++b) {
@@ -78,6 +79,10 @@ argus_status checkCuSeqlens(const char *name, const int32_t *cu, int64_t batch, 
                   "max_seqlen given)",
                   static_cast<long long>(b), static_cast<long long>(len), name, static_cast<long long>(maxLen));
   }
+  if (total > 0 && cu[batch] > total)
+    return fail(ARGUS_ERROR_INVALID_ARGUMENT,
+                "argus_attention_prefill: %s[batch] is %d, past %s (%lld rows)", name, cu[batch], totalName,
+                static_cast<long long>(total));
   return ARGUS_OK;
 }
 
@@ -98,8 +103,10 @@ argus_status planDecode(const argus_attention_decode_args &a, const Config &conf
 }
 
 argus_status runPrefill(const argus_attention_prefill_args &a, const AttentionPlan &plan, int numThreads) {
-  if (auto s = checkCuSeqlens("cu_seqlens_q", a.cu_seqlens_q, a.batch, a.max_seqlen_q)) return s;
-  if (auto s = checkCuSeqlens("cu_seqlens_kv", a.cu_seqlens_kv, a.batch, a.max_seqlen_kv)) return s;
+  if (auto s = checkCuSeqlens("cu_seqlens_q", a.cu_seqlens_q, a.batch, a.max_seqlen_q, "total_q", a.total_q))
+    return s;
+  if (auto s = checkCuSeqlens("cu_seqlens_kv", a.cu_seqlens_kv, a.batch, a.max_seqlen_kv, "total_kv", a.total_kv))
+    return s;
   const int64_t H = a.num_heads, KVH = a.num_kv_heads, D = a.head_dim, DV = a.v_head_dim, G = H / KVH;
   argus_cpu_arg args[ARGUS_PREFILL_KERNEL_ARGS] = {};
   args[4].f = effectiveScale(a.scale, D);

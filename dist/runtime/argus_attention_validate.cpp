@@ -7,18 +7,26 @@
 #include <cmath>
 #include <cstddef>
 #include <cstring>
+#include <type_traits>
 
 namespace argus_rt {
 namespace {
 
+/// Where the structs of older headers ended: before v_head_dim, and (prefill)
+/// before total_q.
+template <class Args> constexpr size_t olderEnd(int version) {
+  if (version == 0) return offsetof(Args, v_head_dim);
+  if constexpr (std::is_same_v<Args, argus_attention_prefill_args>) return offsetof(Args, total_q);
+  return offsetof(Args, v_head_dim);
+}
+
 /// The argument struct as this runtime reads it: a caller's struct that ends
-/// before v_head_dim (an older header) is copied and given v_head_dim 0.
+/// where an older header's did is copied, and the fields it lacks are 0.
 template <class Args> argus_status readArgs(const Checker &check, const Args *args, Args *out) {
   if (!args) return check.fail(ARGUS_ERROR_INVALID_ARGUMENT, "args is NULL");
-  // Exactly the struct of the older header (which ended where v_head_dim
-  // starts), or at least this one: a size in between cuts a field.
-  constexpr size_t kBeforeVHeadDim = offsetof(Args, v_head_dim);
-  if (args->struct_size != kBeforeVHeadDim)
+  // Exactly the struct of an older header, or at least this one: a size in
+  // between cuts a field.
+  if (args->struct_size != olderEnd<Args>(0) && args->struct_size != olderEnd<Args>(1))
     if (auto s = check.structSize(args->struct_size, sizeof(Args))) return s;
   *out = Args();
   std::memcpy(static_cast<void *>(out), args, std::min(args->struct_size, sizeof(Args)));
@@ -81,6 +89,8 @@ argus_status validatePrefill(const argus_attention_prefill_args *args, argus_att
   if (auto s = check.pointer("o", a.o, oElems)) return s;
   if (auto s = check.pointer("cu_seqlens_q", a.cu_seqlens_q, a.batch)) return s;
   if (auto s = check.pointer("cu_seqlens_kv", a.cu_seqlens_kv, a.batch)) return s;
+  if (auto s = check.nonNegative("total_q", a.total_q)) return s;
+  if (auto s = check.nonNegative("total_kv", a.total_kv)) return s;
   return ARGUS_OK;
 }
 

@@ -120,6 +120,12 @@ int main(int argc, char **argv) {
   p = prefill(2, 192, 128);
   expect(argus_attention_prefill(&p, NULL) == ARGUS_ERROR_DEVICE && strstr(argus_last_error(), "argus_attention_prefill"),
          "without a GPU, argus_attention_prefill reports ARGUS_ERROR_DEVICE");
+  p = prefill(2, 128, 128);
+  p.total_q = p.total_kv = 150; /* the TMA kernel's path */
+  expect(argus_attention_prefill(&p, NULL) == ARGUS_ERROR_DEVICE, "with row counts too, no GPU is ARGUS_ERROR_DEVICE");
+  p.total_kv = -1;
+  expect(argus_attention_prefill(&p, NULL) == ARGUS_ERROR_INVALID_ARGUMENT && strstr(argus_last_error(), "total_kv"),
+         "a negative row count is invalid, and named");
 
   argus_attention_decode_args d = decode(0, 32, 8);
   expect(argus_attention_decode(&d, NULL) == ARGUS_OK, "an empty decode batch needs no device");

@@ -169,6 +169,31 @@ TEST_F(AttentionPrefill, StructWithoutValueDimIsAccepted) {
   }
 }
 
+// A caller built against a header without total_q / total_kv passes a struct
+// ending before them; one that passes them has cu_seqlens checked against them.
+TEST_F(AttentionPrefill, TotalsAreOptionalAndBoundTheSequences) {
+  std::vector<uint16_t> buf(6 * 4 * 64, 0x3f80);
+  int32_t cu[] = {0, 2, 6};
+  argus_attention_prefill_args a = {sizeof a};
+  a.batch = 2, a.num_heads = 4, a.num_kv_heads = 2, a.head_dim = 64, a.max_seqlen_q = 4, a.max_seqlen_kv = 4;
+  a.dtype = ARGUS_DTYPE_BF16, a.q = a.k = a.v = buf.data(), a.o = buf.data();
+  a.cu_seqlens_q = cu, a.cu_seqlens_kv = cu;
+  a.struct_size = offsetof(argus_attention_prefill_args, total_q);
+  a.total_q = a.total_kv = 1;  // beyond struct_size: never read
+  EXPECT_EQ(prefill(&a, nullptr), ARGUS_OK) << lastError();
+  a.struct_size = sizeof a;
+  a.total_q = a.total_kv = 6;
+  EXPECT_EQ(prefill(&a, nullptr), ARGUS_OK) << lastError();
+  a.total_kv = 5;  // the second sequence's keys end at row 6
+  EXPECT_EQ(prefill(&a, nullptr), ARGUS_ERROR_INVALID_ARGUMENT);
+  EXPECT_NE(std::string(lastError()).find("past total_kv (5 rows)"), std::string::npos) << lastError();
+  a.total_kv = -1;
+  EXPECT_EQ(prefill(&a, nullptr), ARGUS_ERROR_INVALID_ARGUMENT);
+  a.struct_size = offsetof(argus_attention_prefill_args, total_q) + 4;  // ends inside total_q
+  a.total_kv = 6;
+  EXPECT_EQ(prefill(&a, nullptr), ARGUS_ERROR_INVALID_ARGUMENT);
+}
+
 // The prefill configurations of the library's own catalog (from its
 // manifest), under ARGUS_STRICT=1 so only catalog kernels may run: run on
 // the DeepSeek-V2-Lite library (queries and keys 192 wide, values 128).
