@@ -128,7 +128,7 @@ void run(const Launch &launch, const std::function<void()> &kernel) {
       for (int x = 0; x < launch.gridX; x += launch.clusterX) {
         Cluster running(launch, x, y, z);
         state::current = &running;
-        argus::emu::runFibers(launch.threads * launch.clusterCtas(), [&](int) { kernel(); }, kWho, launch.reversed);
+        argus::emu::runFibers(launch.threads * launch.clusterCtas(), [&](int) { kernel(); }, kWho, launch.schedule);
         for (const Cta &c : running.ctas)
           for (const BulkGroups &b : c.bulk)
             if (!b.open.empty() || !b.committed.empty())

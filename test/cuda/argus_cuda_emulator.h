@@ -98,7 +98,7 @@ struct Launch {
   int clusterZ = 1;       // and along z (rank = x + clusterX z within the cluster); gridZ a multiple
   int clusterCtas() const { return clusterX * clusterZ; }
   int sharedBytes = 0;    // dynamic shared memory per CTA
-  bool reversed = false;  // run the threads from the last down (see argus::emu::runFibers)
+  unsigned schedule = 0;  // the threads' order in each round (argus::emu::Schedule: 0 index, 1 reversed, else a seed)
 };
 
 /// Runs `kernel` on every thread of every CTA of `launch`.

@@ -5,7 +5,9 @@
 #include <ucontext.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdint>
+#include <random>
 #include <cstdio>
 #include <cstdlib>
 #include <vector>
@@ -88,7 +90,7 @@ void Barrier::wait() {
     yieldFiber();
 }
 
-void runFibers(int count, const std::function<void(int)> &body, const char *who, bool reversed) {
+void runFibers(int count, const std::function<void(int)> &body, const char *who, Schedule schedule) {
   if (scheduler.fibers)
     abortWith(who, "a kernel launched another kernel");
   Stacks stacks(count, who);
@@ -104,22 +106,40 @@ void runFibers(int count, const std::function<void(int)> &body, const char *who,
   scheduler.fibers = &fibers;
   scheduler.body = &body;
   scheduler.who = who;
-  for (bool live = true; live;) {
-    live = false;
+  std::vector<int> order(static_cast<std::size_t>(count));
+  for (int i = 0; i < count; ++i)
+    order[std::size_t(i)] = schedule == 1 ? count - 1 - i : i;
+  std::mt19937 shuffler(schedule);
+  // Shuffled schedules also pick one warp of 32 fibers to run slowly, only every kSlowRounds-th
+  // round (warps are scheduled independently on the hardware: a race that needs one warp to lag
+  // behind the others shows). A round without progress is followed by one that visits every fiber;
+  // only such a full round without progress is a deadlock.
+  constexpr int kSlowRounds = 64;
+  const int slowWarp = schedule > 1 ? int(shuffler() % unsigned((count + 31) / 32)) : -1;
+  bool full = true;
+  for (int round = 0, live = 1; live; ++round) {
+    live = 0;
     const uint64_t before = progress;
-    for (int step = 0; step < count; ++step) {
-      const int i = reversed ? count - 1 - step : step;
+    if (schedule > 1)
+      std::shuffle(order.begin(), order.end(), shuffler);
+    const bool everyone = full || round % kSlowRounds == 0;
+    for (const int i : order) {
       if (fibers[std::size_t(i)].done)
         continue;
+      if (!everyone && i / 32 == slowWarp) {
+        live = 1;
+        continue;
+      }
       scheduler.running = i;
       if (swapcontext(&scheduler.main, &fibers[std::size_t(i)].context) != 0)
         abortWith(who, "swapcontext failed");
       live = live || !fibers[std::size_t(i)].done;
     }
-    if (live && progress == before) {
+    if (live && progress == before && everyone) {
       scheduler.fibers = nullptr;
       abortWith(who, "every thread waits at a barrier the others never reach");
     }
+    full = progress == before;
   }
   scheduler.fibers = nullptr;
 }

@@ -39,12 +39,17 @@ private:
   unsigned generation = 0;
 };
 
-/// Runs body(i) as fiber i, i = 0 .. count - 1, round robin until all have
+/// The order in which a round visits the fibers: 0, index order; 1, from the
+/// last down; any other value, a fresh shuffle each round from that seed, with
+/// one warp of 32 fibers, chosen by the seed, running only every 64th round (a
+/// warp delayed). A kernel racing between its threads may pass in one order and
+/// not another.
+using Schedule = unsigned;
+
+/// Runs body(i) as fiber i, i = 0 .. count - 1, round by round until all have
 /// returned; a round in which no fiber arrives at a barrier or returns is a
-/// deadlock, reported under `who`. Rounds go in index order, or from the last
-/// fiber down when `reversed` (a kernel racing between its threads may pass in
-/// one order and not the other). Not reentrant: a body must not call it.
-void runFibers(int count, const std::function<void(int)> &body, const char *who, bool reversed = false);
+/// deadlock, reported under `who`. Not reentrant: a body must not call it.
+void runFibers(int count, const std::function<void(int)> &body, const char *who, Schedule schedule = 0);
 
 } // namespace argus::emu
 
