@@ -6,7 +6,8 @@
 // through a swizzled staging box; and the emulator's strictness: a consumer that skips the wait on
 // its stage is stopped (the copy lands under its wgmma), so is one that releases a stage before the
 // wgmma reading it has retired (the producer refills it under the wgmma), and an unbalanced wait
-// deadlocks and is reported.
+// deadlocks and is reported. Named barriers hand turns over (bar.arrive), an arrival left pending at
+// exit is reported, and so are A registers written under the wgmma that reads them.
 #include "argus_cuda_emulator.h"
 #include "argus_sm90.cuh"
 #include "argus_sm90_schedule.h"
@@ -172,6 +173,65 @@ TEST(Sm90AsyncEmulated, AWaitNoArrivalCompletesIsReportedAsADeadlock) {
         });
       },
       "every thread waits");
+}
+
+// Ping-pong turns: warp 1 may run its step only after warp 0 handed the turn over with bar.arrive, and
+// warp 0 does not wait for it.
+TEST(Sm90AsyncEmulated, NamedBarrierArriveHandsATurnOver) {
+  std::vector<int> order;
+  emu::Launch launch;
+  launch.threads = 64;
+  launch.schedule = 1;  // warp 1's threads run first: without the barrier, it would go first
+  emu::run(launch, [&] {
+    const int warp = emu::threadIndex() / 32, lane = emu::threadIndex() % 32;
+    if (warp == 1)
+      namedBarrierArrive(1, 64);  // warp 0 takes the first turn
+    for (int turn = 0; turn < 3; ++turn) {
+      namedBarrier(1 + warp, 64);
+      if (lane == 0)
+        order.push_back(2 * turn + warp);
+      if (warp == 0 || turn < 2)
+        namedBarrierArrive(2 - warp, 64);
+    }
+  });
+  EXPECT_EQ(order, (std::vector<int>{0, 1, 2, 3, 4, 5}));
+}
+
+TEST(Sm90AsyncEmulated, AnArrivalNobodySynchronisesOnIsReported) {
+  EXPECT_DEATH(
+      {
+        emu::Launch launch;
+        launch.threads = 64;
+        emu::run(launch, [] {
+          if (emu::threadIndex() < 32)
+            namedBarrierArrive(3, 64);
+        });
+      },
+      "no thread synchronised on");
+}
+
+// A wgmma reads A from registers when it executes: writing them before its wait_group is a race.
+TEST(Sm90AsyncEmulated, OverwritingRegisterOperandsInFlightIsCaught) {
+  EXPECT_DEATH(
+      {
+        emu::Launch launch;
+        launch.threads = 128;
+        launch.sharedBytes = 64 * 128;
+        emu::run(launch, [] {
+          auto *b = reinterpret_cast<uint8_t *>(emu::dynamicShared());
+          for (int e = emu::threadIndex(); e < 64 * 64; e += 128)
+            reinterpret_cast<uint16_t *>(b)[e] = 0x3f80;  // 1.0
+          emu::syncThreads();
+          uint32_t a[4] = {0x3f803f80u, 0x3f803f80u, 0x3f803f80u, 0x3f803f80u};
+          float d[32] = {};
+          wgmmaFence();
+          WgmmaBf16Rs<64>::mma(d, a, swizzled128Descriptor(b, 0), 0);
+          wgmmaCommit();
+          a[0] = 0;  // the next block's P written too early
+          wgmmaWait<0>();
+        });
+      },
+      "registers a wgmma reads as A");
 }
 
 // A 64 x 64 bf16 tile written through a 128-byte swizzled staging box and stored by TMA, clipped.

@@ -133,6 +133,10 @@ void run(const Launch &launch, const std::function<void()> &kernel) {
           for (const BulkGroups &b : c.bulk)
             if (!b.open.empty() || !b.committed.empty())
               abortWith("a thread ended with TMA stores it never waited for");
+        for (const Cta &c : running.ctas)
+          for (const auto &[id, barrier] : c.named)
+            if (!barrier->idle())
+              abortWith("a CTA ended with arrivals on a named barrier that no thread synchronised on");
         state::current = nullptr;
       }
 }

@@ -68,6 +68,8 @@ void barrierArrive(uint64_t *barrier);
 void barrierArriveExpectBytes(uint64_t *barrier, uint32_t bytes);
 void barrierWait(uint64_t *barrier, uint32_t parity);
 void namedBarrier(uint32_t id, uint32_t threads);
+/// bar.arrive: counts towards the named barrier's next completion without waiting for it.
+void namedBarrierArrive(uint32_t id, uint32_t threads);
 
 /// A tensor map as the emulator encodes it (the driver's is opaque; both are 128 bytes).
 using TensorMap = argus::cuda::EmulatedTensorMap;

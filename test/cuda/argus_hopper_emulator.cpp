@@ -138,6 +138,9 @@ void execute(const WgmmaOp &op) {
   if (sharedOperands(op) != op.shared)
     abortWith("shared memory a wgmma reads changed between its issue and the wait_group that retired it "
               "(a stage released or rewritten too early, or written after a thread issued the wgmma)");
+  for (int t = 0; op.registerA && t < kWarpgroupSize; ++t)
+    if (!std::equal(op.a[t], op.a[t] + 4, op.aSource[t]))
+      abortWith("registers a wgmma reads as A were written before the wait_group that retired it");
   float a[64][16];
   for (int m = 0; m < 64; ++m)
     for (int k = 0; k < 16; ++k)
@@ -205,14 +208,24 @@ void barrierWait(uint64_t *barrier, uint32_t parity) {
   }
 }
 
-void namedBarrier(uint32_t id, uint32_t threads) {
+namespace {
+
+Barrier &named(uint32_t id, uint32_t threads) {
   if (id == 0 || id > 15 || threads % kWarpSize != 0)
-    abortWith("bar.sync takes ids 1-15 (0 is __syncthreads) and a multiple of 32 threads");
+    abortWith("bar.sync / bar.arrive take ids 1-15 (0 is __syncthreads) and a multiple of 32 threads");
   std::unique_ptr<Barrier> &b = cta().named[id];
   if (!b)
     b = std::make_unique<Barrier>(int(threads));
-  b->wait();
+  if (b->expected() != int(threads))
+    abortWith("one named barrier used with different thread counts");
+  return *b;
 }
+
+} // namespace
+
+void namedBarrier(uint32_t id, uint32_t threads) { named(id, threads).wait(); }
+
+void namedBarrierArrive(uint32_t id, uint32_t threads) { named(id, threads).arrive(); }
 
 void encodeTensorMap2d(TensorMap *map, const void *base, int elementBytes, uint64_t inner, uint64_t outer,
                        uint64_t pitchBytes, uint32_t boxInner, uint32_t boxOuter, bool swizzle128) {
@@ -262,6 +275,7 @@ void issue(float *d, int n, uint64_t descA, uint64_t descB, bool accumulate, con
   Warpgroup &wg = warpgroup();
   const int t = thread() % kWarpgroupSize;
   wg.d[t] = d;
+  wg.aSource[t] = a;
   if (a)
     std::copy(a, a + 4, wg.a[t]);
   if (wg.arrived++ == 0) {  // the operands must be in place once any thread issues: take them now
@@ -272,6 +286,7 @@ void issue(float *d, int n, uint64_t descA, uint64_t descB, bool accumulate, con
   if (leadsWarpgroup()) {
     wg.open.push_back(WgmmaOp{descA, descB, n, accumulate, a != nullptr, {}, {}});
     std::copy(std::begin(wg.d), std::end(wg.d), wg.open.back().d);
+    std::copy(std::begin(wg.aSource), std::end(wg.aSource), wg.open.back().aSource);
     if (a)
       std::copy(&wg.a[0][0], &wg.a[0][0] + kWarpgroupSize * 4, &wg.open.back().a[0][0]);
     wg.open.back().shared = std::move(wg.firstShared);

@@ -41,7 +41,8 @@ struct WgmmaOp {
   int n;
   bool accumulate, registerA;
   float *d[kWarpgroupSize];
-  uint32_t a[kWarpgroupSize][4];  // A's bf16 pairs per thread, when registerA
+  uint32_t a[kWarpgroupSize][4];  // A's bf16 pairs per thread when issued, when registerA
+  const uint32_t *aSource[kWarpgroupSize];  // the registers they came from: unchanged until it retires
   std::vector<uint16_t> shared;   // its shared-memory operands when first issued: unchanged until it retires
 };
 
@@ -50,6 +51,7 @@ struct Warpgroup {
   Barrier barrier{kWarpgroupSize};
   float *d[kWarpgroupSize];
   uint32_t a[kWarpgroupSize][4];
+  const uint32_t *aSource[kWarpgroupSize];
   int arrived = 0;                     // threads of the wgmma being issued so far
   std::vector<uint16_t> firstShared;   // its shared-memory operands when the first of them issued it
   std::vector<WgmmaOp> open;

@@ -90,6 +90,14 @@ void Barrier::wait() {
     yieldFiber();
 }
 
+void Barrier::arrive() {
+  ++progress;
+  if (++arrived == count) {
+    arrived = 0;
+    ++generation;
+  }
+}
+
 void runFibers(int count, const std::function<void(int)> &body, const char *who, Schedule schedule) {
   if (scheduler.fibers)
     abortWith(who, "a kernel launched another kernel");

@@ -32,6 +32,11 @@ class Barrier {
 public:
   explicit Barrier(int count) : count(count) {}
   void wait();
+  /// Counts towards this generation without waiting for it (PTX bar.arrive).
+  void arrive();
+  int expected() const { return count; }
+  /// No arrival is waiting for the rest of its generation.
+  bool idle() const { return arrived == 0; }
 
 private:
   const int count;

@@ -261,6 +261,15 @@ ARGUS_CUDA_FN void namedBarrier(uint32_t id, uint32_t threads) {
 #endif
 }
 
+// Counts this warp towards barrier `id`'s next completion among `threads` threads without waiting.
+ARGUS_CUDA_FN void namedBarrierArrive(uint32_t id, uint32_t threads) {
+#if ARGUS_CUDA_DEVICE_CODE
+  asm volatile("bar.arrive %0, %1;" ::"r"(id), "r"(threads) : "memory");
+#else
+  cuda::emu::namedBarrierArrive(id, threads);
+#endif
+}
+
 // ---- clusters: distributed shared memory ----
 
 ARGUS_CUDA_FN uint32_t clusterRank() { return uint32_t(cuda::clusterRank()); }

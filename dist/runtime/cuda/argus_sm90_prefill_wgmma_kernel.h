@@ -15,14 +15,16 @@
 //                O = O · α + P · V wgmma m64n{DV}k16 with P in registers: S's
 //                                  accumulators are, two n-tiles at a time, P's
 //                                  A fragments (no trip through shared memory)
-//              then release the stage.
+//              then release the stage. Two overlaps (FA3's): step j issues
+//              block j's Q · Kᵀ and block j - 1's P · V together and runs block
+//              j's softmax while that P · V is in flight; and the consumers take
+//              turns issuing (named barriers 1 and 2, ping-pong), so one's
+//              softmax runs under the other's matrix products.
 //
 // Causal blocks past the diagonal of the CTA's last row are not loaded.
 // Varlen: the tensor maps span the packed tensors; rows a block reads past its
 // sequence belong to the next one (or are TMA's zeros past the tensor) and are
-// masked. What this version leaves to tuning on a GPU: the ping-pong of the two
-// consumers (named barriers so one's softmax overlaps the other's GEMMs), the
-// overlap of a block's softmax with the next block's Q·Kᵀ, the producer loading
+// masked. What this version leaves to tuning on a GPU: the producer loading
 // ahead of its transposition, and register reallocation (setmaxnreg).
 //
 // Written against argus_sm90.cuh and argus_cuda_kernel_device.h, so the
@@ -47,6 +49,7 @@ inline constexpr int kWgPrefillRows = 128;  // query rows per CTA: two consumer 
 inline constexpr int kWgPrefillKeys = 64;   // keys per block: one 128-byte row of Vt
 inline constexpr int kWgPrefillStages = 2;
 inline constexpr int kWgPrefillThreads = 3 * 128;
+inline constexpr uint32_t kTurnBarrier = 1;  // named barriers 1 and 2: consumer 0's and 1's turn
 
 /// Where everything lives in the CTA's shared memory (from a 1024-byte aligned base).
 template <int D, int DV>
@@ -151,58 +154,108 @@ ARGUS_CUDA_FN void prefillWgmma(const CUtensorMap &mapQ, const CUtensorMap &mapK
   float(&oFlat)[DV / 2] = reinterpret_cast<float(&)[DV / 2]>(o);
   SoftmaxRows state;
   const KeyMask mask{seqQ, seqKv, p.causal != 0};
-  barrierWait(qFull, 0);
-  for (int j = 0; j < blocks; ++j) {
-    const int stage = cursor.stage;
-    const uint8_t *const k = base + Layout::kK + stage * (D / 64) * Layout::kBox;
-    const uint8_t *const vt = base + Layout::kVt + stage * DV * 128;
-    barrierWait(&full[stage], cursor.fullParity());
+  uint32_t pFragments[kWgPrefillKeys / 16][4];  // the previous block's P: A of its P · V, in flight
+  RingCursor previous;                          // the previous block's stage
 
-    // S = Q · Kᵀ: k-step kk is columns 16 kk .. + 15, in box kk / 4 at byte 32 (kk % 4).
-    float s[kWgPrefillKeys / 8][4];
-    float(&sFlat)[kWgPrefillKeys / 2] = reinterpret_cast<float(&)[kWgPrefillKeys / 2]>(s);
-    fenceRegisters(sFlat);
+  // Ping-pong: a consumer issues its matrix products on its turn (named barrier kTurnBarrier + consumer,
+  // both consumers' threads) and then hands the turn over; consumer 0 goes first. Each takes blocks + 1
+  // turns, and consumer 1 hands over none after its last, so no arrival is left pending.
+  const int turns = blocks > 0 ? blocks + 1 : 0;
+  auto takeTurn = [&] {
+    namedBarrier(kTurnBarrier + consumer, 2 * 128);
+    fenceRegisters(oFlat);
     wgmmaFence();
+  };
+  auto passTurn = [&](int turn) {
+    if (consumer == 0 || turn + 1 < turns)
+      namedBarrierArrive(kTurnBarrier + 1 - consumer, 2 * 128);
+  };
+  // S = Q · Kᵀ of the block in `cursor`'s stage: k-step kk is columns 16 kk .. + 15, box kk / 4, byte 32 (kk % 4).
+  auto issueScores = [&](float(&sFlat)[kWgPrefillKeys / 2]) {
+    const uint8_t *const k = base + Layout::kK + cursor.stage * (D / 64) * Layout::kBox;
+    fenceRegisters(sFlat);
     ARGUS_CUDA_UNROLL
     for (int kk = 0; kk < D / 16; ++kk)
       WgmmaBf16<kWgPrefillKeys>::mma(sFlat, swizzled128Descriptor(q + (kk / 4) * Layout::kBox, 32 * (kk % 4)),
                                      swizzled128Descriptor(k + (kk / 4) * Layout::kBox, 32 * (kk % 4)), kk > 0);
     wgmmaCommit();
-    wgmmaWait<0>();
-    fenceRegisters(sFlat);
-
-    // Online softmax of rows g and g + 8, then the previous output rescaled.
-    float alpha[2];
-    softmaxBlock(s, rows, j * kWgPrefillKeys, t, mask, p.scaleLog2, state, alpha);
+  };
+  // O += P · V of the block in `previous`'s stage: k-step ks is keys 16 ks .. + 15, Vt at byte 32 ks.
+  auto issueValues = [&] {
+    const uint8_t *const vt = base + Layout::kVt + previous.stage * DV * 128;
+    ARGUS_CUDA_UNROLL
+    for (int ks = 0; ks < kWgPrefillKeys / 16; ++ks)
+      WgmmaBf16Rs<DV>::mma(oFlat, pFragments[ks], swizzled128Descriptor(vt, 32 * ks), 1);
+    wgmmaCommit();
+  };
+  auto releaseValues = [&] {
+    fenceRegisters(oFlat);
+    if (lane == 0)
+      barrierArrive(&empty[previous.stage]);
+  };
+  // Once the last P · V retired: O rescaled, this block's P written, the ring moved on.
+  auto finishScores = [&](float(&s)[kWgPrefillKeys / 8][4], const float(&alpha)[2]) {
     ARGUS_CUDA_UNROLL
     for (int n = 0; n < DV / 8; ++n)
       ARGUS_CUDA_UNROLL
       for (int e = 0; e < 4; ++e)
         o[n][e] *= alpha[e / 2];
-
-    // O += P · V: k-step ks is keys 16 ks .. + 15, S's n-tiles 2 ks and 2 ks + 1, Vt at byte 32 ks.
-    // P's fragments are all written before the fence: a wgmma may not wait on registers it reads.
-    uint32_t pFragments[kWgPrefillKeys / 16][4];
     ARGUS_CUDA_UNROLL
-    for (int ks = 0; ks < kWgPrefillKeys / 16; ++ks) {
+    for (int ks = 0; ks < kWgPrefillKeys / 16; ++ks) {  // P's k-step ks: S's n-tiles 2 ks and 2 ks + 1
       const float *lo = s[2 * ks], *hi = s[2 * ks + 1];
       pFragments[ks][0] = cuda::packBf16(lo[0], lo[1]);
       pFragments[ks][1] = cuda::packBf16(lo[2], lo[3]);
       pFragments[ks][2] = cuda::packBf16(hi[0], hi[1]);
       pFragments[ks][3] = cuda::packBf16(hi[2], hi[3]);
     }
-    barrierWait(&vtReady[stage], cursor.fullParity());
-    fenceRegisters(oFlat);
-    wgmmaFence();
-    ARGUS_CUDA_UNROLL
-    for (int ks = 0; ks < kWgPrefillKeys / 16; ++ks)
-      WgmmaBf16Rs<DV>::mma(oFlat, pFragments[ks], swizzled128Descriptor(vt, 32 * ks), 1);
-    wgmmaCommit();
-    wgmmaWait<0>();
-    fenceRegisters(oFlat);
-    if (lane == 0)
-      barrierArrive(&empty[stage]);
+    previous = cursor;
     cursor.advance(kWgPrefillStages);
+  };
+
+  if (consumer == 1 && turns > 0)
+    namedBarrierArrive(kTurnBarrier, 2 * 128);
+  barrierWait(qFull, 0);
+  // Turn j < blocks issues block j's Q · Kᵀ and block j - 1's P · V, then runs block j's softmax while that
+  // P · V is in flight; turn `blocks` issues the last P · V. Every wait precedes the turn's wgmma.fence
+  // and no wgmma sits on a branch inside the loop (ptxas would serialise them), so the first and last
+  // turns are peeled.
+  if (blocks > 0) {
+    float s[kWgPrefillKeys / 8][4];
+    float(&sFlat)[kWgPrefillKeys / 2] = reinterpret_cast<float(&)[kWgPrefillKeys / 2]>(s);
+    float alpha[2];
+    barrierWait(&full[cursor.stage], cursor.fullParity());
+    takeTurn();
+    issueScores(sFlat);
+    passTurn(0);
+    wgmmaWait<0>();
+    fenceRegisters(sFlat);
+    softmaxBlock(s, rows, 0, t, mask, p.scaleLog2, state, alpha);
+    finishScores(s, alpha);
+  }
+  for (int turn = 1; turn < blocks; ++turn) {
+    float s[kWgPrefillKeys / 8][4];
+    float(&sFlat)[kWgPrefillKeys / 2] = reinterpret_cast<float(&)[kWgPrefillKeys / 2]>(s);
+    float alpha[2];
+    barrierWait(&vtReady[previous.stage], previous.fullParity());
+    barrierWait(&full[cursor.stage], cursor.fullParity());
+    takeTurn();
+    issueScores(sFlat);
+    issueValues();
+    passTurn(turn);
+    wgmmaWait<1>();
+    fenceRegisters(sFlat);
+    softmaxBlock(s, rows, turn * kWgPrefillKeys, t, mask, p.scaleLog2, state, alpha);
+    wgmmaWait<0>();
+    releaseValues();
+    finishScores(s, alpha);
+  }
+  if (turns > 0) {
+    barrierWait(&vtReady[previous.stage], previous.fullParity());
+    takeTurn();
+    issueValues();
+    passTurn(blocks);
+    wgmmaWait<0>();
+    releaseValues();
   }
 
   cuda::storeRows(o, state, rows, seqQ, p.o + int64_t(firstQ) * p.heads * DV + int64_t(h) * DV,
