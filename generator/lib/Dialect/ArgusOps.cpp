@@ -495,9 +495,20 @@ LogicalResult AssertTagOp::verifyRegions() {
   if (getOperands().empty())
     return emitOpError() << "expected at least one operand";
   Block &body = getBody().front();
-  if (body.getNumArguments() != getOperands().size())
-    return emitOpError() << "expected " << getOperands().size() << " tag arguments, got "
-                         << body.getNumArguments();
+  const size_t tagged = getOperands().size() - (getMask() ? 1 : 0);
+  if (body.getNumArguments() != tagged)
+    return emitOpError() << "expected " << tagged << " tag arguments, got " << body.getNumArguments();
+  if (getMask()) {
+    auto a = dyn_cast<TileType>(getOperands()[0].getType());
+    auto b = getOperands().size() == 3 ? dyn_cast<TileType>(getOperands()[1].getType()) : TileType();
+    auto m = dyn_cast<TileType>(getOperands().back().getType());
+    if (!a || !b || !m || a.getShape().size() != 2 || b.getShape().size() != 2 || m.getShape().size() != 2 ||
+        !m.getElementType().isInteger(1))
+      return emitOpError() << "a mask assertion takes tiles a (M x K), b (N x K) and an i1 mask (M x N)";
+    if (a.getShape()[1] != b.getShape()[1] || m.getShape()[0] != a.getShape()[0] ||
+        m.getShape()[1] != b.getShape()[0])
+      return emitOpError() << "mask assertion shapes do not pair: " << a << ", " << b << ", " << m;
+  }
   for (BlockArgument arg : body.getArguments())
     if (!isa<TagType>(arg.getType()))
       return emitOpError() << "region arguments must be !argus.tag, got " << arg.getType();

@@ -46,16 +46,20 @@ void Lowerer::lowerTag(CallArgs &args) {
   builder.setInsertionPointToEnd(body);
   SmallVector<Value> values;
   for (const dsl::Expr *f : fields)
-    values.push_back(evalTagExpr(*f, params, noTags));
+    values.push_back(evalTagExpr(*f, params, noTags, /*runtimeScalars=*/false));
   YieldOp::create(builder, loc(lambda.loc), values);
 }
 
 void Lowerer::lowerAssertTag(CallArgs &args) {
   std::optional<std::string> message;
+  std::optional<Value> mask;
   for (auto &[k, v] : args.keywords) {
-    if (k != "message" || v.kind != Sem::String)
-      fail(args.keywordLocs[k], "assert_tag() takes only message=\"...\" as a keyword");
-    message = v.s;
+    if (k == "message" && v.kind == Sem::String)
+      message = v.s;
+    else if (k == "mask" && v.kind == Sem::Tile)
+      mask = v.value;
+    else
+      fail(args.keywordLocs[k], "assert_tag() takes message=\"...\" and mask=TILE as keywords");
   }
   if (args.positional.size() < 2 || args.positional.back().kind != Sem::Lambda)
     fail(args.loc, "assert_tag() takes tiles then a lambda: assert_tag(a, b, lambda ta, tb: ta.k == tb.k)");
@@ -70,8 +74,20 @@ void Lowerer::lowerAssertTag(CallArgs &args) {
   if (lambda.params.size() != operands.size())
     fail(lambda.loc, "the assertion lambda takes one tag per operand (" + std::to_string(operands.size()) + "), got " +
                          std::to_string(lambda.params.size()));
+  if (mask) {  // assert_tag(a, b, lambda ta, tb: ..., mask=m): m keeps exactly the pairs the relation allows
+    auto m = cast<TileType>(mask->getType());
+    auto shapeOf = [](Value v) { return cast<TileType>(v.getType()).getShape(); };
+    if (operands.size() != 2 || !isa<TileType>(operands[0].getType()) || !isa<TileType>(operands[1].getType()) ||
+        shapeOf(operands[0]).size() != 2 || shapeOf(operands[1]).size() != 2 ||
+        !m.getElementType().isInteger(1) || m.getShape().size() != 2 ||
+        shapeOf(operands[0])[1] != shapeOf(operands[1])[1] || m.getShape()[0] != shapeOf(operands[0])[0] ||
+        m.getShape()[1] != shapeOf(operands[1])[0])
+      fail(args.loc, "assert_tag(a, b, lambda ta, tb: ..., mask=m) takes tiles a (M x K), b (N x K) and a "
+                     "comparison tile m (M x N)");
+    operands.push_back(*mask);
+  }
   auto op = AssertTagOp::create(builder, loc(args.loc), operands,
-                                message ? builder.getStringAttr(*message) : StringAttr());
+                                message ? builder.getStringAttr(*message) : StringAttr(), mask.has_value());
   Block *body = new Block();
   op.getBody().push_back(body);
   std::map<std::string, Value> noParams, tags;
@@ -79,7 +95,7 @@ void Lowerer::lowerAssertTag(CallArgs &args) {
     tags[p] = body->addArgument(TagType::get(&ctx), loc(lambda.loc));
   OpBuilder::InsertionGuard guard(builder);
   builder.setInsertionPointToEnd(body);
-  Value cond = evalTagExpr(*lambda.body, noParams, tags);
+  Value cond = evalTagExpr(*lambda.body, noParams, tags, /*runtimeScalars=*/true);
   if (!cond.getType().isInteger(1))
     fail(lambda.body->loc, "the assertion must be a condition (e.g. ta.k == tb.k)");
   YieldOp::create(builder, loc(lambda.loc), ValueRange{cond});
@@ -88,7 +104,7 @@ void Lowerer::lowerAssertTag(CallArgs &args) {
 /// Expressions inside tag lambdas: index arithmetic over coordinates, tag
 /// fields (t.name or t[i]), compile-time constants, comparisons, and/or.
 Value Lowerer::evalTagExpr(const dsl::Expr &expr, std::map<std::string, Value> &params,
-                           std::map<std::string, Value> &tagParams) {
+                           std::map<std::string, Value> &tagParams, bool runtimeScalars) {
   Location at = loc(expr.loc);
   auto field = [&](const dsl::Expr &base, const std::string &f) -> Value {
     auto *n = base.as<dsl::NameExpr>();
@@ -102,8 +118,16 @@ Value Lowerer::evalTagExpr(const dsl::Expr &expr, std::map<std::string, Value> &
     if (params.count(n->name)) return params[n->name];
     Sem v = lookup(n->name, expr.loc);
     if (v.kind == Sem::Int) return indexConst(v.i, expr.loc);
-    fail(expr.loc, "tag expressions may use the lambda's coordinates and integer constants; '" + n->name +
-                       "' is " + describe(v));
+    // An assertion may read the kernel's integer values (sizes, scalar arguments, loop indices).
+    if (runtimeScalars && v.kind == Sem::Scalar && v.value.getType().isIndex()) return v.value;
+    if (runtimeScalars && v.kind == Sem::Scalar && v.value.getType().isSignlessInteger() &&
+        v.value.getType().getIntOrFloatBitWidth() > 1)
+      return arith::IndexCastOp::create(builder, at, builder.getIndexType(), v.value);
+    fail(expr.loc, std::string(runtimeScalars ? "tag assertions may use tag fields, integer constants and the "
+                                                "kernel's integer values; '"
+                                              : "tag functions may use the lambda's coordinates and integer "
+                                                "constants; '") +
+                       n->name + "' is " + describe(v));
   }
   case dsl::ExprKind::Int:
     return indexConst(expr.as<dsl::IntExpr>()->value, expr.loc);
@@ -119,7 +143,7 @@ Value Lowerer::evalTagExpr(const dsl::Expr &expr, std::map<std::string, Value> &
   }
   case dsl::ExprKind::Binary: {
     auto *b = expr.as<dsl::BinaryExpr>();
-    Value l = evalTagExpr(*b->lhs, params, tagParams), r = evalTagExpr(*b->rhs, params, tagParams);
+    Value l = evalTagExpr(*b->lhs, params, tagParams, runtimeScalars), r = evalTagExpr(*b->rhs, params, tagParams, runtimeScalars);
     switch (b->op) {
     case dsl::BinaryOp::Add: return arith::AddIOp::create(builder, at, l, r);
     case dsl::BinaryOp::Sub: return arith::SubIOp::create(builder, at, l, r);
@@ -135,9 +159,9 @@ Value Lowerer::evalTagExpr(const dsl::Expr &expr, std::map<std::string, Value> &
     static const arith::CmpIPredicate ip[] = {arith::CmpIPredicate::slt, arith::CmpIPredicate::sle,
                                               arith::CmpIPredicate::sgt, arith::CmpIPredicate::sge,
                                               arith::CmpIPredicate::eq, arith::CmpIPredicate::ne};
-    Value left = evalTagExpr(*c->first, params, tagParams), result;
+    Value left = evalTagExpr(*c->first, params, tagParams, runtimeScalars), result;
     for (size_t i = 0; i < c->ops.size(); ++i) {
-      Value right = evalTagExpr(*c->comparators[i], params, tagParams);
+      Value right = evalTagExpr(*c->comparators[i], params, tagParams, runtimeScalars);
       Value cmp = arith::CmpIOp::create(builder, at, ip[int(c->ops[i])], left, right);
       result = result ? Value(arith::AndIOp::create(builder, at, result, cmp)) : cmp;
       left = right;
@@ -146,9 +170,9 @@ Value Lowerer::evalTagExpr(const dsl::Expr &expr, std::map<std::string, Value> &
   }
   case dsl::ExprKind::BoolOp: {
     auto *b = expr.as<dsl::BoolOpExpr>();
-    Value acc = evalTagExpr(*b->values[0], params, tagParams);
+    Value acc = evalTagExpr(*b->values[0], params, tagParams, runtimeScalars);
     for (size_t i = 1; i < b->values.size(); ++i) {
-      Value next = evalTagExpr(*b->values[i], params, tagParams);
+      Value next = evalTagExpr(*b->values[i], params, tagParams, runtimeScalars);
       acc = b->op == dsl::BoolOpKind::And ? Value(arith::AndIOp::create(builder, at, acc, next))
                                           : Value(arith::OrIOp::create(builder, at, acc, next));
     }

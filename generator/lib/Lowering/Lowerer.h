@@ -144,7 +144,7 @@ public:
   void lowerTag(CallArgs &args);
   void lowerAssertTag(CallArgs &args);
   mlir::Value evalTagExpr(const dsl::Expr &expr, std::map<std::string, mlir::Value> &params,
-                          std::map<std::string, mlir::Value> &tagParams);
+                          std::map<std::string, mlir::Value> &tagParams, bool runtimeScalars);
 
   // --- helpers
   mlir::Location loc(dsl::SourceLoc l) {

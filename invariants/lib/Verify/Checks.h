@@ -59,9 +59,10 @@ private:
 
   /// A renaming of all instance variables (or only the thread's).
   Renaming secondInstance(bool onlyThread = false);
-  /// Asks for a violation; the model when one exists (preferring small sizes).
+  /// Asks for a violation; the model when one exists (preferring small sizes). `bitBlast` picks a
+  /// bit-blasting strategy (for equivalences of index arithmetic).
   std::optional<z3::model> violation(const std::vector<z3::expr> &constraints, bool quantified,
-                                     mlir::Operation *op, CheckKind kind);
+                                     mlir::Operation *op, CheckKind kind, bool bitBlast = false);
   std::vector<z3::expr> base(const Renaming *second);
   /// A finding of `kind` with the model's sizes.
   Finding finding(CheckKind kind, const z3::model &model);

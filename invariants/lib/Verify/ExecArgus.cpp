@@ -119,9 +119,12 @@ static void bindTagFunction(Executor &ex, TagOp op) {
   ex.problem(op, "tag target must be a tensor or a buffer");
 }
 
-std::pair<z3::expr, z3::expr> evaluateAssertion(Executor &ex, AssertTagOp op,
+std::pair<z3::expr, z3::expr> evaluateAssertion(Executor &ex, const AssertEvent &event,
                                                 const std::vector<TagExpr> &tags) {
   SymContext &ctx = ex.ctx;
+  auto op = cast<AssertTagOp>(event.at.op);
+  for (const auto &[value, symbolic] : event.captured)
+    ex.set(value, symbolic);
   Block &body = op.getBody().front();
   llvm::DenseMap<Value, size_t> tagArg;
   for (BlockArgument arg : body.getArguments())
@@ -332,7 +335,9 @@ bool execArgus(Executor &ex, Operation *op) {
       })
       .Case<CastOp>([&](CastOp cst) {
         std::vector<int64_t> shape = shapeOf(cst.getType());
-        ex.set(cst.getResult(), tileValue(shape, operandTile(ex, cst.getOperand(), shape.size())));
+        SymValue out = tileValue(shape, operandTile(ex, cst.getOperand(), shape.size()));
+        out.elements = elementValues(ex, op);
+        ex.set(cst.getResult(), out);
       })
       .Case<TransposeOp>([&](TransposeOp t) {
         std::vector<int64_t> shape = shapeOf(t.getType());
@@ -360,9 +365,12 @@ bool execArgus(Executor &ex, Operation *op) {
         TileTag a = operandTile(ex, s.getTrueValue(), shape.size());
         TileTag b = operandTile(ex, s.getFalseValue(), shape.size());
         std::vector<z3::expr> coords = ex.freshCoords(shape.size());
-        // The condition is data: either side may be chosen for any element.
-        z3::expr choice = ctx.choice("select", 0, ex.position(coords));
-        ex.set(s.getResult(), tileValue(shape, TileTag{coords, iteTag(choice, a.at(coords), b.at(coords))}));
+        // A data condition may choose either side for any element; a mask's is known.
+        std::optional<z3::expr> known = selectCondition(ex, s, coords);
+        z3::expr choice = known ? *known : ctx.choice("select", 0, ex.position(coords));
+        SymValue out = tileValue(shape, TileTag{coords, iteTag(choice, a.at(coords), b.at(coords))});
+        out.elements = elementValues(ex, op);
+        ex.set(s.getResult(), out);
       })
       .Case<TagOp>([&](TagOp t) { bindTagFunction(ex, t); })
       .Case<AssertTagOp>([&](AssertTagOp a) {
@@ -376,8 +384,21 @@ bool execArgus(Executor &ex, Operation *op) {
             return;
           }
           event.operands.push_back(*s.tile);
-          event.shape = s.shape;
+          event.shapes.push_back(s.shape);
         }
+        if (a.getMask()) {  // the last operand is the mask: its values, not its tags
+          event.operands.pop_back();
+          event.mask = ex.get(a.getOperands().back()).elements;
+          if (!event.mask)
+            ex.problem(op, "a mask assertion needs a mask computed from iotas, sizes and scalars (this one "
+                           "depends on data, or on a value carried round a loop)");
+        }
+        // The kernel's values the region reads, as they are here (a loop's body may be run again later).
+        a.getBody().walk([&](Operation *inner) {
+          for (Value v : inner->getOperands())
+            if (!a->isAncestor(v.getParentBlock()->getParentOp()))
+              event.captured.emplace_back(v, ex.get(v));
+        });
         exec.asserts.push_back(std::move(event));
       })
       .Case<ResetTagsOp>([&](ResetTagsOp r) {
@@ -389,7 +410,9 @@ bool execArgus(Executor &ex, Operation *op) {
         // Computation: full, iota, mma, binary, unary, cmp, reduce.
         for (Value r : op->getResults()) {
           std::vector<int64_t> shape = shapeOf(r.getType());
-          ex.set(r, tileValue(shape, ex.freshTile(shape, ctx.untagged())));
+          SymValue out = tileValue(shape, ex.freshTile(shape, ctx.untagged()));
+          out.elements = elementValues(ex, op);
+          ex.set(r, out);
         }
       });
   return true;

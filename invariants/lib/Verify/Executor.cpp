@@ -213,6 +213,9 @@ static SymValue mergeValues(Executor &ex, const z3::expr &c, const SymValue &a, 
   case SymValue::Kind::Tile: {
     std::vector<z3::expr> coords = ex.freshCoords(a.shape.size());
     out.tile = TileTag{coords, iteTag(c, a.tile->at(coords), b.tile->at(coords))};
+    out.elements.reset();
+    if (a.elements && b.elements)
+      out.elements = TileTerm{coords, z3::ite(c, a.elements->at(coords), b.elements->at(coords))};
     return out;
   }
   case SymValue::Kind::Buffer:

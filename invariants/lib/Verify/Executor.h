@@ -75,7 +75,9 @@ struct BufferReadEvent {
 struct AssertEvent {
   EventContext at;
   std::vector<TileTag> operands;
-  std::vector<int64_t> shape;
+  std::vector<std::vector<int64_t>> shapes;               // every operand's, the mask's last
+  std::optional<TileTerm> mask;                           // a mask assertion's mask
+  std::vector<std::pair<mlir::Value, SymValue>> captured; // kernel values the region reads, at the assertion
 };
 
 /// An index add / sub / mul whose exact value must fit the 32-bit model.
@@ -162,9 +164,14 @@ private:
 /// Op semantics, one family per function; false when `op` is not theirs.
 bool execArith(Executor &ex, mlir::Operation *op);
 bool execArgus(Executor &ex, mlir::Operation *op);
+/// The element values of an integer or i1 tile `op` computes, when they are
+/// a function of coordinates, sizes and scalars (ExecElements.cpp).
+std::optional<TileTerm> elementValues(Executor &ex, mlir::Operation *op);
+/// A select's condition at `at`, when its elements are known.
+std::optional<z3::expr> selectCondition(Executor &ex, SelectOp op, const std::vector<z3::expr> &at);
 /// Evaluates an assert_tag region on one element's tags: the predicate and
 /// whether a field it names is missing from an operand's tag.
-std::pair<z3::expr, z3::expr> evaluateAssertion(Executor &ex, AssertTagOp op,
+std::pair<z3::expr, z3::expr> evaluateAssertion(Executor &ex, const AssertEvent &event,
                                                 const std::vector<TagExpr> &tags);
 
 } // namespace argus::verify::detail

@@ -54,6 +54,8 @@ SymValue substValue(Executor &ex, const SymValue &v, const z3::expr_vector &from
     out.term = z3::expr(*out.term).substitute(from, to);
   if (out.tile)
     out.tile->body = out.tile->body.substitute(from, to);
+  if (out.elements)
+    out.elements->body = z3::expr(out.elements->body).substitute(from, to);
   return out;
 }
 
@@ -73,6 +75,7 @@ std::vector<z3::expr> placeholderVars(const SymValue &h) {
 
 SymValue placeholderFor(Executor &ex, const SymValue &init) {
   SymValue h = init;
+  h.elements.reset();  // carried tiles are tracked by their tags only
   switch (init.kind) {
   case SymValue::Kind::Int:
     h.term = ex.ctx.fresh("carried", init.term->get_sort().bv_size(), VarRole::Choice, true);
@@ -189,13 +192,14 @@ std::optional<z3::expr> closedScalar(Executor &ex, const LoopFrame &fr, const z3
 SymValue closedTile(Executor &ex, const LoopFrame &fr, const SymValue &init, const SymValue &h,
                     const SymValue &y, const std::vector<z3::expr> &allPlaceholders) {
   SymValue out = init;
+  out.elements.reset();
   std::vector<z3::expr> coords = ex.freshCoords(init.shape.size());
   TagExpr yAt = y.tile->at(coords), hAt = h.tile->at(coords);
   bool identity = z3::eq(yAt.state, hAt.state) && z3::eq(yAt.origin, hAt.origin);
   for (size_t f = 0; identity && f < yAt.fields.size(); ++f)
     identity = z3::eq(yAt.fields[f], hAt.fields[f]);
   if (identity)
-    return init;
+    return out;
   std::vector<z3::expr> parts{yAt.state, yAt.origin};
   parts.insert(parts.end(), yAt.fields.begin(), yAt.fields.end());
   bool dependent = false;
@@ -389,6 +393,7 @@ std::vector<SymValue> Executor::runFor(scf::ForOp op) {
     SymValue last = substValue(*this, yC[i], from, to);
     const SymValue &init = inits[i];
     SymValue v = init;
+    v.elements.reset();
     if (init.term) {
       v.term = z3::ite(none, *init.term, *last.term);
     } else if (init.tile) {

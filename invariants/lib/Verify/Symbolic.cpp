@@ -80,6 +80,15 @@ TagExpr TileTag::at(const std::vector<z3::expr> &where) const {
   return body.substitute(from, to);
 }
 
+z3::expr TileTerm::at(const std::vector<z3::expr> &where) const {
+  z3::expr_vector from(body.ctx()), to(body.ctx());
+  for (size_t i = 0; i < coords.size(); ++i) {
+    from.push_back(coords[i]);
+    to.push_back(where[i]);
+  }
+  return z3::expr(body).substitute(from, to);
+}
+
 z3::expr signExtendTo(const z3::expr &e, unsigned bits) {
   unsigned w = e.get_sort().bv_size();
   if (w == bits)

@@ -97,6 +97,16 @@ struct TileTag {
   TagExpr at(const std::vector<z3::expr> &where) const;
 };
 
+/// The elements of an integer or i1 tile the verifier can name (iotas, sizes
+/// and comparisons of them: attention's masks): a term over the tile's own
+/// coordinate variables (a Bool for i1, else a kIndexBits bit-vector).
+struct TileTerm {
+  std::vector<z3::expr> coords;
+  z3::expr body;
+
+  z3::expr at(const std::vector<z3::expr> &where) const;
+};
+
 /// A tag function (`argus.tag` on a tensor or buffer): what it tags, its
 /// field names and the fields as terms over its parameters. Its index in
 /// Execution::tagFunctions is the `origin` of the tags it gives.
@@ -114,6 +124,7 @@ struct SymValue {
   std::optional<TileTag> tile;
   std::vector<int64_t> shape;   // tiles
   int ref = -1;                 // buffer id / tensor argument index
+  std::optional<TileTerm> elements; // tiles whose element values are known terms
 };
 
 /// An enclosing loop during execution.

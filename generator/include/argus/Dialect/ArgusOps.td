@@ -481,8 +481,14 @@ def Argus_AssertTagOp : Argus_Op<"assert_tag", [SingleBlockImplicitTerminator<"Y
       argus.yield %eq : i1
     }
     ```
+    With `mask`, the operands are `a` (M×K), `b` (N×K) and an i1 tile `m`
+    (M×N), the region takes the tags of `a` and `b`, and it must yield
+    exactly `m[i, j]` at a[i, k], b[j, k] for every i, j, k: the mask keeps
+    the pairs the relation allows and no others (attention's scores: each
+    query row sees exactly the keys it may). The region may read values of
+    the enclosing kernel (sizes, scalar arguments).
   }];
-  let arguments = (ins Variadic<AnyType>:$operands, OptionalAttr<StrAttr>:$message);
+  let arguments = (ins Variadic<AnyType>:$operands, OptionalAttr<StrAttr>:$message, UnitAttr:$mask);
   let regions = (region SizedRegion<1>:$body);
   let assemblyFormat = "$operands attr-dict `:` type($operands) $body";
   let hasRegionVerifier = 1;
