@@ -2,7 +2,7 @@
 // argus_attention_prefill on a stream of the caller's):
 //
 //   1. Correctness first: the problems of test/emulation/decode_problem.h and prefill_problem.h
-//      (fresh random bf16 inputs; decode: every sequence's pages scattered in random order, GQA 1-8,
+//      (fresh random inputs, each problem in bf16 and in f16; decode: every sequence's pages scattered in random order, GQA 1-8,
 //      head dims 64-256 and 192/128, sequences empty, shorter than a chunk and long; prefill: varlen
 //      batches causal and not, empty sequences, more keys than queries and fewer), o poisoned with
 //      NaN and followed by a guard, copied back and compared element by element with float64.
@@ -54,7 +54,7 @@ argus_attention_decode_args argsOf(const DecodeProblem &p, const uint16_t *q, co
   a.struct_size = sizeof a;
   a.batch = p.batch(), a.num_heads = p.heads, a.num_kv_heads = p.kvHeads, a.head_dim = p.headDim;
   a.v_head_dim = p.valueDim, a.page_size = p.pageSize, a.max_pages_per_seq = p.maxPagesPerSeq();
-  a.dtype = ARGUS_DTYPE_BF16;
+  a.dtype = p.f16 ? ARGUS_DTYPE_F16 : ARGUS_DTYPE_BF16;
   a.q = q, a.k_cache = k, a.v_cache = v, a.block_table = table, a.seqlens_kv = lengths, a.o = o;
   a.scale = p.scale;
   return a;
@@ -98,7 +98,7 @@ int checkPrefill(const PrefillProblem &p, cudaStream_t stream, unsigned seed, bo
   a.v_head_dim = p.valueDim, a.max_seqlen_q = p.maxSeqQ();
   for (const auto &s : p.seqlens)
     a.max_seqlen_kv = std::max<int64_t>(a.max_seqlen_kv, s.second);
-  a.dtype = ARGUS_DTYPE_BF16;
+  a.dtype = p.f16 ? ARGUS_DTYPE_F16 : ARGUS_DTYPE_BF16;
   a.q = q, a.k = k, a.v = v, a.o = o, a.cu_seqlens_q = cuQ, a.cu_seqlens_kv = cuKv;
   a.causal = p.causal ? 1 : 0, a.scale = p.scale;
   if (wgmma)
@@ -200,13 +200,20 @@ int main(int argc, char **argv) {
   };
   int failures = 0;
   unsigned seed = 1;
-  for (const DecodeProblem &p : problems)
-    failures += checkDecode(p, stream, seed++);
-  for (const PrefillProblem &p : prefills) {
-    failures += checkPrefill(p, stream, seed, false);
-    failures += checkPrefill(p, stream, seed++, true);
+  size_t checks = 0;
+  for (bool f16 : {false, true}) {  // every problem in bf16, then in f16
+    for (DecodeProblem p : problems) {
+      p.f16 = f16;
+      failures += checkDecode(p, stream, seed++);
+      ++checks;
+    }
+    for (PrefillProblem p : prefills) {
+      p.f16 = f16;
+      failures += checkPrefill(p, stream, seed, false);
+      failures += checkPrefill(p, stream, seed++, true);
+      checks += 2;
+    }
   }
-  const size_t checks = sizeof problems / sizeof problems[0] + 2 * sizeof prefills / sizeof prefills[0];
   std::printf("%d failed of %zu\n", failures, checks);
   if (failures)
     return 1;

@@ -2,7 +2,7 @@
 // source run by the cluster emulator, against the float64 reference (decode_problem.h): GQA groups
 // of 1, 4 and 8, head dims 64, 128, 256 and 192/128 (multi-head latent attention), pages of 1, 16
 // and 64 scattered in random order, sequences empty, shorter than a chunk and long enough that
-// every warp of a cluster walks several chunks, on clusters of 1, 2, 4 and 8 CTAs.
+// every warp of a cluster walks several chunks, on clusters of 1, 2, 4 and 8 CTAs; bf16 and f16.
 #include "argus_cuda_emulator.h"
 #include "argus_sm90_decode_kernel.h"
 #include "decode_problem.h"
@@ -24,6 +24,7 @@ DecodeParams paramsOf(const DecodeProblem &p, DecodeData &d) {
 }
 
 // The launch argus_attention_decode makes: grid (cluster, KV heads, sequences), clusters along x.
+template <class E>
 void emulate(const DecodeParams &params, int batch, int cluster) {
   emu::Launch launch;
   launch.gridX = cluster, launch.gridY = params.kvHeads, launch.gridZ = batch;
@@ -31,14 +32,17 @@ void emulate(const DecodeParams &params, int batch, int cluster) {
   launch.clusterX = cluster;
   launch.sharedBytes =
       decodeSharedLayout(params.heads / params.kvHeads, params.headDim, params.valueDim, kDecodeWarps).bytes();
-  emu::run(launch, [&] { decodeAttention<kDecodeWarps>(params); });
+  emu::run(launch, [&] { decodeAttention<E, kDecodeWarps>(params); });
 }
 
 void check(const DecodeProblem &p, unsigned seed, int cluster) {
   SCOPED_TRACE("cluster of " + std::to_string(cluster) + " CTAs");
   std::mt19937 rng(seed);
   DecodeData data(p, rng);
-  emulate(paramsOf(p, data), p.batch(), cluster);
+  if (p.f16)
+    emulate<F16>(paramsOf(p, data), p.batch(), cluster);
+  else
+    emulate<Bf16>(paramsOf(p, data), p.batch(), cluster);
   EXPECT_EQ(argus::gpu::test::compareWithFloat64(p, data), "");
 }
 
@@ -53,6 +57,12 @@ TEST(Sm90DecodeEmulated, GroupOfEightSmallHeadsPageOfOne) {
 
 TEST(Sm90DecodeEmulated, LatentAttentionWidthsOneHeadPerGroup) {
   check({4, 4, 192, 128, 64, {900, 63}, 0.0f}, 3, 2);  // 2 chunks per warp: the online rescale
+}
+
+TEST(Sm90DecodeEmulated, HalfPrecision) {
+  DecodeProblem p{8, 2, 128, 128, 16, {0, 1, 77, 1100}, 0.0f};
+  p.f16 = true;
+  check(p, 5, 2);
 }
 
 TEST(Sm90DecodeEmulated, WidestHeadsAndValues) {
@@ -77,7 +87,7 @@ TEST(Sm90DecodeEmulated, SeqlensBeyondTheBlockTableAreClamped) {
   expected.seqlens = {p.maxPagesPerSeq() * p.pageSize, 0};  // all the table addresses; nothing
   data.seqlens = {1 << 20, -5};
   for (DecodeData *d : {&expected, &data})
-    emulate(paramsOf(p, *d), p.batch(), 2);
+    emulate<Bf16>(paramsOf(p, *d), p.batch(), 2);
   EXPECT_EQ(data.o, expected.o);
 }
 

@@ -1,6 +1,6 @@
 // The Hopper prefill attention kernels, their own source run by the cluster emulator against the
 // float64 reference (prefill_problem.h): varlen batches with empty sequences, more keys than queries
-// and fewer, causal and not, GQA, lengths off every tile.
+// and fewer, causal and not, GQA, lengths off every tile; bf16 and f16 (f16 to its own, tighter bound).
 //   mma.sync   argus_sm90_prefill_kernel.h (FlashAttention-2's schedule): head dims 64/64, 128/128
 //              and 192/128 (multi-head latent attention);
 //   wgmma      argus_sm90_prefill_wgmma_kernel.h (FlashAttention-3's structure: a producer
@@ -29,7 +29,7 @@ PrefillParams paramsOf(const PrefillProblem &p, PrefillData &data) {
           p.effectiveScale() * float(M_LOG2E)};
 }
 
-template <int D, int DV>
+template <class E, int D, int DV>
 void checkMmaSync(const PrefillProblem &p, unsigned seed) {
   ASSERT_EQ(p.headDim, D);
   ASSERT_EQ(p.valueDim, DV);
@@ -40,13 +40,13 @@ void checkMmaSync(const PrefillProblem &p, unsigned seed) {
   launch.gridX = (p.maxSeqQ() + kPrefillRows - 1) / kPrefillRows, launch.gridY = p.heads, launch.gridZ = p.batch();
   launch.threads = kPrefillWarps * kWarpSize;
   launch.sharedBytes = prefillSharedBytes(D, DV);
-  emu::run(launch, [&] { prefillAttention<D, DV>(params); });
+  emu::run(launch, [&] { prefillAttention<E, D, DV>(params); });
   EXPECT_EQ(argus::gpu::test::compareWithFloat64(p, data), "");
 }
 
 // The wgmma kernel, its threads scheduled in index order, from the last down (the consumers before
 // the producer) or shuffled every round; it must be right under each.
-template <int D, int DV>
+template <class E, int D, int DV>
 void checkWgmma(const PrefillProblem &p, unsigned seed, unsigned schedule) {
   ASSERT_EQ(p.headDim, D);
   ASSERT_EQ(p.valueDim, DV);
@@ -65,18 +65,22 @@ void checkWgmma(const PrefillProblem &p, unsigned seed, unsigned schedule) {
   launch.threads = argus::sm90::kWgPrefillThreads;
   launch.sharedBytes = argus::sm90::WgPrefillLayout<D, DV>::kBytes;
   launch.schedule = schedule;
-  emu::run(launch, [&] { argus::sm90::prefillWgmma<D, DV>(mapQ, mapK, mapV, params); });
+  emu::run(launch, [&] { argus::sm90::prefillWgmma<E, D, DV>(mapQ, mapK, mapV, params); });
   EXPECT_EQ(argus::gpu::test::compareWithFloat64(p, data), "") << "schedule " << schedule;
 }
 
-// Both kernels, where the wgmma one takes the head dims.
+// Both kernels, where the wgmma one takes the head dims, in bf16; and once more in f16 (in index order).
 template <int D, int DV>
-void check(const PrefillProblem &p, unsigned seed) {
-  checkMmaSync<D, DV>(p, seed);
+void check(PrefillProblem p, unsigned seed) {
+  checkMmaSync<Bf16, D, DV>(p, seed);
   if constexpr (D <= 128) {
     for (unsigned schedule : {0u, 1u, 7u})  // 7: the fourth warp, a producer one, lags
-      checkWgmma<D, DV>(p, seed, schedule);
+      checkWgmma<Bf16, D, DV>(p, seed, schedule);
   }
+  p.f16 = true;
+  checkMmaSync<F16, D, DV>(p, seed + 100);
+  if constexpr (D <= 128)
+    checkWgmma<F16, D, DV>(p, seed + 100, 0);
 }
 
 TEST(Sm90PrefillEmulated, CausalVarlenGroupedHeads) {

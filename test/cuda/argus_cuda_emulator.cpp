@@ -1,6 +1,8 @@
 //===- argus_cuda_emulator.cpp - the cluster emulator ----------------------===//
 #include "argus_cuda_emulator.h"
 
+#include "argus_numerics.h"
+
 #include "cluster_state.h"
 
 #include <algorithm>
@@ -81,27 +83,24 @@ float exp2(float x) { return std::exp2(x); }
 
 namespace {
 
-float bf16(uint32_t word, int half) {
-  const uint32_t bits = (half ? word >> 16 : word & 0xffffu) << 16;
-  float f;
-  std::memcpy(&f, &bits, sizeof f);
-  return f;
+// Half `half` of an operand word as bf16 or f16.
+float halfOf(uint32_t word, int half, bool f16) {
+  const auto bits = uint16_t(half ? word >> 16 : word & 0xffffu);
+  return f16 ? argus_num::f16_to_f32(bits) : argus_num::bf16_to_f32(bits);
 }
 
 // Element (row, k) of A and (k, n) of B from the lanes' fragments (argus_cuda_kernel_device.h).
-float elementA(const Warp &w, int row, int k) {
+float elementA(const Warp &w, int row, int k, bool f16) {
   const int lane = 4 * (row % 8) + (k % 8) / 2;
-  return bf16(w.a[lane][(row / 8) + 2 * (k / 8)], k % 2);
+  return halfOf(w.a[lane][(row / 8) + 2 * (k / 8)], k % 2, f16);
 }
 
-float elementB(const Warp &w, int k, int n) {
+float elementB(const Warp &w, int k, int n, bool f16) {
   const int lane = 4 * n + (k % 8) / 2;
-  return bf16(w.b[lane][k / 8], k % 2);
+  return halfOf(w.b[lane][k / 8], k % 2, f16);
 }
 
-} // namespace
-
-void mmaBf16(const uint32_t (&a)[4], const uint32_t (&b)[2], float (&c)[4]) {
+void mma(const uint32_t (&a)[4], const uint32_t (&b)[2], float (&c)[4], bool f16) {
   Warp &warp = cta().warps[std::size_t(threadIndex() / kWarpSize)];
   const int lane = threadIndex() % kWarpSize, g = lane / 4, t = lane % 4;
   std::copy(a, a + 4, warp.a[lane]);
@@ -111,11 +110,17 @@ void mmaBf16(const uint32_t (&a)[4], const uint32_t (&b)[2], float (&c)[4]) {
     const int row = g + 8 * (e / 2), n = 2 * t + e % 2;
     float sum = c[e];
     for (int k = 0; k < 16; ++k)
-      sum += elementA(warp, row, k) * elementB(warp, k, n);
+      sum += elementA(warp, row, k, f16) * elementB(warp, k, n, f16);
     c[e] = sum;
   }
   warp.barrier.wait();  // before any lane overwrites its operands for the next mma
 }
+
+} // namespace
+
+void mmaBf16(const uint32_t (&a)[4], const uint32_t (&b)[2], float (&c)[4]) { mma(a, b, c, false); }
+
+void mmaF16(const uint32_t (&a)[4], const uint32_t (&b)[2], float (&c)[4]) { mma(a, b, c, true); }
 
 void run(const Launch &launch, const std::function<void()> &kernel) {
   if (launch.threads <= 0 || launch.threads % kWarpSize != 0)

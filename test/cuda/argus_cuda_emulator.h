@@ -49,6 +49,8 @@ int atomicAdd(int *p, int v);
 float exp2(float x);
 /// mma.sync m16n8k16 bf16 -> f32, with the fragment layouts argus_cuda_kernel_device.h states.
 void mmaBf16(const uint32_t (&a)[4], const uint32_t (&b)[2], float (&c)[4]);
+/// The same with f16 operands.
+void mmaF16(const uint32_t (&a)[4], const uint32_t (&b)[2], float (&c)[4]);
 
 //===----------------------------------------------------------------------===//
 // Hopper's asynchronous units (argus_sm90.cuh), modelled strictly: a TMA load
@@ -89,6 +91,9 @@ void wgmmaBf16(float *d, int n, uint64_t descA, uint64_t descB, bool accumulate)
 /// The same with A from registers: a[] holds this thread's bf16 pairs of A in mma.m16n8k16's A
 /// layout within its warp's 16 rows (read at issue, as registers are).
 void wgmmaBf16Rs(float *d, int n, const uint32_t (&a)[4], uint64_t descB, bool accumulate);
+/// The same two with f16 operands.
+void wgmmaF16(float *d, int n, uint64_t descA, uint64_t descB, bool accumulate);
+void wgmmaF16Rs(float *d, int n, const uint32_t (&a)[4], uint64_t descB, bool accumulate);
 void wgmmaCommit();
 /// Retires all but the newest `pending` committed wgmma groups of this warpgroup.
 void wgmmaWait(int pending);

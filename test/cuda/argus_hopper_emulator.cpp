@@ -7,6 +7,7 @@
 // the device, for TMA's writes and wgmma's reads alike.
 //
 //===----------------------------------------------------------------------===//
+#include "argus_numerics.h"
 #include "cluster_state.h"
 
 #include <cstring>
@@ -103,14 +104,11 @@ uint16_t operandBits(uint64_t desc, int row, int k) {
   return bits;
 }
 
-float bf16Value(uint32_t bits) {
-  const uint32_t word = bits << 16;
-  float f;
-  std::memcpy(&f, &word, 4);
-  return f;
+float elementValue(uint32_t bits, bool f16) {
+  return f16 ? argus_num::f16_to_f32(uint16_t(bits)) : argus_num::bf16_to_f32(uint16_t(bits));
 }
 
-float operand(uint64_t desc, int row, int k) { return bf16Value(operandBits(desc, row, k)); }
+float operand(uint64_t desc, int row, int k, bool f16) { return elementValue(operandBits(desc, row, k), f16); }
 
 // Every shared-memory element a wgmma reads: what must not change between its issue and its retirement.
 std::vector<uint16_t> sharedOperands(const WgmmaOp &op) {
@@ -129,7 +127,7 @@ std::vector<uint16_t> sharedOperands(const WgmmaOp &op) {
 float registerOperand(const WgmmaOp &op, int m, int k) {
   const int thread = 32 * (m / 16) + 4 * (m % 8) + (k % 8) / 2;
   const uint32_t word = op.a[thread][(m % 16) / 8 + 2 * (k / 8)];
-  return bf16Value(k % 2 ? word >> 16 : word & 0xffffu);
+  return elementValue(k % 2 ? word >> 16 : word & 0xffffu, op.f16);
 }
 
 // D (64 x n) = A · Bᵀ (+ D): thread t's accumulator 4j + 2h + e is row 16 (t / 32) + (t % 32) / 4 + 8h,
@@ -144,11 +142,11 @@ void execute(const WgmmaOp &op) {
   float a[64][16];
   for (int m = 0; m < 64; ++m)
     for (int k = 0; k < 16; ++k)
-      a[m][k] = op.registerA ? registerOperand(op, m, k) : operand(op.descA, m, k);
+      a[m][k] = op.registerA ? registerOperand(op, m, k) : operand(op.descA, m, k, op.f16);
   std::vector<float> b(size_t(op.n) * 16);
   for (int n = 0; n < op.n; ++n)
     for (int k = 0; k < 16; ++k)
-      b[size_t(n) * 16 + size_t(k)] = operand(op.descB, n, k);
+      b[size_t(n) * 16 + size_t(k)] = operand(op.descB, n, k, op.f16);
   for (int t = 0; t < kWarpgroupSize; ++t)
     for (int i = 0; i < op.n / 2; ++i) {
       const int j = i / 4, h = (i / 2) % 2, e = i % 2;
@@ -269,7 +267,7 @@ void bulkWait(int pending) {
 namespace {
 
 // Issues one wgmma of the calling warpgroup (.sync.aligned: every thread, the same operands).
-void issue(float *d, int n, uint64_t descA, uint64_t descB, bool accumulate, const uint32_t *a) {
+void issue(float *d, int n, uint64_t descA, uint64_t descB, bool accumulate, const uint32_t *a, bool f16) {
   if (n % 8 != 0 || n < 8 || n > 256)
     abortWith("wgmma m64nNk16 takes N = 8, 16, ..., 256");
   Warpgroup &wg = warpgroup();
@@ -279,12 +277,12 @@ void issue(float *d, int n, uint64_t descA, uint64_t descB, bool accumulate, con
   if (a)
     std::copy(a, a + 4, wg.a[t]);
   if (wg.arrived++ == 0) {  // the operands must be in place once any thread issues: take them now
-    WgmmaOp probe{descA, descB, n, accumulate, a != nullptr, {}, {}, {}};
+    WgmmaOp probe{descA, descB, n, accumulate, a != nullptr, f16, {}, {}, {}, {}};
     wg.firstShared = sharedOperands(probe);
   }
   wg.barrier.wait();
   if (leadsWarpgroup()) {
-    wg.open.push_back(WgmmaOp{descA, descB, n, accumulate, a != nullptr, {}, {}});
+    wg.open.push_back(WgmmaOp{descA, descB, n, accumulate, a != nullptr, f16, {}, {}, {}, {}});
     std::copy(std::begin(wg.d), std::end(wg.d), wg.open.back().d);
     std::copy(std::begin(wg.aSource), std::end(wg.aSource), wg.open.back().aSource);
     if (a)
@@ -295,7 +293,7 @@ void issue(float *d, int n, uint64_t descA, uint64_t descB, bool accumulate, con
   wg.barrier.wait();
   const WgmmaOp &issued = wg.open.back();
   if (issued.descA != descA || issued.descB != descB || issued.n != n || issued.accumulate != accumulate ||
-      issued.registerA != (a != nullptr))
+      issued.registerA != (a != nullptr) || issued.f16 != f16)
     abortWith("the threads of a warpgroup issued different wgmmas (.sync.aligned: they must agree)");
   wg.barrier.wait();  // every thread has checked before the next wgmma is appended
 }
@@ -303,11 +301,19 @@ void issue(float *d, int n, uint64_t descA, uint64_t descB, bool accumulate, con
 } // namespace
 
 void wgmmaBf16(float *d, int n, uint64_t descA, uint64_t descB, bool accumulate) {
-  issue(d, n, descA, descB, accumulate, nullptr);
+  issue(d, n, descA, descB, accumulate, nullptr, false);
 }
 
 void wgmmaBf16Rs(float *d, int n, const uint32_t (&a)[4], uint64_t descB, bool accumulate) {
-  issue(d, n, 0, descB, accumulate, a);
+  issue(d, n, 0, descB, accumulate, a, false);
+}
+
+void wgmmaF16(float *d, int n, uint64_t descA, uint64_t descB, bool accumulate) {
+  issue(d, n, descA, descB, accumulate, nullptr, true);
+}
+
+void wgmmaF16Rs(float *d, int n, const uint32_t (&a)[4], uint64_t descB, bool accumulate) {
+  issue(d, n, 0, descB, accumulate, a, true);
 }
 
 void wgmmaCommit() {

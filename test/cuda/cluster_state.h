@@ -39,7 +39,7 @@ struct Warp {
 struct WgmmaOp {
   uint64_t descA, descB;  // descA unused when A comes from registers
   int n;
-  bool accumulate, registerA;
+  bool accumulate, registerA, f16;  // f16: both operands f16, else bf16
   float *d[kWarpgroupSize];
   uint32_t a[kWarpgroupSize][4];  // A's bf16 pairs per thread when issued, when registerA
   const uint32_t *aSource[kWarpgroupSize];  // the registers they came from: unchanged until it retires

@@ -15,13 +15,6 @@ namespace argus::gpu::test {
 namespace {
 
 
-std::vector<double> widened(const std::vector<uint16_t> &v) {
-  std::vector<double> out(v.size());
-  for (size_t i = 0; i < v.size(); ++i)
-    out[i] = argus_num::bf16_to_f32(v[i]);
-  return out;
-}
-
 int pagesOf(int seqlen, int pageSize) { return (seqlen + pageSize - 1) / pageSize; }
 
 } // namespace
@@ -38,7 +31,7 @@ float DecodeProblem::effectiveScale() const { return scale != 0.0f ? scale : 1.0
 std::string DecodeProblem::describe() const {
   std::ostringstream os;
   os << "heads " << heads << "/" << kvHeads << ", d " << headDim << "/" << valueDim << ", page " << pageSize
-     << ", seqlens";
+     << (f16 ? ", f16" : "") << ", seqlens";
   for (int s : seqlens)
     os << " " << s;
   return os.str();
@@ -59,9 +52,9 @@ DecodeData::DecodeData(const DecodeProblem &p, std::mt19937 &rng) {
       blockTable[size_t(b) * size_t(p.maxPagesPerSeq()) + size_t(i)] = order[next++];
   seqlens.assign(p.seqlens.begin(), p.seqlens.end());
   const size_t rows = size_t(pages) * size_t(p.pageSize) * size_t(p.kvHeads);
-  q = randomBf16(size_t(p.batch()) * size_t(p.heads) * size_t(p.headDim), rng, false, kQueryRange);
-  kCache = randomBf16(rows * size_t(p.headDim), rng);
-  vCache = randomBf16(rows * size_t(p.valueDim), rng);
+  q = randomBf16(size_t(p.batch()) * size_t(p.heads) * size_t(p.headDim), rng, p.f16, kQueryRange);
+  kCache = randomBf16(rows * size_t(p.headDim), rng, p.f16);
+  vCache = randomBf16(rows * size_t(p.valueDim), rng, p.f16);
   o.assign(size_t(p.batch()) * size_t(p.heads) * size_t(p.valueDim), kPoison);
   o.resize(o.size() + kGuardElements, kGuard);
 }
@@ -79,14 +72,16 @@ std::string compareWithFloat64(const DecodeProblem &p, const DecodeData &d, Deco
   const std::vector<int64_t> table(d.blockTable.begin(), d.blockTable.end()), lens(d.seqlens.begin(), d.seqlens.end());
   const size_t outputs = size_t(p.batch()) * size_t(p.heads) * size_t(p.valueDim);
   std::vector<double> ref(outputs), magnitude(outputs);
-  ref::attentionDecodeF64(shape, widened(d.q).data(), widened(d.kCache).data(), widened(d.vCache).data(),
-                          table.data(), lens.data(), ref.data(), magnitude.data());
+  auto all = [&](const std::vector<uint16_t> &v) { return widened(v, 0, v.size(), p.f16); };
+  ref::attentionDecodeF64(shape, all(d.q).data(), all(d.kCache).data(), all(d.vCache).data(), table.data(),
+                          lens.data(), ref.data(), magnitude.data());
   std::ostringstream problems;
   int wrong = 0;
   for (size_t i = 0; i < outputs; ++i) {
-    const double value = argus_num::bf16_to_f32(d.o[i]);
-    const int weightError = weights == DecodeWeights::Bf16 ? -7 : -12;
-    const double tolerance = std::ldexp(std::fabs(ref[i]), -8) + std::ldexp(magnitude[i], weightError) + 1e-30;
+    const double value = widen(d.o[i], p.f16);
+    const int weightError = weights == DecodeWeights::Bf16 ? -7 : -12, outputBits = p.f16 ? 11 : 8;
+    const double tolerance =
+        std::ldexp(std::fabs(ref[i]), -outputBits) + std::ldexp(magnitude[i], weightError) + 1e-30;
     if (!(std::fabs(value - ref[i]) <= tolerance) && ++wrong <= 5)
       problems << p.describe() << ": o[" << i << "] = " << value << ", expected " << ref[i] << "\n";
   }

@@ -1,11 +1,12 @@
 //===- decode_problem.h - a paged decode attention problem and its check ---===//
 //
-// Fresh random bf16 queries and caches, every sequence's pages scattered over
+// Fresh random bf16 (or f16) queries and caches, every sequence's pages scattered over
 // the cache in random order (unused block-table entries point far outside
 // it), the output poisoned with NaN and followed by a guard run, and an
 // element-wise comparison with the float64 reference
 // (argus::ref::attentionDecodeF64): |err| <= 2^-8 |ref| + 2^-12 sum_j p_j |v_j|,
-// or 2^-7 sum_j p_j |v_j| for a kernel that rounds the weights p_j to bf16.
+// or 2^-7 sum_j p_j |v_j| for a kernel that rounds the weights p_j to bf16
+// (f16 outputs: 2^-11 |ref|).
 //
 //===----------------------------------------------------------------------===//
 #ifndef ARGUS_TEST_EMULATION_DECODE_PROBLEM_H
@@ -22,6 +23,7 @@ struct DecodeProblem {
   int heads, kvHeads, headDim, valueDim, pageSize;
   std::vector<int> seqlens;  // one per sequence
   float scale;               // 0: 1/sqrt(headDim)
+  bool f16 = false;          // the tensors' element type: f16, else bf16
 
   int batch() const { return int(seqlens.size()); }
   int maxPagesPerSeq() const;

@@ -11,9 +11,16 @@ namespace {
 
 constexpr uint16_t kNaN = 0x7fc0, kNaNF16 = 0x7e00, kPadding = 0x1234;
 
+} // namespace
+
 double widen(uint16_t bits, bool f16) { return f16 ? argus_num::f16_to_f32(bits) : argus_num::bf16_to_f32(bits); }
 
-} // namespace
+std::vector<double> widened(const std::vector<uint16_t> &v, size_t first, size_t count, bool f16) {
+  std::vector<double> out(count);
+  for (size_t i = 0; i < count; ++i)
+    out[i] = widen(v[first + i], f16);
+  return out;
+}
 
 std::vector<uint16_t> randomBf16(size_t count, std::mt19937 &rng, bool f16, float range) {
   std::uniform_real_distribution<float> value(-range, range);

@@ -20,6 +20,9 @@ namespace argus::gpu::test {
 
 /// `count` bf16 (or f16) patterns of values uniform in [-range, range).
 std::vector<uint16_t> randomBf16(size_t count, std::mt19937 &rng, bool f16 = false, float range = 1.0f);
+/// A bf16 (or f16) pattern's value; `count` of them from v[first] on.
+double widen(uint16_t bits, bool f16);
+std::vector<double> widened(const std::vector<uint16_t> &v, size_t first, size_t count, bool f16);
 
 /// What the attention and MoE problems write into an output before a run: a
 /// bf16 NaN in every element, then kGuardElements of kGuard after the last.

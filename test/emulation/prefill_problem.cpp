@@ -11,17 +11,6 @@
 #include <sstream>
 
 namespace argus::gpu::test {
-namespace {
-
-
-std::vector<double> widened(const std::vector<uint16_t> &v, size_t first, size_t count) {
-  std::vector<double> out(count);
-  for (size_t i = 0; i < count; ++i)
-    out[i] = argus_num::bf16_to_f32(v[first + i]);
-  return out;
-}
-
-} // namespace
 
 int PrefillProblem::maxSeqQ() const {
   int most = 0;
@@ -49,16 +38,16 @@ float PrefillProblem::effectiveScale() const { return scale != 0.0f ? scale : 1.
 std::string PrefillProblem::describe() const {
   std::ostringstream os;
   os << "heads " << heads << "/" << kvHeads << ", d " << headDim << "/" << valueDim << (causal ? ", causal" : "")
-     << ", sequences";
+     << (f16 ? ", f16" : "") << ", sequences";
   for (const auto &s : seqlens)
     os << " " << s.first << "x" << s.second;
   return os.str();
 }
 
 PrefillData::PrefillData(const PrefillProblem &p, std::mt19937 &rng) {
-  q = randomBf16(size_t(p.totalQ()) * size_t(p.heads) * size_t(p.headDim), rng, false, kQueryRange);
-  k = randomBf16(size_t(p.totalKv()) * size_t(p.kvHeads) * size_t(p.headDim), rng);
-  v = randomBf16(size_t(p.totalKv()) * size_t(p.kvHeads) * size_t(p.valueDim), rng);
+  q = randomBf16(size_t(p.totalQ()) * size_t(p.heads) * size_t(p.headDim), rng, p.f16, kQueryRange);
+  k = randomBf16(size_t(p.totalKv()) * size_t(p.kvHeads) * size_t(p.headDim), rng, p.f16);
+  v = randomBf16(size_t(p.totalKv()) * size_t(p.kvHeads) * size_t(p.valueDim), rng, p.f16);
   o.assign(size_t(p.totalQ()) * size_t(p.heads) * size_t(p.valueDim), kPoison);
   o.resize(o.size() + kGuardElements, kGuard);
   cuSeqlensQ = {0};
@@ -85,15 +74,19 @@ std::string compareWithFloat64(const PrefillProblem &p, const PrefillData &d) {
     const size_t q0 = size_t(d.cuSeqlensQ[size_t(b)]), kv0 = size_t(d.cuSeqlensKv[size_t(b)]);
     const size_t outputs = size_t(shape.seqQ) * size_t(p.heads) * size_t(p.valueDim);
     std::vector<double> ref(outputs), magnitude(outputs);
-    ref::attentionPrefillF64(
-        shape, widened(d.q, q0 * size_t(p.heads * p.headDim), size_t(shape.seqQ) * size_t(p.heads * p.headDim)).data(),
-        widened(d.k, kv0 * size_t(p.kvHeads * p.headDim), size_t(shape.seqKv) * size_t(p.kvHeads * p.headDim)).data(),
-        widened(d.v, kv0 * size_t(p.kvHeads * p.valueDim), size_t(shape.seqKv) * size_t(p.kvHeads * p.valueDim))
-            .data(),
-        ref.data(), magnitude.data());
+    auto rows = [&](const std::vector<uint16_t> &v, size_t first, int count, int width) {
+      return widened(v, first * size_t(width), size_t(count) * size_t(width), p.f16);
+    };
+    ref::attentionPrefillF64(shape, rows(d.q, q0, shape.seqQ, p.heads * p.headDim).data(),
+                             rows(d.k, kv0, shape.seqKv, p.kvHeads * p.headDim).data(),
+                             rows(d.v, kv0, shape.seqKv, p.kvHeads * p.valueDim).data(), ref.data(),
+                             magnitude.data());
     for (size_t i = 0; i < outputs; ++i) {
-      const double value = argus_num::bf16_to_f32(d.o[q0 * size_t(p.heads * p.valueDim) + i]);
-      const double tolerance = std::ldexp(std::fabs(ref[i]), -8) + std::ldexp(magnitude[i], -7) + 1e-30;
+      const double value = widen(d.o[q0 * size_t(p.heads * p.valueDim) + i], p.f16);
+      // bf16 keeps 8 significant bits, f16 11: the bound tightens with it (a kernel rounding f16 data
+      // through bf16 fails it).
+      const int bits = p.f16 ? 11 : 8;
+      const double tolerance = std::ldexp(std::fabs(ref[i]), -bits) + std::ldexp(magnitude[i], 1 - bits) + 1e-30;
       if (!(std::fabs(value - ref[i]) <= tolerance) && ++wrong <= 5)
         problems << p.describe() << ": sequence " << b << " o[" << i << "] = " << value << ", expected " << ref[i]
                  << "\n";

@@ -3,7 +3,7 @@
 // The GPU front (argus_gpu_decode.h), then one launch on the caller's stream:
 // grid (cluster, KV heads, sequences) with thread-block clusters of
 // decodeClusterSize CTAs along x, each cluster one (sequence, KV head) pair
-// (argus_sm90_decode_kernel.h). block_table and seqlens_kv stay on the
+// (argus_sm90_decode_kernel.h), for bf16 or f16. block_table and seqlens_kv stay on the
 // device: the cluster size is sized from the block table's capacity, which
 // the host knows, not from the lengths, which it would have to copy back.
 // Nothing synchronises.
@@ -24,8 +24,9 @@ namespace {
 
 using namespace argus::cuda;
 
+template <class E>
 __global__ void __launch_bounds__(kDecodeWarps * kWarpSize) argusSm90Decode(const DecodeParams params) {
-  decodeAttention<kDecodeWarps>(params);
+  decodeAttention<E, kDecodeWarps>(params);
 }
 
 // The largest dynamic shared memory the kernel takes (group 8, head dims 256), allowed once per device.
@@ -40,8 +41,11 @@ cudaError_t allowSharedMemory() {
     return e;
   if (device < kCachedDevices && sharedMemoryAllowed[device].load(std::memory_order_relaxed))
     return cudaSuccess;
-  cudaError_t e = cudaFuncSetAttribute(argusSm90Decode, cudaFuncAttributeMaxDynamicSharedMemorySize,
+  cudaError_t e = cudaFuncSetAttribute(argusSm90Decode<Bf16>, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                        kMaxDecodeSharedBytes);
+  if (e == cudaSuccess)
+    e = cudaFuncSetAttribute(argusSm90Decode<F16>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                             kMaxDecodeSharedBytes);
   if (e == cudaSuccess && device < kCachedDevices)
     sharedMemoryAllowed[device].store(true, std::memory_order_relaxed);
   return e;
@@ -55,7 +59,7 @@ using namespace argus_rt;
 extern "C" ARGUS_API argus_status argus_attention_decode(const argus_attention_decode_args *args, void *stream) {
   return guard("argus_attention_decode", [&] {
     static constexpr GpuDecodeLimits kLimits{"the Hopper kernel", kMaxDecodeGroup, kMaxDecodeHeadDim,
-                                             kMaxDecodeValueDim, 4, 65535};
+                                             kMaxDecodeValueDim, 4, 65535, /*takesF16=*/true};
     argus_attention_decode_args a;
     GpuDecodeStep step;
     float scaleLog2 = 0.0f;
@@ -87,6 +91,7 @@ extern "C" ARGUS_API argus_status argus_attention_decode(const argus_attention_d
     attribute.val.clusterDim.z = 1;
     config.attrs = &attribute;
     config.numAttrs = 1;
-    return cudaStatus("argus_attention_decode", int(cudaLaunchKernelEx(&config, argusSm90Decode, params)));
+    const auto kernel = a.dtype == ARGUS_DTYPE_F16 ? argusSm90Decode<F16> : argusSm90Decode<Bf16>;
+    return cudaStatus("argus_attention_decode", int(cudaLaunchKernelEx(&config, kernel, params)));
   });
 }

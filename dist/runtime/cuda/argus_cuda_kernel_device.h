@@ -149,6 +149,18 @@ ARGUS_CUDA_FN void mmaBf16(const uint32_t (&a)[4], const uint32_t (&b)[2], float
 #endif
 }
 
+/// The same with f16 operands (PTX mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32; same layouts).
+ARGUS_CUDA_FN void mmaF16(const uint32_t (&a)[4], const uint32_t (&b)[2], float (&c)[4]) {
+#if ARGUS_CUDA_DEVICE_CODE
+  asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, "
+               "{%8, %9}, {%0, %1, %2, %3};"
+               : "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3])
+               : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
+#else
+  emu::mmaF16(a, b, c);
+#endif
+}
+
 //===----------------------------------------------------------------------===//
 // Shared memory
 //===----------------------------------------------------------------------===//
@@ -218,6 +230,36 @@ struct alignas(8) Bytes8 {
 /// Element i (0 .. 2 * words - 1) of bf16 pairs packed in 32-bit words.
 ARGUS_CUDA_FN float bf16Of(const uint32_t *words, int i) {
   return bf16ToFloat(uint16_t(words[i / 2] >> (16 * (i % 2))));
+}
+
+//===----------------------------------------------------------------------===//
+// The 16-bit element types of attention: conversions and the mma that takes them
+//===----------------------------------------------------------------------===//
+
+struct Bf16 {
+  static constexpr bool kHalf = false;
+  static ARGUS_CUDA_FN float toFloat(uint16_t h) { return bf16ToFloat(h); }
+  static ARGUS_CUDA_FN uint16_t fromFloat(float f) { return floatToBf16(f); }
+  static ARGUS_CUDA_FN void mma(const uint32_t (&a)[4], const uint32_t (&b)[2], float (&c)[4]) { mmaBf16(a, b, c); }
+};
+
+struct F16 {
+  static constexpr bool kHalf = true;
+  static ARGUS_CUDA_FN float toFloat(uint16_t h) { return argus_num::f16_to_f32(h); }
+  static ARGUS_CUDA_FN uint16_t fromFloat(float f) { return argus_num::f32_to_f16(f); }
+  static ARGUS_CUDA_FN void mma(const uint32_t (&a)[4], const uint32_t (&b)[2], float (&c)[4]) { mmaF16(a, b, c); }
+};
+
+/// Two floats as an operand word of element type E: `low` in bits 0-15.
+template <class E>
+ARGUS_CUDA_FN uint32_t packPair(float low, float high) {
+  return uint32_t(E::fromFloat(low)) | uint32_t(E::fromFloat(high)) << 16;
+}
+
+/// Element i of E pairs packed in 32-bit words.
+template <class E>
+ARGUS_CUDA_FN float elementOf(const uint32_t *words, int i) {
+  return E::toFloat(uint16_t(words[i / 2] >> (16 * (i % 2))));
 }
 
 } // namespace argus::cuda

@@ -6,9 +6,10 @@
 //     wgmma kernel (argus_sm90_prefill_wgmma_kernel.h), its tensor maps over
 //     the packed q, k and v (TMA needs their row counts from the host; the
 //     prefix sums stay on the device);
-//   - otherwise the mma.sync kernel prefillAttention<D, DV>
+//   - otherwise the mma.sync kernel prefillAttention<E, D, DV>
 //     (argus_sm90_prefill_kernel.h): 64/64, 128/128 and multi-head latent
 //     attention's 192/128.
+// Both for bf16 and f16 (E).
 // No sequence may be longer than max_seqlen_q (the C ABI's contract).
 // Nothing synchronises.
 //
@@ -27,45 +28,49 @@ namespace {
 
 using namespace argus::cuda;
 
-template <int D, int DV>
+template <class E, int D, int DV>
 __global__ void __launch_bounds__(kPrefillWarps * kWarpSize) argusSm90Prefill(const PrefillParams params) {
-  prefillAttention<D, DV>(params);
+  prefillAttention<E, D, DV>(params);
 }
 
 struct PrefillKernel {
+  bool f16;
   int headDim, valueDim;
   void (*kernel)(const PrefillParams);
 };
 constexpr PrefillKernel kKernels[] = {
-    {64, 64, argusSm90Prefill<64, 64>},
-    {128, 128, argusSm90Prefill<128, 128>},
-    {192, 128, argusSm90Prefill<192, 128>},
+    {false, 64, 64, argusSm90Prefill<Bf16, 64, 64>},    {false, 128, 128, argusSm90Prefill<Bf16, 128, 128>},
+    {false, 192, 128, argusSm90Prefill<Bf16, 192, 128>}, {true, 64, 64, argusSm90Prefill<F16, 64, 64>},
+    {true, 128, 128, argusSm90Prefill<F16, 128, 128>},   {true, 192, 128, argusSm90Prefill<F16, 192, 128>},
 };
 
-const PrefillKernel *kernelFor(int headDim, int valueDim) {
+const PrefillKernel *kernelFor(bool f16, int headDim, int valueDim) {
   for (const PrefillKernel &k : kKernels)
-    if (k.headDim == headDim && k.valueDim == valueDim)
+    if (k.f16 == f16 && k.headDim == headDim && k.valueDim == valueDim)
       return &k;
   return nullptr;
 }
 
-bool compiledFor(int headDim, int valueDim) { return kernelFor(headDim, valueDim) != nullptr; }
+bool compiledFor(int headDim, int valueDim) { return kernelFor(false, headDim, valueDim) != nullptr; }
 
-template <int D, int DV>
+template <class E, int D, int DV>
 __global__ void __launch_bounds__(argus::sm90::kWgPrefillThreads, 1)
     argusSm90PrefillWgmma(const __grid_constant__ CUtensorMap mapQ, const __grid_constant__ CUtensorMap mapK,
                           const __grid_constant__ CUtensorMap mapV, const PrefillParams params) {
-  argus::sm90::prefillWgmma<D, DV>(mapQ, mapK, mapV, params);
+  argus::sm90::prefillWgmma<E, D, DV>(mapQ, mapK, mapV, params);
 }
 
 struct WgmmaPrefillKernel {
+  bool f16;
   int headDim, valueDim;
   void (*kernel)(const CUtensorMap, const CUtensorMap, const CUtensorMap, const PrefillParams);
   int sharedBytes;
 };
 constexpr WgmmaPrefillKernel kWgmmaKernels[] = {
-    {64, 64, argusSm90PrefillWgmma<64, 64>, argus::sm90::WgPrefillLayout<64, 64>::kBytes},
-    {128, 128, argusSm90PrefillWgmma<128, 128>, argus::sm90::WgPrefillLayout<128, 128>::kBytes},
+    {false, 64, 64, argusSm90PrefillWgmma<Bf16, 64, 64>, argus::sm90::WgPrefillLayout<64, 64>::kBytes},
+    {false, 128, 128, argusSm90PrefillWgmma<Bf16, 128, 128>, argus::sm90::WgPrefillLayout<128, 128>::kBytes},
+    {true, 64, 64, argusSm90PrefillWgmma<F16, 64, 64>, argus::sm90::WgPrefillLayout<64, 64>::kBytes},
+    {true, 128, 128, argusSm90PrefillWgmma<F16, 128, 128>, argus::sm90::WgPrefillLayout<128, 128>::kBytes},
 };
 
 /// The TMA and wgmma kernel for the call, or null: it needs the packed tensors' row counts.
@@ -73,24 +78,26 @@ const WgmmaPrefillKernel *wgmmaKernelFor(const argus_attention_prefill_args &a) 
   if (a.total_q <= 0 || a.total_kv <= 0)
     return nullptr;
   for (const WgmmaPrefillKernel &k : kWgmmaKernels)
-    if (k.headDim == a.head_dim && k.valueDim == a.v_head_dim)
+    if (k.f16 == (a.dtype == ARGUS_DTYPE_F16) && k.headDim == a.head_dim && k.valueDim == a.v_head_dim)
       return &k;
   return nullptr;
 }
 
-/// The packed [rows, heads, dim] bf16 tensor as TMA boxes of 64 rows by 64 elements.
-cudaError_t packedMap(CUtensorMap *map, const void *base, int64_t rows, int64_t heads, int64_t dim) {
-  return argus::sm90::encodeTileMap(map, CU_TENSOR_MAP_DATA_TYPE_BFLOAT16, 2, base, rows, heads * dim, heads * dim,
-                                    64);
+/// The packed [rows, heads, dim] bf16 or f16 tensor as TMA boxes of 64 rows by 64 elements.
+cudaError_t packedMap(CUtensorMap *map, argus_dtype dtype, const void *base, int64_t rows, int64_t heads,
+                      int64_t dim) {
+  return argus::sm90::encodeTileMap(
+      map, dtype == ARGUS_DTYPE_F16 ? CU_TENSOR_MAP_DATA_TYPE_FLOAT16 : CU_TENSOR_MAP_DATA_TYPE_BFLOAT16, 2, base, rows,
+      heads * dim, heads * dim, 64);
 }
 
 argus_status launchWgmma(const WgmmaPrefillKernel &k, const argus_attention_prefill_args &a,
                          const PrefillParams &params, cudaStream_t stream) {
   const char *function = "argus_attention_prefill";
   CUtensorMap mapQ, mapK, mapV;
-  for (cudaError_t e : {packedMap(&mapQ, a.q, a.total_q, a.num_heads, a.head_dim),
-                        packedMap(&mapK, a.k, a.total_kv, a.num_kv_heads, a.head_dim),
-                        packedMap(&mapV, a.v, a.total_kv, a.num_kv_heads, a.v_head_dim)})
+  for (cudaError_t e : {packedMap(&mapQ, a.dtype, a.q, a.total_q, a.num_heads, a.head_dim),
+                        packedMap(&mapK, a.dtype, a.k, a.total_kv, a.num_kv_heads, a.head_dim),
+                        packedMap(&mapV, a.dtype, a.v, a.total_kv, a.num_kv_heads, a.v_head_dim)})
     if (argus_status s = cudaStatus(function, int(e)))
       return s;
   if (argus_status s = cudaStatus(function, int(cudaFuncSetAttribute(
@@ -109,7 +116,8 @@ using namespace argus_rt;
 
 extern "C" ARGUS_API argus_status argus_attention_prefill(const argus_attention_prefill_args *args, void *stream) {
   return guard("argus_attention_prefill", [&] {
-    static constexpr GpuPrefillLimits kLimits{"the Hopper kernel", 16, 192, 16, 128, kPrefillRows, compiledFor};
+    static constexpr GpuPrefillLimits kLimits{"the Hopper kernel", 16, 192, 16, 128, kPrefillRows, compiledFor,
+                                              /*takesF16=*/true};
     argus_attention_prefill_args a;
     GpuPrefillStep step;
     PrefillParams params{};
@@ -119,7 +127,7 @@ extern "C" ARGUS_API argus_status argus_attention_prefill(const argus_attention_
       return s;
     if (const WgmmaPrefillKernel *k = wgmmaKernelFor(a))
       return launchWgmma(*k, a, params, static_cast<cudaStream_t>(stream));
-    const PrefillKernel *k = kernelFor(params.headDim, params.valueDim);
+    const PrefillKernel *k = kernelFor(a.dtype == ARGUS_DTYPE_F16, params.headDim, params.valueDim);
     const int sharedBytes = prefillSharedBytes(k->headDim, k->valueDim);
     // Past the 48 KiB a launch gets without asking (192/128 takes 50 KiB); asked at each call, which is cheap.
     if (argus_status s = cudaStatus("argus_attention_prefill",

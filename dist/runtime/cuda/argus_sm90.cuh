@@ -11,6 +11,7 @@
 #include "argus_cuda_kernel_device.h"
 
 #include <cstdint>
+#include <type_traits>
 #if ARGUS_CUDA_DEVICE_CODE
 #include <cuda.h>
 #else
@@ -236,7 +237,22 @@ template <int N> struct WgmmaBf16Rs {
     cuda::emu::wgmmaBf16Rs(d, N, a, descB, accumulate != 0);
   }
 };
+// Both with f16 operands.
+template <int N> struct WgmmaF16 {
+  static void mma(float (&d)[N / 2], uint64_t descA, uint64_t descB, uint32_t accumulate) {
+    cuda::emu::wgmmaF16(d, N, descA, descB, accumulate != 0);
+  }
+};
+template <int N> struct WgmmaF16Rs {
+  static void mma(float (&d)[N / 2], const uint32_t (&a)[4], uint64_t descB, uint32_t accumulate) {
+    cuda::emu::wgmmaF16Rs(d, N, a, descB, accumulate != 0);
+  }
+};
 #endif
+
+// The wgmma forms for element type E (cuda::Bf16 or cuda::F16).
+template <class E, int N> using Wgmma = std::conditional_t<E::kHalf, WgmmaF16<N>, WgmmaBf16<N>>;
+template <class E, int N> using WgmmaRs = std::conditional_t<E::kHalf, WgmmaF16Rs<N>, WgmmaBf16Rs<N>>;
 
 // ---- warp specialisation ----
 

@@ -74,9 +74,9 @@ ARGUS_CUDA_FN void softmaxBlock(float (&s)[Tiles][4], const int (&rows)[2], int 
 }
 
 /// The output: o[n][2 half + e] (value column 8 n + 2 t + e) over the row's sum
-/// across its quad, as bf16 pairs into `out` rows (row r at out + r * pitch); rows
+/// across its quad, as pairs of E into `out` rows (row r at out + r * pitch); rows
 /// past seqQ are not written. Every lane of the warp must call it.
-template <int Tiles>
+template <class E, int Tiles>
 ARGUS_CUDA_FN void storeRows(const float (&o)[Tiles][4], const SoftmaxRows &state, const int (&rows)[2], int seqQ,
                              uint16_t *out, int64_t pitch, int t) {
   ARGUS_CUDA_UNROLL
@@ -90,7 +90,7 @@ ARGUS_CUDA_FN void storeRows(const float (&o)[Tiles][4], const SoftmaxRows &stat
     uint16_t *row = out + int64_t(rows[half]) * pitch + 2 * t;
     ARGUS_CUDA_UNROLL
     for (int n = 0; n < Tiles; ++n)
-      *reinterpret_cast<uint32_t *>(row + 8 * n) = packBf16(o[n][2 * half] * scale, o[n][2 * half + 1] * scale);
+      *reinterpret_cast<uint32_t *>(row + 8 * n) = packPair<E>(o[n][2 * half] * scale, o[n][2 * half + 1] * scale);
   }
 }
 

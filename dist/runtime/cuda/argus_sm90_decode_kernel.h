@@ -73,7 +73,8 @@ ARGUS_CUDA_FN void mergePartials(int count, Partial partial, int column, int val
 
 } // namespace detail
 
-template <int Warps>
+/// E: the element type of q, the caches and o (Bf16 or F16).
+template <class E, int Warps>
 ARGUS_CUDA_FN void decodeAttention(const DecodeParams &p) {
   constexpr int kThreads = Warps * kWarpSize;
   constexpr int kColumnGroups = kMaxDecodeValueDim / (4 * kWarpSize);  // 4 adjacent columns per lane per group
@@ -95,7 +96,7 @@ ARGUS_CUDA_FN void decodeAttention(const DecodeParams &p) {
   const int64_t firstHead = int64_t(b) * p.heads + int64_t(h) * group;
 
   for (int i = tid; i < group * d; i += kThreads)
-    qShared[i] = bf16ToFloat(p.q[firstHead * d + i]) * p.scaleLog2;
+    qShared[i] = E::toFloat(p.q[firstHead * d + i]) * p.scaleLog2;
   syncThreads();
 
   float m[kMaxDecodeGroup], sum[kMaxDecodeGroup], acc[kMaxDecodeGroup][4 * kColumnGroups];
@@ -130,7 +131,7 @@ ARGUS_CUDA_FN void decodeAttention(const DecodeParams &p) {
         const Bytes16 piece = *reinterpret_cast<const Bytes16 *>(k + x);
         ARGUS_CUDA_UNROLL
         for (int i = 0; i < 8; ++i) {
-          const float kv = bf16Of(piece.word, i);
+          const float kv = elementOf<E>(piece.word, i);
           ARGUS_CUDA_UNROLL
           for (int g = 0; g < kMaxDecodeGroup; ++g)
             if (g < group)
@@ -166,7 +167,7 @@ ARGUS_CUDA_FN void decodeAttention(const DecodeParams &p) {
         const Bytes8 piece = *reinterpret_cast<const Bytes8 *>(v + column);
         ARGUS_CUDA_UNROLL
         for (int i = 0; i < 4; ++i) {
-          const float value = bf16Of(piece.word, i);
+          const float value = elementOf<E>(piece.word, i);
           ARGUS_CUDA_UNROLL
           for (int g = 0; g < kMaxDecodeGroup; ++g)
             if (g < group)
@@ -216,7 +217,7 @@ ARGUS_CUDA_FN void decodeAttention(const DecodeParams &p) {
       detail::mergePartials(
           ranks, [&](int r) { return peerShared(ctaPartial, r) + g * stride; }, column, dv, &numerator, &top,
           &total);
-      p.o[(firstHead + g) * dv + column] = floatToBf16(total > 0.0f ? numerator / total : 0.0f);
+      p.o[(firstHead + g) * dv + column] = E::fromFloat(total > 0.0f ? numerator / total : 0.0f);
     }
   clusterSync();  // no CTA leaves (and frees its shared memory) before CTA 0 has read it
 }

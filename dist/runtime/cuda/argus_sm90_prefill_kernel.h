@@ -1,7 +1,7 @@
 //===- argus_sm90_prefill_kernel.h - varlen prefill attention on mma.sync ---===//
 //
 // Flash-attention over a varlen batch, GQA, causal or not, on the tensor
-// cores' warp-level mma.sync (m16n8k16, bf16 -> f32): the CTA of (query
+// cores' warp-level mma.sync (m16n8k16, bf16 or f16 -> f32): the CTA of (query
 // block, head, sequence) holds 64 query rows, 16 per warp, and walks the
 // sequence's keys 64 at a time with an online softmax, so the score matrix
 // never exists. Per key block:
@@ -44,20 +44,21 @@ inline constexpr int kPrefillWarps = 4;
 inline constexpr int kPrefillRows = kPrefillWarps * 16;  // query rows per CTA
 inline constexpr int kPrefillKeys = 64;                  // keys per block
 
-/// Dynamic shared memory of prefillAttention<D, DV>: the key block and the
-/// transposed value block, each row padded by 8 bf16.
+/// Dynamic shared memory of prefillAttention<E, D, DV>: the key block and the
+/// transposed value block, each row padded by 8 elements.
 constexpr int prefillSharedBytes(int headDim, int valueDim) {
   return (kPrefillKeys * (headDim + 8) + valueDim * (kPrefillKeys + 8)) * 2;
 }
 
-template <int D, int DV>
+/// E: the element type of q, k, v and o (Bf16 or F16).
+template <class E, int D, int DV>
 ARGUS_CUDA_FN void prefillAttention(const PrefillParams &p) {
   static_assert(D % 16 == 0 && DV % 16 == 0, "mma steps of 16 along head_dim and keys, n-tiles of 8 along values");
   constexpr int kThreads = kPrefillWarps * kWarpSize;
   constexpr int kKeyTiles = kPrefillKeys / 8;  // n-tiles of S
   constexpr int kHeadSteps = D / 16;           // k-steps of Q·Kᵀ
   constexpr int kValueTiles = DV / 8;          // n-tiles of O
-  constexpr int kStrideK = D + 8, kStrideV = kPrefillKeys + 8;  // padded shared rows, in bf16
+  constexpr int kStrideK = D + 8, kStrideV = kPrefillKeys + 8;  // padded shared rows, in elements
   uint16_t *const sharedK = reinterpret_cast<uint16_t *>(dynamicShared());
   uint16_t *const sharedVt = sharedK + kPrefillKeys * kStrideK;
 
@@ -130,7 +131,7 @@ ARGUS_CUDA_FN void prefillAttention(const PrefillParams &p) {
       ARGUS_CUDA_UNROLL
       for (int step = 0; step < kHeadSteps; ++step) {
         const uint32_t kFragment[2] = {word(keyRow + 16 * step), word(keyRow + 16 * step + 8)};
-        mmaBf16(q[step], kFragment, s[j]);
+        E::mma(q[step], kFragment, s[j]);
       }
     }
 
@@ -147,20 +148,20 @@ ARGUS_CUDA_FN void prefillAttention(const PrefillParams &p) {
     // B[k][n] = V[16 ks + k][8j + n] = Vᵀ[8j + n][16 ks + k].
     ARGUS_CUDA_UNROLL
     for (int ks = 0; ks < kPrefillKeys / 16; ++ks) {
-      const uint32_t pFragment[4] = {packBf16(s[2 * ks][0], s[2 * ks][1]), packBf16(s[2 * ks][2], s[2 * ks][3]),
-                                     packBf16(s[2 * ks + 1][0], s[2 * ks + 1][1]),
-                                     packBf16(s[2 * ks + 1][2], s[2 * ks + 1][3])};
+      const uint32_t pFragment[4] = {packPair<E>(s[2 * ks][0], s[2 * ks][1]), packPair<E>(s[2 * ks][2], s[2 * ks][3]),
+                                     packPair<E>(s[2 * ks + 1][0], s[2 * ks + 1][1]),
+                                     packPair<E>(s[2 * ks + 1][2], s[2 * ks + 1][3])};
       ARGUS_CUDA_UNROLL
       for (int j = 0; j < kValueTiles; ++j) {
         const uint16_t *valueRow = sharedVt + (8 * j + g) * kStrideV + 16 * ks + 2 * t;
         const uint32_t vFragment[2] = {word(valueRow), word(valueRow + 8)};
-        mmaBf16(pFragment, vFragment, o[j]);
+        E::mma(pFragment, vFragment, o[j]);
       }
     }
     syncThreads();  // every warp has read the block before the next one overwrites it
   }
 
-  storeRows(o, state, rows, seqQ, p.o + int64_t(firstQ) * p.heads * DV + int64_t(h) * DV, int64_t(p.heads) * DV, t);
+  storeRows<E>(o, state, rows, seqQ, p.o + int64_t(firstQ) * p.heads * DV + int64_t(h) * DV, int64_t(p.heads) * DV, t);
 }
 
 } // namespace argus::cuda

@@ -55,7 +55,7 @@ inline constexpr uint32_t kTurnBarrier = 1;  // named barriers 1 and 2: consumer
 template <int D, int DV>
 struct WgPrefillLayout {
   static_assert(D % 64 == 0 && DV % 64 == 0 && D <= 128 && DV <= 128, "head dims of 64 or 128");
-  static constexpr int kBox = 64 * 128;  // one TMA box: 64 rows of 64 bf16, 128-byte swizzled
+  static constexpr int kBox = 64 * 128;  // one TMA box: 64 rows of 64 16-bit elements, 128-byte swizzled
   static constexpr int kQ = 0;                                       // 2 consumers x D / 64 boxes
   static constexpr int kK = kQ + 2 * (D / 64) * kBox;                // per stage: D / 64 boxes
   static constexpr int kV = kK + kWgPrefillStages * (D / 64) * kBox;  // per stage: DV / 64 boxes
@@ -69,7 +69,8 @@ ARGUS_CUDA_FN int swizzledOffset(int row, int column) {
   return row * 128 + ((((column * 2) >> 4) ^ (row % 8)) << 4) + (column * 2) % 16;
 }
 
-template <int D, int DV>
+/// E: the element type of q, k, v and o (cuda::Bf16 or cuda::F16).
+template <class E, int D, int DV>
 ARGUS_CUDA_FN void prefillWgmma(const CUtensorMap &mapQ, const CUtensorMap &mapK, const CUtensorMap &mapV,
                                 const PrefillParams &p) {
   using Layout = WgPrefillLayout<D, DV>;
@@ -176,8 +177,8 @@ ARGUS_CUDA_FN void prefillWgmma(const CUtensorMap &mapQ, const CUtensorMap &mapK
     fenceRegisters(sFlat);
     ARGUS_CUDA_UNROLL
     for (int kk = 0; kk < D / 16; ++kk)
-      WgmmaBf16<kWgPrefillKeys>::mma(sFlat, swizzled128Descriptor(q + (kk / 4) * Layout::kBox, 32 * (kk % 4)),
-                                     swizzled128Descriptor(k + (kk / 4) * Layout::kBox, 32 * (kk % 4)), kk > 0);
+      Wgmma<E, kWgPrefillKeys>::mma(sFlat, swizzled128Descriptor(q + (kk / 4) * Layout::kBox, 32 * (kk % 4)),
+                                    swizzled128Descriptor(k + (kk / 4) * Layout::kBox, 32 * (kk % 4)), kk > 0);
     wgmmaCommit();
   };
   // O += P · V of the block in `previous`'s stage: k-step ks is keys 16 ks .. + 15, Vt at byte 32 ks.
@@ -185,7 +186,7 @@ ARGUS_CUDA_FN void prefillWgmma(const CUtensorMap &mapQ, const CUtensorMap &mapK
     const uint8_t *const vt = base + Layout::kVt + previous.stage * DV * 128;
     ARGUS_CUDA_UNROLL
     for (int ks = 0; ks < kWgPrefillKeys / 16; ++ks)
-      WgmmaBf16Rs<DV>::mma(oFlat, pFragments[ks], swizzled128Descriptor(vt, 32 * ks), 1);
+      WgmmaRs<E, DV>::mma(oFlat, pFragments[ks], swizzled128Descriptor(vt, 32 * ks), 1);
     wgmmaCommit();
   };
   auto releaseValues = [&] {
@@ -203,10 +204,10 @@ ARGUS_CUDA_FN void prefillWgmma(const CUtensorMap &mapQ, const CUtensorMap &mapK
     ARGUS_CUDA_UNROLL
     for (int ks = 0; ks < kWgPrefillKeys / 16; ++ks) {  // P's k-step ks: S's n-tiles 2 ks and 2 ks + 1
       const float *lo = s[2 * ks], *hi = s[2 * ks + 1];
-      pFragments[ks][0] = cuda::packBf16(lo[0], lo[1]);
-      pFragments[ks][1] = cuda::packBf16(lo[2], lo[3]);
-      pFragments[ks][2] = cuda::packBf16(hi[0], hi[1]);
-      pFragments[ks][3] = cuda::packBf16(hi[2], hi[3]);
+      pFragments[ks][0] = cuda::packPair<E>(lo[0], lo[1]);
+      pFragments[ks][1] = cuda::packPair<E>(lo[2], lo[3]);
+      pFragments[ks][2] = cuda::packPair<E>(hi[0], hi[1]);
+      pFragments[ks][3] = cuda::packPair<E>(hi[2], hi[3]);
     }
     previous = cursor;
     cursor.advance(kWgPrefillStages);
@@ -258,7 +259,7 @@ ARGUS_CUDA_FN void prefillWgmma(const CUtensorMap &mapQ, const CUtensorMap &mapK
     releaseValues();
   }
 
-  cuda::storeRows(o, state, rows, seqQ, p.o + int64_t(firstQ) * p.heads * DV + int64_t(h) * DV,
+  cuda::storeRows<E>(o, state, rows, seqQ, p.o + int64_t(firstQ) * p.heads * DV + int64_t(h) * DV,
                   int64_t(p.heads) * DV, t);
 }
 

@@ -14,9 +14,9 @@ namespace {
 
 argus_status unsupportedShape(const argus_attention_decode_args &a, const GpuDecodeLimits &limits) {
   const char *function = "argus_attention_decode";
-  if (a.dtype != ARGUS_DTYPE_BF16)
-    return fail(ARGUS_ERROR_UNSUPPORTED, "%s: a %s library's decode attention takes bf16, got %s", function,
-                argus_generated_target, dtypeName(a.dtype));
+  if (a.dtype != ARGUS_DTYPE_BF16 && !(limits.takesF16 && a.dtype == ARGUS_DTYPE_F16))
+    return fail(ARGUS_ERROR_UNSUPPORTED, "%s: a %s library's decode attention takes %s, got %s", function,
+                argus_generated_target, limits.takesF16 ? "bf16 or f16" : "bf16", dtypeName(a.dtype));
   const int64_t group = a.num_heads / a.num_kv_heads;
   if (group > limits.maxGroup)
     return fail(ARGUS_ERROR_UNSUPPORTED, "%s: %lld query heads per KV head (%s serves up to %d)", function,

@@ -24,6 +24,7 @@ struct GpuDecodeLimits {
   int maxValueDim;           // v and o
   int valueDimMultiple;      // 1, or the elements of one value load
   int64_t maxBatch;          // the grid dimension sequences go on
+  bool takesF16;             // f16 as well as bf16
 };
 
 enum class GpuDecodeStep { Noop, Kernel };

@@ -16,9 +16,9 @@ bool aligned16(const void *p) { return reinterpret_cast<uintptr_t>(p) % 16 == 0;
 
 argus_status unsupportedShape(const argus_attention_prefill_args &a, const GpuPrefillLimits &limits) {
   const char *function = "argus_attention_prefill";
-  if (a.dtype != ARGUS_DTYPE_BF16)
-    return fail(ARGUS_ERROR_UNSUPPORTED, "%s: a %s library's prefill attention takes bf16, got %s", function,
-                argus_generated_target, dtypeName(a.dtype));
+  if (a.dtype != ARGUS_DTYPE_BF16 && !(limits.takesF16 && a.dtype == ARGUS_DTYPE_F16))
+    return fail(ARGUS_ERROR_UNSUPPORTED, "%s: a %s library's prefill attention takes %s, got %s", function,
+                argus_generated_target, limits.takesF16 ? "bf16 or f16" : "bf16", dtypeName(a.dtype));
   const bool withinLimits = a.head_dim % limits.headDimMultiple == 0 && a.head_dim <= limits.maxHeadDim &&
                             a.v_head_dim % limits.valueDimMultiple == 0 && a.v_head_dim <= limits.maxValueDim;
   if (!withinLimits || (limits.compiledFor && !limits.compiledFor(int(a.head_dim), int(a.v_head_dim))))

@@ -22,6 +22,7 @@ struct GpuPrefillLimits {
   int headDimMultiple, maxHeadDim, valueDimMultiple, maxValueDim;
   int rowsPerBlock;    // query rows per CTA / workgroup: max_seqlen_q + rows must fit 32 bits
   bool (*compiledFor)(int headDim, int valueDim);  // null: every pair within the limits
+  bool takesF16;       // f16 as well as bf16
 };
 
 enum class GpuPrefillStep { Noop, Kernel };

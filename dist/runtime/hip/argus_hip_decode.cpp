@@ -20,7 +20,7 @@ using namespace argus::hip;
 extern "C" ARGUS_API argus_status argus_attention_decode(const argus_attention_decode_args *args, void *stream) {
   return guard("argus_attention_decode", [&] {
     static constexpr GpuDecodeLimits kLimits{"the CDNA kernel", kMaxDecodeGroup, kMaxDecodeHeadDim,
-                                             kMaxDecodeValueDim, 1, 65535};
+                                             kMaxDecodeValueDim, 1, 65535, /*takesF16=*/false};
     argus_attention_decode_args a;
     GpuDecodeStep step;
     float scaleLog2 = 0.0f;

@@ -21,7 +21,7 @@ using namespace argus::hip;
 extern "C" ARGUS_API argus_status argus_attention_prefill(const argus_attention_prefill_args *args, void *stream) {
   return guard("argus_attention_prefill", [&] {
     static constexpr GpuPrefillLimits kLimits{"the CDNA kernel", 64, kMaxPrefillHeadDim, 32, kMaxPrefillValueDim,
-                                              kPrefillRows, nullptr};
+                                              kPrefillRows, nullptr, /*takesF16=*/false};
     argus_attention_prefill_args a;
     GpuPrefillStep step;
     PrefillParams params{};
