@@ -4,8 +4,9 @@
 // mask right (attention: each query row keeps exactly the keys it may see)
 // the verifier needs the mask's elements, which are computed from iotas,
 // sizes and scalar arguments: iota, full, integer binary ops, comparisons,
-// selects and casts between integer types keep their element values as
-// terms over the tile's coordinates; anything else (data) has none.
+// selects and casts between i32, i64 and index keep their element values as
+// terms over the tile's coordinates (kIndexBits wide; i64 and index
+// arithmetic records that it stays within them); anything else has none.
 //
 //===----------------------------------------------------------------------===//
 
@@ -19,9 +20,15 @@ using namespace mlir;
 
 namespace {
 
+/// Element types whose values the kIndexBits model holds: i32 exactly; i64 and index as long as
+/// their arithmetic does not leave 32 bits (recorded as width events, as for scalars).
+bool modelled(Type element) {
+  return element.isIndex() || element.isSignlessInteger(32) || element.isSignlessInteger(64);
+}
+
 bool isIntegerTile(Type t) {
   auto tile = dyn_cast<TileType>(t);
-  return tile && tile.getElementType().isIntOrIndex();
+  return tile && modelled(tile.getElementType());
 }
 
 /// Operand `v`'s element at the result's coordinates `at` (numpy broadcasting:
@@ -53,6 +60,19 @@ std::optional<z3::expr> binary(BinaryKind kind, const z3::expr &a, const z3::exp
   }
 }
 
+std::optional<z3::expr> fitsModel(BinaryKind kind, const z3::expr &a, const z3::expr &b) {
+  switch (kind) {
+  case BinaryKind::add: return bvadd_no_overflow(a, b, true) && bvadd_no_underflow(a, b);
+  case BinaryKind::sub: return bvsub_no_overflow(a, b) && bvsub_no_underflow(a, b, true);
+  case BinaryKind::mul: return bvmul_no_overflow(a, b, true) && bvmul_no_underflow(a, b);
+  case BinaryKind::div: {  // INT_MIN / -1
+    z3::expr lowest = a.ctx().bv_val(int64_t(1) << (kIndexBits - 1), kIndexBits);
+    return !(a == lowest && b == a.ctx().bv_val(-1, kIndexBits));
+  }
+  default: return std::nullopt;  // min, max: no new values
+  }
+}
+
 z3::expr compare(CmpPredicate p, const z3::expr &a, const z3::expr &b) {
   switch (p) {
   case CmpPredicate::eq: return a == b;
@@ -74,9 +94,12 @@ std::optional<TileTerm> elementValues(Executor &ex, Operation *op) {
   if (!tile)
     return std::nullopt;
   const bool flag = tile.getElementType().isInteger(1);
-  if (!flag && !tile.getElementType().isIntOrIndex())
+  if (!flag && !modelled(tile.getElementType()))
     return std::nullopt;
   std::vector<z3::expr> at = ex.freshCoords(tile.getShape().size());
+  z3::expr inTile = ex.ctx.z3.bool_val(true);
+  for (size_t d = 0; d < at.size(); ++d)
+    inTile = inTile && at[d] >= ex.ctx.index(0) && at[d] < ex.ctx.index(tile.getShape()[d]);
   auto bothKinds = [&](std::optional<z3::expr> a, std::optional<z3::expr> b) {
     return a && b && a->is_bool() == b->is_bool();
   };
@@ -90,6 +113,10 @@ std::optional<TileTerm> elementValues(Executor &ex, Operation *op) {
             std::optional<z3::expr> l = elementOf(ex, b.getLhs(), at), r = elementOf(ex, b.getRhs(), at);
             if (!bothKinds(l, r) || l->is_bool())
               return std::nullopt;
+            // Wider than the model: the exact value must fit it, as for scalar index arithmetic.
+            if (!tile.getElementType().isSignlessInteger(32) && ex.mode == Executor::Mode::Real)
+              if (std::optional<z3::expr> fits = fitsModel(b.getKind(), *l, *r))
+                ex.exec.widths.push_back({ex.here(op), z3::implies(inTile, *fits)});
             return binary(b.getKind(), *l, *r);
           })
           .Case<CmpOp>([&](CmpOp c) -> std::optional<z3::expr> {
@@ -107,7 +134,7 @@ std::optional<TileTerm> elementValues(Executor &ex, Operation *op) {
           })
           .Case<CastOp>([&](CastOp c) -> std::optional<z3::expr> {
             if (flag || !isIntegerTile(c.getOperand().getType()))
-              return std::nullopt;  // integers keep their value in the 32-bit model; floats and flags are data
+              return std::nullopt;  // i32, i64 and index values carry over (each fits the model); floats are data
             return elementOf(ex, c.getOperand(), at);
           })
           .Default([](Operation *) { return std::nullopt; });
