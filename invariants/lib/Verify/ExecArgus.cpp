@@ -365,9 +365,9 @@ bool execArgus(Executor &ex, Operation *op) {
         TileTag a = operandTile(ex, s.getTrueValue(), shape.size());
         TileTag b = operandTile(ex, s.getFalseValue(), shape.size());
         std::vector<z3::expr> coords = ex.freshCoords(shape.size());
-        // A data condition may choose either side for any element; a mask's is known.
-        std::optional<z3::expr> known = selectCondition(ex, s, coords);
-        z3::expr choice = known ? *known : ctx.choice("select", 0, ex.position(coords));
+        // The condition is data: either side may be chosen for any element. (A mask's condition is
+        // known, but tags need no such precision: mask assertions read the mask itself.)
+        z3::expr choice = ctx.choice("select", 0, ex.position(coords));
         SymValue out = tileValue(shape, TileTag{coords, iteTag(choice, a.at(coords), b.at(coords))});
         out.elements = elementValues(ex, op);
         ex.set(s.getResult(), out);

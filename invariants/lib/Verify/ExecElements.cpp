@@ -143,9 +143,4 @@ std::optional<TileTerm> elementValues(Executor &ex, Operation *op) {
   return TileTerm{at, *body};
 }
 
-/// The condition of a select at `at`, when its elements are known.
-std::optional<z3::expr> selectCondition(Executor &ex, SelectOp op, const std::vector<z3::expr> &at) {
-  return elementOf(ex, op.getCondition(), at);
-}
-
 } // namespace argus::verify::detail

@@ -167,8 +167,6 @@ bool execArgus(Executor &ex, mlir::Operation *op);
 /// The element values of an integer or i1 tile `op` computes, when they are
 /// a function of coordinates, sizes and scalars (ExecElements.cpp).
 std::optional<TileTerm> elementValues(Executor &ex, mlir::Operation *op);
-/// A select's condition at `at`, when its elements are known.
-std::optional<z3::expr> selectCondition(Executor &ex, SelectOp op, const std::vector<z3::expr> &at);
 /// Evaluates an assert_tag region on one element's tags: the predicate and
 /// whether a field it names is missing from an operand's tag.
 std::pair<z3::expr, z3::expr> evaluateAssertion(Executor &ex, const AssertEvent &event,
