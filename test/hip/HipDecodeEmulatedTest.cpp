@@ -2,7 +2,7 @@
 // source run by the wave emulator, against the float64 reference (decode_problem.h): GQA groups
 // of 1, 4 and 8, head dims 64, 128 and 192/128 (multi-head latent attention), pages of 1, 16 and
 // 64 scattered in random order, sequences empty, shorter than a chunk, and long enough that every
-// wave walks several chunks.
+// wave walks several chunks; bf16 and f16.
 #include "decode_problem.h"
 #include "emulated_kernels.h"
 
@@ -21,12 +21,18 @@ void check(const argus::gpu::test::DecodeProblem &p, unsigned seed) {
                             data.seqlens.data(),    data.o.data(),      p.maxPagesPerSeq(), p.heads,
                             p.kvHeads,              p.headDim,          p.valueDim,         p.pageSize,
                             p.effectiveScale() * float(M_LOG2E)};
-  test::emulateDecode(params, p.kvHeads, p.batch());
+  test::emulateDecode(params, p.kvHeads, p.batch(), p.f16);
   EXPECT_EQ(argus::gpu::test::compareWithFloat64(p, data), "");
 }
 
 TEST(HipDecodeEmulated, GroupedHeadsOverScatteredPages) {
   check({8, 2, 128, 128, 16, {0, 1, 77, 600}, 0.0f}, 1);
+}
+
+TEST(HipDecodeEmulated, HalfPrecision) {
+  argus::gpu::test::DecodeProblem p{8, 2, 128, 128, 16, {0, 1, 77, 600}, 0.0f};
+  p.f16 = true;
+  check(p, 4);
 }
 
 TEST(HipDecodeEmulated, GroupOfEightSmallHeadsPageOfOne) {

@@ -69,8 +69,14 @@ const OtherKernel kOthers[] = {
      [](void **a) { gemmBetaScale<Element::Bf16>(first<GemmParams>(a), *static_cast<const int *>(a[1])); }},
     {"argus_hip_gemm_f16_beta_scale", 256,
      [](void **a) { gemmBetaScale<Element::F16>(first<GemmParams>(a), *static_cast<const int *>(a[1])); }},
-    {"argus_hip_decode", kDecodeWaves * kWaveSize, [](void **a) { decodeAttention<kDecodeWaves>(first<DecodeParams>(a)); }},
-    {"argus_hip_prefill", kPrefillWaves * kWaveSize, [](void **a) { prefillAttention(first<PrefillParams>(a)); }},
+    {"argus_hip_decode", kDecodeWaves * kWaveSize,
+     [](void **a) { decodeAttention<Element::Bf16, kDecodeWaves>(first<DecodeParams>(a)); }},
+    {"argus_hip_decode_f16", kDecodeWaves * kWaveSize,
+     [](void **a) { decodeAttention<Element::F16, kDecodeWaves>(first<DecodeParams>(a)); }},
+    {"argus_hip_prefill", kPrefillWaves * kWaveSize,
+     [](void **a) { prefillAttention<Element::Bf16>(first<PrefillParams>(a)); }},
+    {"argus_hip_prefill_f16", kPrefillWaves * kWaveSize,
+     [](void **a) { prefillAttention<Element::F16>(first<PrefillParams>(a)); }},
     {"argus_hip_moe_route", kWaveSize, [](void **a) { moeRoute(first<MoeParams>(a)); }},
     {"argus_hip_moe_align", kMoeAlignThreads, [](void **a) { moeAlign(first<MoeParams>(a)); }},
     {"argus_hip_moe_gate_up", kMoeThreads, [](void **a) { moeGateUp(first<MoeParams>(a)); }},
@@ -91,10 +97,10 @@ bool emulateGemm(const GemmShape &s, bool f16, const GemmParams &p, int gridX, i
   return f16 ? launchShape<Element::F16>(s, p, gridX, gridY) : launchShape<Element::Bf16>(s, p, gridX, gridY);
 }
 
-void emulateDecode(const DecodeParams &params, int kvHeads, int batch) {
+void emulateDecode(const DecodeParams &params, int kvHeads, int batch, bool f16) {
   const DecodeParams copy = params;
   void *arguments[] = {const_cast<DecodeParams *>(&copy)};
-  emulateKernel("argus_hip_decode", kvHeads, batch, 1, arguments);
+  emulateKernel(f16 ? "argus_hip_decode_f16" : "argus_hip_decode", kvHeads, batch, 1, arguments);
 }
 
 bool isEmulatedKernel(const char *symbol) { return shapeOf(symbol) >= 0 || other(symbol); }

@@ -19,7 +19,7 @@ namespace argus::hip::test {
 bool emulateGemm(const GemmShape &shape, bool f16, const GemmParams &params, int gridX, int gridY);
 
 /// Runs the decode attention kernel over (KV heads, sequences).
-void emulateDecode(const DecodeParams &params, int kvHeads, int batch);
+void emulateDecode(const DecodeParams &params, int kvHeads, int batch, bool f16 = false);
 
 /// Whether the code object has a kernel called `symbol` that the emulator can run.
 bool isEmulatedKernel(const char *symbol);

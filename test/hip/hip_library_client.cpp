@@ -82,7 +82,7 @@ argus_attention_decode_args decodeArgs(const argus::gpu::test::DecodeProblem &p,
   a.v_head_dim = p.valueDim;
   a.page_size = p.pageSize;
   a.max_pages_per_seq = p.maxPagesPerSeq();
-  a.dtype = ARGUS_DTYPE_BF16;
+  a.dtype = p.f16 ? ARGUS_DTYPE_F16 : ARGUS_DTYPE_BF16;
   a.q = d.q.data();
   a.k_cache = d.kCache.data();
   a.v_cache = d.vCache.data();
@@ -128,7 +128,7 @@ argus_attention_prefill_args prefillArgs(const argus::gpu::test::PrefillProblem 
   a.max_seqlen_q = p.maxSeqQ();
   for (const auto &s : p.seqlens)
     a.max_seqlen_kv = std::max<int64_t>(a.max_seqlen_kv, s.second);
-  a.dtype = ARGUS_DTYPE_BF16;
+  a.dtype = p.f16 ? ARGUS_DTYPE_F16 : ARGUS_DTYPE_BF16;
   a.q = d.q.data();
   a.k = d.k.data();
   a.v = d.v.data();
@@ -251,25 +251,33 @@ void onFakeDevice(const Library &lib, void *fake, int64_t n, int64_t k) {
     const std::string problems = argus::gpu::test::compareWithFloat64(p, d);
     expect(problems.empty(), p.describe() + ": every element matches float64" + (problems.empty() ? "" : "\n" + problems));
   }
-  argus::gpu::test::DecodeData data(kTinyDecode, rng);
-  argus_attention_decode_args decode = decodeArgs(kTinyDecode, data);
-  const int before = launches();
-  const argus_status s = lib.attentionDecode(&decode, stream);
-  expect(s == ARGUS_OK && launches() == before + 1 && lastStream() == stream,
-         std::string("decode ") + kTinyDecode.describe() + ": one launch on the caller's stream (" + lastKernel() + ")");
-  const std::string decodeProblems = argus::gpu::test::compareWithFloat64(kTinyDecode, data);
-  expect(decodeProblems.empty(), "decode " + kTinyDecode.describe() + ": every element matches float64" +
-                                     (decodeProblems.empty() ? "" : "\n" + decodeProblems));
+  for (bool f16 : {false, true}) {  // attention in bf16, then in f16 (its own kernels)
+    argus::gpu::test::DecodeProblem decodeProblem = kTinyDecode;
+    decodeProblem.f16 = f16;
+    argus::gpu::test::DecodeData data(decodeProblem, rng);
+    argus_attention_decode_args decode = decodeArgs(decodeProblem, data);
+    const int before = launches();
+    const argus_status s = lib.attentionDecode(&decode, stream);
+    expect(s == ARGUS_OK && launches() == before + 1 && lastStream() == stream &&
+               contains(lastKernel(), "_f16") == f16,
+           "decode " + decodeProblem.describe() + ": one launch on the caller's stream (" + lastKernel() + ")");
+    const std::string decodeProblems = argus::gpu::test::compareWithFloat64(decodeProblem, data);
+    expect(decodeProblems.empty(), "decode " + decodeProblem.describe() + ": every element matches float64" +
+                                       (decodeProblems.empty() ? "" : "\n" + decodeProblems));
 
-  argus::gpu::test::PrefillData prefillData(kTinyPrefill, rng);
-  argus_attention_prefill_args prefill = prefillArgs(kTinyPrefill, prefillData);
-  const int beforePrefill = launches();
-  const argus_status sp = lib.attentionPrefill(&prefill, stream);
-  expect(sp == ARGUS_OK && launches() == beforePrefill + 1 && lastStream() == stream,
-         "prefill " + kTinyPrefill.describe() + ": one launch on the caller's stream (" + lastKernel() + ")");
-  const std::string prefillProblems = argus::gpu::test::compareWithFloat64(kTinyPrefill, prefillData);
-  expect(prefillProblems.empty(), "prefill " + kTinyPrefill.describe() + ": every element matches float64" +
-                                      (prefillProblems.empty() ? "" : "\n" + prefillProblems));
+    argus::gpu::test::PrefillProblem prefillProblem = kTinyPrefill;
+    prefillProblem.f16 = f16;
+    argus::gpu::test::PrefillData prefillData(prefillProblem, rng);
+    argus_attention_prefill_args prefill = prefillArgs(prefillProblem, prefillData);
+    const int beforePrefill = launches();
+    const argus_status sp = lib.attentionPrefill(&prefill, stream);
+    expect(sp == ARGUS_OK && launches() == beforePrefill + 1 && lastStream() == stream &&
+               contains(lastKernel(), "_f16") == f16,
+           "prefill " + prefillProblem.describe() + ": one launch on the caller's stream (" + lastKernel() + ")");
+    const std::string prefillProblems = argus::gpu::test::compareWithFloat64(prefillProblem, prefillData);
+    expect(prefillProblems.empty(), "prefill " + prefillProblem.describe() + ": every element matches float64" +
+                                        (prefillProblems.empty() ? "" : "\n" + prefillProblems));
+  }
 
   argus::gpu::test::MoeData moeData(kSmallMoe, rng);
   argus_moe_args moe = moeArgs(kSmallMoe, moeData);

@@ -1,7 +1,7 @@
 //===- argus_hip_decode.cpp - argus_attention_decode of a hip library ------===//
 //
 // Validation shared with every target (argus_attention_validate.h), then what
-// the CDNA kernel takes: bf16; head_dim a multiple of 8 up to 256 (16-byte
+// the CDNA kernel takes: bf16 or f16; head_dim a multiple of 8 up to 256 (16-byte
 // key loads from a 16-byte aligned k_cache); v_head_dim up to 256; at most 8
 // query heads per KV head. One launch over (KV heads, sequences) on the
 // caller's stream; block_table and seqlens_kv are read on the device.
@@ -20,7 +20,7 @@ using namespace argus::hip;
 extern "C" ARGUS_API argus_status argus_attention_decode(const argus_attention_decode_args *args, void *stream) {
   return guard("argus_attention_decode", [&] {
     static constexpr GpuDecodeLimits kLimits{"the CDNA kernel", kMaxDecodeGroup, kMaxDecodeHeadDim,
-                                             kMaxDecodeValueDim, 1, 65535, /*takesF16=*/false};
+                                             kMaxDecodeValueDim, 1, 65535, /*takesF16=*/true};
     argus_attention_decode_args a;
     GpuDecodeStep step;
     float scaleLog2 = 0.0f;
@@ -40,8 +40,8 @@ extern "C" ARGUS_API argus_status argus_attention_decode(const argus_attention_d
                         int32_t(a.page_size),
                         scaleLog2};
     void *arguments[] = {&params};
+    const char *kernel = a.dtype == ARGUS_DTYPE_F16 ? "argus_hip_decode_f16" : "argus_hip_decode";
     return hipLaunch("argus_attention_decode",
-                     {"argus_hip_decode", unsigned(a.num_kv_heads), unsigned(a.batch), kDecodeWaves * 64, arguments},
-                     stream);
+                     {kernel, unsigned(a.num_kv_heads), unsigned(a.batch), kDecodeWaves * 64, arguments}, stream);
   });
 }

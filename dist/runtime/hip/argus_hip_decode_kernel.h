@@ -25,7 +25,8 @@
 
 namespace argus::hip {
 
-template <int Waves>
+/// E: the element type of q, the caches and o.
+template <Element E, int Waves>
 ARGUS_HIP_FN void decodeAttention(const DecodeParams &p) {
   constexpr int kThreads = Waves * kWaveSize;
   constexpr int kColumnsPerLane = kMaxDecodeValueDim / kWaveSize;
@@ -45,7 +46,7 @@ ARGUS_HIP_FN void decodeAttention(const DecodeParams &p) {
   const int64_t firstHead = int64_t(b) * p.heads + int64_t(h) * group;
 
   for (int i = workItem(); i < group * d; i += kThreads)
-    qLds[i] = bf16ToFloat(p.q[firstHead * d + i]) * p.scaleLog2;
+    qLds[i] = toFloat<E>(p.q[firstHead * d + i]) * p.scaleLog2;
   barrier();
 
   float m[kMaxDecodeGroup], sum[kMaxDecodeGroup], acc[kMaxDecodeGroup][kColumnsPerLane];
@@ -74,7 +75,7 @@ ARGUS_HIP_FN void decodeAttention(const DecodeParams &p) {
       for (int x = 0; x < d; x += 8) {
         const u32x4 chunk8 = *reinterpret_cast<const u32x4 *>(k + x);
         for (int i = 0; i < 8; ++i) {
-          const float kv = bf16ToFloat(uint16_t(chunk8[i / 2] >> (16 * (i % 2))));
+          const float kv = toFloat<E>(uint16_t(chunk8[i / 2] >> (16 * (i % 2))));
           for (int g = 0; g < group; ++g)
             s[g] += qLds[g * d + x + i] * kv;
         }
@@ -100,7 +101,7 @@ ARGUS_HIP_FN void decodeAttention(const DecodeParams &p) {
         const int column = l + kWaveSize * c;
         if (column >= dv)
           break;
-        const float value = bf16ToFloat(v[column]);
+        const float value = toFloat<E>(v[column]);
         for (int g = 0; g < group; ++g)
           acc[g][c] += pLds[g * kWaveSize + t] * value;
       }
@@ -136,7 +137,7 @@ ARGUS_HIP_FN void decodeAttention(const DecodeParams &p) {
         numerator += weight * theirs[column];
         denominator += weight * theirs[kMaxDecodeValueDim + 1];
       }
-    p.o[(firstHead + g) * dv + column] = floatToBf16(denominator > 0.0f ? numerator / denominator : 0.0f);
+    p.o[(firstHead + g) * dv + column] = fromFloat<E>(denominator > 0.0f ? numerator / denominator : 0.0f);
   }
 }
 

@@ -39,7 +39,11 @@ ARGUS_HIP_KERNEL(256) void argus_hip_gemm_f16_beta_scale(GemmParams p, int workG
 #include "argus_hip_decode_kernel.h"
 
 ARGUS_HIP_KERNEL(argus::hip::kDecodeWaves * 64) void argus_hip_decode(argus::hip::DecodeParams p) {
-  argus::hip::decodeAttention<argus::hip::kDecodeWaves>(p);
+  argus::hip::decodeAttention<argus::hip::Element::Bf16, argus::hip::kDecodeWaves>(p);
+}
+
+ARGUS_HIP_KERNEL(argus::hip::kDecodeWaves * 64) void argus_hip_decode_f16(argus::hip::DecodeParams p) {
+  argus::hip::decodeAttention<argus::hip::Element::F16, argus::hip::kDecodeWaves>(p);
 }
 
 #include "argus_hip_moe_kernel.h"
@@ -55,5 +59,9 @@ ARGUS_HIP_KERNEL(argus::hip::kMoeCombineThreads) void argus_hip_moe_combine(MoeP
 #include "argus_hip_prefill_kernel.h"
 
 ARGUS_HIP_KERNEL(argus::hip::kPrefillWaves * 64) void argus_hip_prefill(argus::hip::PrefillParams p) {
-  argus::hip::prefillAttention(p);
+  argus::hip::prefillAttention<argus::hip::Element::Bf16>(p);
+}
+
+ARGUS_HIP_KERNEL(argus::hip::kPrefillWaves * 64) void argus_hip_prefill_f16(argus::hip::PrefillParams p) {
+  argus::hip::prefillAttention<argus::hip::Element::F16>(p);
 }

@@ -1,7 +1,7 @@
 //===- argus_hip_prefill.cpp - argus_attention_prefill of a hip library ----===//
 //
 // Validation shared with every target (argus_attention_validate.h), then what
-// the CDNA kernel takes: bf16; head_dim a multiple of 64 up to 192 and
+// the CDNA kernel takes: bf16 or f16; head_dim a multiple of 64 up to 192 and
 // v_head_dim a multiple of 32 up to 128; q, k and v 16-byte aligned (16-byte
 // row loads). One launch over (query blocks of max_seqlen_q, heads,
 // sequences) on the caller's stream; cu_seqlens are read on the device, and
@@ -21,15 +21,16 @@ using namespace argus::hip;
 extern "C" ARGUS_API argus_status argus_attention_prefill(const argus_attention_prefill_args *args, void *stream) {
   return guard("argus_attention_prefill", [&] {
     static constexpr GpuPrefillLimits kLimits{"the CDNA kernel", 64, kMaxPrefillHeadDim, 32, kMaxPrefillValueDim,
-                                              kPrefillRows, nullptr, /*takesF16=*/false};
+                                              kPrefillRows, nullptr, /*takesF16=*/true};
     argus_attention_prefill_args a;
     GpuPrefillStep step;
     PrefillParams params{};
     if (argus_status s = prepareGpuPrefill(args, kLimits, a, &step, &params); s || step == GpuPrefillStep::Noop)
       return s;
     void *arguments[] = {&params};
-    HipLaunch launch{"argus_hip_prefill", unsigned((a.max_seqlen_q + kPrefillRows - 1) / kPrefillRows),
-                     unsigned(a.num_heads), kPrefillWaves * 64, arguments};
+    const char *kernel = a.dtype == ARGUS_DTYPE_F16 ? "argus_hip_prefill_f16" : "argus_hip_prefill";
+    HipLaunch launch{kernel, unsigned((a.max_seqlen_q + kPrefillRows - 1) / kPrefillRows), unsigned(a.num_heads),
+                     kPrefillWaves * 64, arguments};
     launch.gridZ = unsigned(a.batch);
     return hipLaunch("argus_attention_prefill", launch, stream);
   });

@@ -12,12 +12,13 @@
 //   softmax: scale, mask (past the sequence; causal, aligned bottom-right),
 //          the row max across the 32 lanes that share a row (butterfly
 //          shuffles), p = 2^(s - m); row sums stay per lane until the end
-//   P -> LDS (bf16, the same swizzle), read back as A operands
+//   P -> LDS (in E, the same swizzle), read back as A operands
 //   O   = O · 2^(m_old - m) + P · V on MFMA, V's transpose as the B operand
 //
 // Causal blocks past the diagonal of the workgroup's last row are never
 // loaded. A row that sees no key gets zeros. head_dim a multiple of 64 up to
-// 192 and value_dim a multiple of 32 up to 128 (MLA's 192/128 included).
+// 192 and value_dim a multiple of 32 up to 128 (MLA's 192/128 included); bf16
+// or f16.
 //
 //===----------------------------------------------------------------------===//
 #ifndef ARGUS_HIP_PREFILL_KERNEL_H
@@ -28,6 +29,8 @@
 
 namespace argus::hip {
 
+/// E: the element type of q, k, v and o.
+template <Element E>
 ARGUS_HIP_FN void prefillAttention(const PrefillParams &p) {
   constexpr int kThreads = kPrefillWaves * kWaveSize;
   constexpr int kHeadSteps = kMaxPrefillHeadDim / kTileK;   // 64-wide steps of head_dim, at most
@@ -107,7 +110,7 @@ ARGUS_HIP_FN void prefillAttention(const PrefillParams &p) {
           const u32x4 kf = *reinterpret_cast<const u32x4 *>(ldsK + ks * kPrefillKeys * kLdsRowBytes +
                                                             ldsByte(32 * j + r32, 2 * c + half));
           for (int hh = 0; hh < 2; ++hh)
-            s[j] = mfma32x32x8<Element::Bf16>(operandHalf(q[ks][c], hh), operandHalf(kf, hh), s[j]);
+            s[j] = mfma32x32x8<E>(operandHalf(q[ks][c], hh), operandHalf(kf, hh), s[j]);
         }
 
     // Online softmax, row by row of this lane's 16 result elements.
@@ -136,7 +139,7 @@ ARGUS_HIP_FN void prefillAttention(const PrefillParams &p) {
         const float prob = exp2(s[j][e] - base);
         rowSum[e] += prob;
         const int row32 = mfmaResultRow(l, e), key = 32 * j + r32;
-        *reinterpret_cast<uint16_t *>(ldsP + ldsByte(row32, key / 8) + 2 * (key % 8)) = floatToBf16(prob);
+        *reinterpret_cast<uint16_t *>(ldsP + ldsByte(row32, key / 8) + 2 * (key % 8)) = fromFloat<E>(prob);
       }
     }
     waveBarrier();
@@ -151,7 +154,7 @@ ARGUS_HIP_FN void prefillAttention(const PrefillParams &p) {
           continue;
         const u32x4 vf = *reinterpret_cast<const u32x4 *>(ldsVt + ldsByte(32 * n + r32, 2 * c + half));
         for (int hh = 0; hh < 2; ++hh)
-          o[n] = mfma32x32x8<Element::Bf16>(operandHalf(pf, hh), operandHalf(vf, hh), o[n]);
+          o[n] = mfma32x32x8<E>(operandHalf(pf, hh), operandHalf(vf, hh), o[n]);
       }
     }
     barrier();  // every wave is done with K, V and its P before the next block
@@ -169,7 +172,7 @@ ARGUS_HIP_FN void prefillAttention(const PrefillParams &p) {
     ARGUS_UNROLL
     for (int n = 0; n < kValueBlocks; ++n)
       if (n < valueBlocks)
-        out[32 * n + r32] = floatToBf16(sum > 0.0f ? o[n][e] / sum : 0.0f);
+        out[32 * n + r32] = fromFloat<E>(sum > 0.0f ? o[n][e] / sum : 0.0f);
   }
 }
 
