@@ -12,9 +12,10 @@
 // gate and up of the same element for the SwiGLU epilogue.
 //
 // Like the prefill kernel, this is the portable mma.sync baseline, written
-// against argus_cuda_kernel_device.h so the cluster emulator runs its source;
-// the wgmma/TMA grouped GEMM (templates/moe/moe_gate_up_sm90.argus) needs a
-// GPU to write and tune.
+// against argus_cuda_kernel_device.h so the cluster emulator runs its source.
+// templates/moe/moe_gate_up_sm90_mma.argus is gate_up's schedule in the DSL
+// (proved: gate/up pairing per warp, both barriers); the wgmma/TMA grouped
+// GEMM (templates/moe/moe_gate_up_sm90.argus) needs a GPU to write and tune.
 //
 //===----------------------------------------------------------------------===//
 #ifndef ARGUS_SM90_MOE_KERNEL_H
