@@ -5,7 +5,7 @@
  * leaves as poison gets the interpreter's documented result (x / 0 = 0, no
  * trap; shifts past the width; saturating float -> integer conversions;
  * NaN-propagating maximum). One header for every backend: the CPU's kernels
- * (argus_cpu_kernel.h) and the HIP ones (argus_hip_tile.h, where each helper
+ * (argus_cpu_kernel.h) and the GPU ones (argus_gpu_tile.h, where each helper
  * is a host-and-device function) read `ak::divsi(...)` the same way.
  *
  * Only compiler builtins, no libm: a HIP device compile has no device libs.
@@ -19,7 +19,7 @@
 #include <limits>
 #include <type_traits>
 
-#if defined(__HIP__)
+#if defined(__HIP__) || defined(__CUDACC__)
 #define ARGUS_SCALAR_FN __attribute__((host, device)) inline
 #else
 #define ARGUS_SCALAR_FN inline

@@ -34,7 +34,7 @@ void emulate(const LaunchShape &shape, const Body &body) {
   launch.gridY = int(shape.grid[1]);
   launch.gridZ = int(shape.grid[2]);
   launch.threads = shape.threads;
-  launch.ldsBytes = shape.ldsBytes;
+  launch.ldsBytes = shape.sharedBytes;
   emu::run(launch, body);
 }
 

@@ -38,6 +38,7 @@
 #endif
 // The qualifier of the kernels in dist/runtime/gpu written once for every target.
 #define ARGUS_GPU_FN ARGUS_CUDA_FN
+#define ARGUS_GPU_UNROLL ARGUS_CUDA_UNROLL
 
 namespace argus::cuda {
 

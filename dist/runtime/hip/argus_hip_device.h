@@ -37,6 +37,7 @@
 #endif
 // The qualifier of the kernels in dist/runtime/gpu written once for every target.
 #define ARGUS_GPU_FN ARGUS_HIP_FN
+#define ARGUS_GPU_UNROLL ARGUS_UNROLL
 
 #include "argus_hip_vectors.h"
 
