@@ -18,7 +18,7 @@ Cta::Cta(const Launch &launch)
     : shared(std::size_t(launch.sharedBytes) + 1024, char(0xff)), barrier(launch.threads),
       warps(std::size_t(launch.threads / kWarpSize)),
       warpgroups(std::size_t((launch.threads + kWarpgroupSize - 1) / kWarpgroupSize)),
-      bulk(std::size_t(launch.threads)) {}
+      bulk(std::size_t(launch.threads)), asyncCopies(std::size_t(launch.threads)) {}
 
 Cluster::Cluster(const Launch &launch, int x, int y, int z)
     : launch(launch), x(x), y(y), z(z), barrier(launch.threads * launch.clusterCtas()) {
@@ -138,6 +138,10 @@ void run(const Launch &launch, const std::function<void()> &kernel) {
           for (const BulkGroups &b : c.bulk)
             if (!b.open.empty() || !b.committed.empty())
               abortWith("a thread ended with TMA stores it never waited for");
+        for (const Cta &c : running.ctas)
+          for (const AsyncCopyGroups &g : c.asyncCopies)
+            if (!g.open.empty() || !g.committed.empty())
+              abortWith("a thread ended with cp.async copies it never waited for");
         for (const Cta &c : running.ctas)
           for (const auto &[id, barrier] : c.named)
             if (!barrier->idle())

@@ -52,6 +52,14 @@ void mmaBf16(const uint32_t (&a)[4], const uint32_t (&b)[2], float (&c)[4]);
 /// The same with f16 operands.
 void mmaF16(const uint32_t (&a)[4], const uint32_t (&b)[2], float (&c)[4]);
 
+/// cp.async: copies `bytes` from global `src` to shared `dst`, the first `srcBytes` read and the
+/// rest zeros, when the issuing thread waits for its group (no earlier: a kernel that reads the
+/// destination before its wait sees the poison); a thread that ends with copies pending aborts.
+void cpAsync(void *dst, const void *src, int bytes, int srcBytes);
+void cpAsyncCommit();
+/// Lands all but the newest `pending` committed groups of this thread.
+void cpAsyncWait(int pending);
+
 //===----------------------------------------------------------------------===//
 // Hopper's asynchronous units (argus_sm90.cuh), modelled strictly: a TMA load
 // lands in shared memory only when a thread waits on its mbarrier (or its

@@ -264,6 +264,36 @@ void bulkWait(int pending) {
   }
 }
 
+void cpAsync(void *dst, const void *src, int bytes, int srcBytes) {
+  const uint32_t shared = sharedAddress(dst);
+  if (bytes != 4 && bytes != 8 && bytes != 16)
+    abortWith("cp.async copies 4, 8 or 16 bytes");
+  if (shared % uint32_t(bytes) != 0 || reinterpret_cast<uintptr_t>(src) % uintptr_t(bytes) != 0)
+    abortWith("a cp.async needs both addresses aligned to its size");
+  if (srcBytes < 0 || srcBytes > bytes)
+    abortWith("cp.async reads 0 to `bytes` bytes of its source");
+  sharedByte(shared + uint32_t(bytes) - 1); // inside the CTA's shared memory
+  cta().asyncCopies[size_t(thread())].open.push_back({sharedByte(shared), static_cast<const char *>(src), bytes,
+                                                      srcBytes});
+}
+
+void cpAsyncCommit() {
+  AsyncCopyGroups &g = cta().asyncCopies[size_t(thread())];
+  g.committed.push_back(std::move(g.open));
+  g.open.clear();
+}
+
+void cpAsyncWait(int pending) {
+  AsyncCopyGroups &g = cta().asyncCopies[size_t(thread())];
+  while (int(g.committed.size()) > pending) {
+    for (const AsyncCopy &c : g.committed.front()) {
+      std::memcpy(c.shared, c.global, size_t(c.srcBytes));
+      std::memset(c.shared + c.srcBytes, 0, size_t(c.bytes - c.srcBytes));
+    }
+    g.committed.pop_front();
+  }
+}
+
 namespace {
 
 // Issues one wgmma of the calling warpgroup (.sync.aligned: every thread, the same operands).

@@ -97,6 +97,18 @@ struct BulkGroups {
   std::deque<std::vector<std::unique_ptr<TensorMapCopy>>> committed;
 };
 
+// A thread's cp.async copies: the open group and the committed ones, each
+// performed when the thread waits for it.
+struct AsyncCopy {
+  char *shared;
+  const char *global;
+  int bytes, srcBytes;
+};
+struct AsyncCopyGroups {
+  std::vector<AsyncCopy> open;
+  std::deque<std::vector<AsyncCopy>> committed;
+};
+
 struct Cta {
   explicit Cta(const Launch &launch);
   std::vector<char> shared;  // poisoned; + 1024 to align the base as kernels align their tiles
@@ -106,6 +118,7 @@ struct Cta {
   std::map<uint32_t, MBarrier> mbarriers;                // by shared-memory offset
   std::map<uint32_t, std::unique_ptr<Barrier>> named;    // bar.sync ids 1..15
   std::vector<BulkGroups> bulk;                          // per thread
+  std::vector<AsyncCopyGroups> asyncCopies;              // per thread
   char *base() { return reinterpret_cast<char *>((reinterpret_cast<uintptr_t>(shared.data()) + 1023) / 1024 * 1024); }
 };
 

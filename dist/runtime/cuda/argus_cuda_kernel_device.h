@@ -189,6 +189,39 @@ ARGUS_CUDA_FN const T *peerShared(const T *p, int rank) {
 #endif
 }
 
+/// cp.async.cg: starts copying 16 bytes from global `src` to shared `dst` (both
+/// 16-byte aligned), of which the first `srcBytes` are read and the rest are
+/// zeros. The copy joins this thread's open group (cpAsyncCommit) and lands
+/// by the cpAsyncWait that retires it.
+ARGUS_CUDA_FN void cpAsync16(void *dst, const void *src, int srcBytes) {
+#if ARGUS_CUDA_DEVICE_CODE
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;" ::"r"(uint32_t(__cvta_generic_to_shared(dst))),
+               "l"(src), "r"(srcBytes)
+               : "memory");
+#else
+  emu::cpAsync(dst, src, 16, srcBytes);
+#endif
+}
+
+/// Closes this thread's open group of cp.async copies.
+ARGUS_CUDA_FN void cpAsyncCommit() {
+#if ARGUS_CUDA_DEVICE_CODE
+  asm volatile("cp.async.commit_group;" ::: "memory");
+#else
+  emu::cpAsyncCommit();
+#endif
+}
+
+/// Waits until at most `Pending` of this thread's committed cp.async groups are in flight.
+template <int Pending>
+ARGUS_CUDA_FN void cpAsyncWait() {
+#if ARGUS_CUDA_DEVICE_CODE
+  asm volatile("cp.async.wait_group %0;" ::"n"(Pending) : "memory");
+#else
+  emu::cpAsyncWait(Pending);
+#endif
+}
+
 /// *p += v on a shared-memory int, atomically within the CTA; the old value.
 ARGUS_CUDA_FN int sharedAtomicAdd(int *p, int v) {
 #if ARGUS_CUDA_DEVICE_CODE

@@ -4,7 +4,7 @@
 #include <cctype>
 
 #include "argus/Backend/CodegenCpu.h"
-#include "argus/Backend/CodegenHip.h"
+#include "argus/Backend/CodegenGpu.h"
 #include "argus/Dialect/Argus.h"
 #include "argus/Verify/Verifier.h"
 
@@ -67,8 +67,8 @@ VerifiedInstance instantiateVerified(mlir::MLIRContext &context, const std::stri
             path + ": the verifier refused kernel '" + proof.kernel + "':\n" +
                 verify::formatResult(verify::VerifyResult{{proof}}),
             ""};
-  llvm::Expected<std::string> code = codegen::isHipTarget(target)
-                                         ? codegen::emitHipKernel(kernel, symbol, codegen::HipTarget{target})
+  llvm::Expected<std::string> code = codegen::isGpuTarget(target)
+                                         ? codegen::emitGpuKernel(kernel, symbol, target)
                                          : codegen::emitCpuKernel(kernel, symbol, codegen::CpuTarget{target});
   if (!code)
     return {Outcome::Failed, llvm::toString(code.takeError()), ""};

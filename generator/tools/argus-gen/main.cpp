@@ -2,7 +2,7 @@
 //
 //   argus-gen lower FILE.argus [--kernel K] [--set BM=64,TA=bf16] [--pin N=4096]
 //   argus-gen emit-cpu FILE.argus [...same...] [--symbol NAME] [--target cpu-avx512]
-//   argus-gen emit FILE.argus [...same...] [--symbol NAME] --target cpu-avx512|cpu-avx2|hip-gfx942|hip-gfx90a
+//   argus-gen emit FILE.argus [...same...] [--symbol NAME] --target cpu-avx512|cpu-avx2|hip-gfx942|hip-gfx90a|cuda-sm90a
 //   argus-gen run FILE.argus --shape M=7,N=33,K=100 [--arg beta=0] [--engine interp|cpu]
 //   argus-gen verify FILE.argus [--json] [--bank-conflicts warn|error|off] [--skip race,...]
 //   argus-gen shapes CATALOG.yaml
@@ -159,10 +159,10 @@ int runMain(int argc, char **argv) {
   emitCpu->add_option("--symbol", symbol, "C symbol of the kernel entry point");
   emitCpu->add_option("--target", emitTarget, "cpu-avx512 or cpu-avx2 (default: the one this machine runs best)");
   CLI::App *emitAny = app.add_subcommand("emit", "print the source a backend generates for a kernel: C++ for "
-                                                 "cpu-* targets, HIP C++ for hip-gfx942 / hip-gfx90a");
+                                                 "cpu-* targets, HIP C++ for hip-gfx942 / hip-gfx90a, CUDA C++ for cuda-sm90a");
   emitFlags.add(emitAny);
   emitAny->add_option("--symbol", symbol, "C symbol of the kernel entry point");
-  emitAny->add_option("--target", emitTarget, "cpu-avx512, cpu-avx2, hip-gfx942 or hip-gfx90a")->required();
+  emitAny->add_option("--target", emitTarget, "cpu-avx512, cpu-avx2, hip-gfx942, hip-gfx90a or cuda-sm90a")->required();
 
   KernelFlags runFlags;
   std::string shape, scalarArgs, engine = "interp", runTarget = codegen::defaultCpuTarget();

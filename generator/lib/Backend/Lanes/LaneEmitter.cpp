@@ -1,11 +1,12 @@
-//===- HipEmitter.cpp - the translation unit, control flow, op dispatch ---===//
+//===- LaneEmitter.cpp - the translation unit, control flow, op dispatch --===//
 //
-// Shape of the emitted unit (kernel @k, symbol `sym`):
+// Shape of the emitted unit (kernel @k, symbol `sym`; HIP's spellings, CUDA's
+// are LaneTarget.cpp's):
 //
 //   #include "argus_hip_tile.h"
 //   namespace ak = argus::hip::tile;
 //   struct sym_params { ak::Tensor A; ...; float alpha; ...; int64_t num_programs[3]; };
-//   struct sym_place_sa { ... };                 // LDS placement of each buffer
+//   struct sym_place_sa { ... };                 // shared placement of each buffer
 //   inline ak::LaunchShape sym_launch(sym_params &p) { ...@k__grid inlined... }
 //   ARGUS_HIP_FN void sym_body(const sym_params &p) {
 //     ARGUS_LDS(lds, bytes);
@@ -16,7 +17,7 @@
 //   #endif
 //
 //===----------------------------------------------------------------------===//
-#include "HipEmitter.h"
+#include "LaneEmitter.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "llvm/ADT/ScopeExit.h"
@@ -24,14 +25,9 @@
 
 using namespace mlir;
 
-namespace argus::codegen::hip {
+namespace argus::codegen::lanes {
 
-/// Most waves a CDNA workgroup may have (1024 work-items).
-static constexpr int64_t kMaxWaves = 16;
-/// LDS of one CDNA workgroup (gfx90a and gfx942).
-static constexpr int64_t kLdsBytes = 65536;
-
-std::optional<std::string> hipStorageType(Type type) {
+std::optional<std::string> storageType(Type type) {
   if (type.isF32())
     return std::string("float");
   if (type.isBF16() || type.isF16())
@@ -45,7 +41,7 @@ std::optional<std::string> hipStorageType(Type type) {
   return std::nullopt;
 }
 
-std::optional<std::string> hipElementTag(Type type) {
+std::optional<std::string> elementTag(Type type) {
   if (type.isF32())
     return std::string("ak::F32");
   if (type.isBF16())
@@ -71,31 +67,31 @@ static std::string typeString(Type t) {
 // Tiles
 //===----------------------------------------------------------------------===//
 
-std::string HipEmitter::tile(Value v) {
+std::string LaneEmitter::tile(Value v) {
   auto it = tiles.find(v);
   return it == tiles.end() ? std::string("/*unknown tile*/") : it->second;
 }
 
-std::string HipEmitter::declareTile(Value v, Operation *op, StringRef note) {
+std::string LaneEmitter::declareTile(Value v, Operation *op, StringRef note) {
   auto t = cast<TileType>(v.getType());
   const RegLayout &l = layoutOf(v);
   std::string name = nameFor(v);
-  line(*hipStorageType(t.getElementType()) + " " + name + "[" + std::to_string(l.perLane()) + "];", op,
+  line(*storageType(t.getElementType()) + " " + name + "[" + std::to_string(l.perLane()) + "];", op,
        note.empty() ? StringRef(l.spell()) : note);
   tiles[v] = name;
   return name;
 }
 
-void HipEmitter::emitConvert(const std::string &dst, const std::string &src, const RegLayout &from,
+void LaneEmitter::emitConvert(const std::string &dst, const std::string &src, const RegLayout &from,
                              const RegLayout &to, Type element, Operation *op) {
-  std::string storage = *hipStorageType(element);
+  std::string storage = *storageType(element);
   line(storage + " " + dst + "[" + std::to_string(to.perLane()) + "];", op, to.spell());
   line("ak::convert<" + from.spell() + ", " + to.spell() + ">(" + dst + ", " + src + ", reinterpret_cast<" + storage +
-           " *>(wave_scratch));",
-       op, "through LDS");
+           " *>(" + target.group + "_scratch));",
+       op, "through " + target.sharedNoun);
 }
 
-std::string HipEmitter::operandTile(Operation *op, unsigned index) {
+std::string LaneEmitter::operandTile(Operation *op, unsigned index) {
   Value v = op->getOperand(index);
   const RegLayout *want = layouts.conversion(op, index);
   if (!want)
@@ -106,26 +102,26 @@ std::string HipEmitter::operandTile(Operation *op, unsigned index) {
 }
 
 //===----------------------------------------------------------------------===//
-// Kernel checks and LDS plan
+// Kernel checks and shared-memory plan
 //===----------------------------------------------------------------------===//
 
-LogicalResult HipEmitter::checkKernel(func::FuncOp kernel, func::FuncOp &grid) {
+LogicalResult LaneEmitter::checkKernel(func::FuncOp kernel, func::FuncOp &grid) {
   StringRef name = kernel.getSymName();
   if (!kernel->hasAttr(kernel_attr::kKernel))
     return fail(kernel, "expected a kernel (func.func with the argus.kernel attribute), got @" + name);
   auto threads = kernel->getAttrOfType<IntegerAttr>(kernel_attr::kThreads);
-  waves = threads ? threads.getInt() : 1;
-  if (waves < 1 || waves > kMaxWaves)
-    return fail(kernel, "the HIP backend runs each thread of kernel '" + name +
-                            "' as a wave of 64 lanes, 1 to " + std::to_string(kMaxWaves) +
-                            " per workgroup; it asks for " + std::to_string(waves));
+  groups = threads ? threads.getInt() : 1;
+  if (groups < 1 || groups > target.maxGroups)
+    return fail(kernel, target.backend + " runs each thread of kernel '" + name + "' as a " + target.group + " of " +
+                            std::to_string(target.lanes) + " lanes, 1 to " + std::to_string(target.maxGroups) +
+                            " per " + target.workgroup + "; it asks for " + std::to_string(groups));
   if (failed(findGridFunction(kernel, grid)))
     return failure();
   for (auto [i, type] : llvm::enumerate(kernel.getArgumentTypes())) {
     if (auto tensor = dyn_cast<GlobalTensorType>(type)) {
-      if (tensor.getRank() < 1 || tensor.getRank() > 4 || !hipStorageType(tensor.getElementType()))
+      if (tensor.getRank() < 1 || tensor.getRank() > 4 || !storageType(tensor.getElementType()))
         return fail(kernel.getArgument(i).getLoc(),
-                    "the HIP backend takes tensors of rank 1 to 4 of f32, bf16, f16, i1, i32 or i64; "
+                    target.backend + " takes tensors of rank 1 to 4 of f32, bf16, f16, i1, i32 or i64; "
                     "argument " + std::to_string(i) + " is " + typeString(type));
       continue;
     }
@@ -137,18 +133,18 @@ LogicalResult HipEmitter::checkKernel(func::FuncOp kernel, func::FuncOp &grid) {
   return success();
 }
 
-LogicalResult HipEmitter::planShared(func::FuncOp kernel, int64_t &ldsBytes) {
+LogicalResult LaneEmitter::planShared(func::FuncOp kernel, int64_t &ldsBytes) {
   ldsBytes = 0;
   LogicalResult ok = success();
   kernel.walk([&](AllocOp alloc) {
     auto type = cast<BufferType>(alloc.getType());
     if (type.getSpace() != MemorySpace::shared) {
-      ok = fail(alloc, "the HIP backend does not lower local (per-thread) buffers yet");
+      ok = fail(alloc, target.backend + " does not lower local (per-thread) buffers yet");
       return;
     }
-    std::optional<std::string> storage = hipStorageType(type.getElementType());
+    std::optional<std::string> storage = storageType(type.getElementType());
     if (!storage) {
-      ok = fail(alloc, "the HIP backend has no LDS element type for " + typeString(type.getElementType()));
+      ok = fail(alloc, target.backend + " has no shared-memory element type for " + typeString(type.getElementType()));
       return;
     }
     // How far the buffer's own layout spreads its elements.
@@ -173,7 +169,7 @@ LogicalResult HipEmitter::planShared(func::FuncOp kernel, int64_t &ldsBytes) {
       line("/// Where the buffer of " + locComment(alloc.getLoc()) + " places its logical element x.");
       line("struct " + name + " {");
       line("  static constexpr int kContiguous = " + std::to_string(contiguous) + ";");
-      line("  ARGUS_HIP_FN static int place(int x) { return int(" + layoutExpr(own, "x") + "); }");
+      line("  " + target.fn + " static int place(int x) { return int(" + layoutExpr(own, "x") + "); }");
       line("};");
       placement = name;
     }
@@ -204,20 +200,20 @@ LogicalResult HipEmitter::planShared(func::FuncOp kernel, int64_t &ldsBytes) {
     line("/// The view of " + locComment(op->getLoc()) + ": element e of a slot at slot base + view(e).");
     line("struct " + name + " {");
     line("  static constexpr int kContiguous = " + std::to_string(contiguous) + ";");
-    line("  ARGUS_HIP_FN static int place(int x) {");
+    line("  " + target.fn + " static int place(int x) {");
     line("    const int e = x % " + std::to_string(slotElems) + ";");
     line("    return x - e + int(" + layoutExpr(view, "e") + ");");
     line("  }");
     line("};");
     viewPlacements[op] = name;
   });
-  // Each wave's scratch for register layout conversions follows the buffers.
+  // Each lane group's scratch for register layout conversions follows the buffers.
   scratchOffset = ldsBytes;
-  ldsBytes += waves * ((layouts.conversionScratchBytes() + 15) / 16 * 16);
-  if (ldsBytes > kLdsBytes)
+  ldsBytes += groups * ((layouts.conversionScratchBytes() + 15) / 16 * 16);
+  if (ldsBytes > target.sharedBytes)
     return fail(kernel, "the shared buffers of kernel '" + kernel.getSymName() + "' take " +
-                            std::to_string(ldsBytes) + " bytes of LDS; a CDNA workgroup has " +
-                            std::to_string(kLdsBytes));
+                            std::to_string(ldsBytes) + " bytes of " + target.sharedNoun + "; " + target.oneWorkgroup +
+                            " has " + std::to_string(target.sharedBytes));
   return success();
 }
 
@@ -225,7 +221,7 @@ LogicalResult HipEmitter::planShared(func::FuncOp kernel, int64_t &ldsBytes) {
 // Functions
 //===----------------------------------------------------------------------===//
 
-void HipEmitter::resetScope() {
+void LaneEmitter::resetScope() {
   names = NameTable();
   names.reserve("p");
   names.reserve("ix");
@@ -234,8 +230,8 @@ void HipEmitter::resetScope() {
   tiles.clear();
 }
 
-void HipEmitter::emitParams(func::FuncOp kernel, ArrayRef<std::string> argNames) {
-  line("/// The kernel's arguments, in DSL order (passed by value: the kernarg segment).");
+void LaneEmitter::emitParams(func::FuncOp kernel, ArrayRef<std::string> argNames) {
+  line("/// The kernel's arguments, in DSL order (passed by value).");
   line("struct " + paramsType + " {");
   for (auto [i, arg] : llvm::enumerate(kernel.getArguments())) {
     Type t = arg.getType();
@@ -249,7 +245,7 @@ void HipEmitter::emitParams(func::FuncOp kernel, ArrayRef<std::string> argNames)
   line("");
 }
 
-void HipEmitter::emitArguments(func::FuncOp f, ArrayRef<std::string> argNames) {
+void LaneEmitter::emitArguments(func::FuncOp f, ArrayRef<std::string> argNames) {
   for (auto [i, arg] : llvm::enumerate(f.getArguments())) {
     std::string name = names.unique(argNames[i]);
     scalars[arg] = name;
@@ -260,7 +256,7 @@ void HipEmitter::emitArguments(func::FuncOp f, ArrayRef<std::string> argNames) {
   }
 }
 
-LogicalResult HipEmitter::emitTileSpanChecks(func::FuncOp kernel, ArrayRef<std::string> argNames) {
+LogicalResult LaneEmitter::emitTileSpanChecks(func::FuncOp kernel, ArrayRef<std::string> argNames) {
   LogicalResult ok = success();
   kernel.walk([&](Operation *op) {
     Value tensor;
@@ -276,7 +272,7 @@ LogicalResult HipEmitter::emitTileSpanChecks(func::FuncOp kernel, ArrayRef<std::
     }
     auto arg = dyn_cast<BlockArgument>(tensor);
     if (!arg || arg.getOwner()->getParentOp() != kernel.getOperation()) {
-      ok = fail(op, "the HIP backend loads tiles of the kernel's tensor arguments only");
+      ok = fail(op, target.backend + " loads tiles of the kernel's tensor arguments only");
       return;
     }
     auto type = cast<GlobalTensorType>(tensor.getType());
@@ -284,14 +280,14 @@ LogicalResult HipEmitter::emitTileSpanChecks(func::FuncOp kernel, ArrayRef<std::
     for (int64_t d : shape)
       dims += ", " + std::to_string(d);
     const std::string &name = argNames[arg.getArgNumber()];
-    line("if (!ak::tileSpanFits<" + *hipElementTag(type.getElementType()) + dims + ">(p." + name + "))", op);
+    line("if (!ak::tileSpanFits<" + *elementTag(type.getElementType()) + dims + ">(p." + name + "))", op);
     line("  return {{0, 0, 0}, 0, 0, \"a tile of " + name + " loaded at " + locString(op->getLoc()) +
-         " spans 2 GiB or more of it (the HIP backend addresses a tile by 32-bit offsets)\"};");
+         " spans 2 GiB or more of it (" + target.backend + " addresses a tile by 32-bit offsets)\"};");
   });
   return ok;
 }
 
-LogicalResult HipEmitter::emitLaunch(func::FuncOp kernel, func::FuncOp grid, ArrayRef<std::string> argNames,
+LogicalResult LaneEmitter::emitLaunch(func::FuncOp kernel, func::FuncOp grid, ArrayRef<std::string> argNames,
                                      int64_t ldsBytes) {
   resetScope();
   line("/// Host: the launch of one call, from the grid function @" + grid.getSymName() + ".");
@@ -306,26 +302,27 @@ LogicalResult HipEmitter::emitLaunch(func::FuncOp kernel, func::FuncOp grid, Arr
   line("p.num_programs[0] = grid0;");
   line("p.num_programs[1] = grid1;");
   line("p.num_programs[2] = grid2;");
-  if (failed(emitTileSpanChecks(kernel, argNames)))
+  if (target.checksTileSpans && failed(emitTileSpanChecks(kernel, argNames)))
     return failure();
-  line("return {{grid0, grid1, grid2}, " + std::to_string(waves * 64) + ", " + std::to_string(ldsBytes) + "};");
+  line("return {{grid0, grid1, grid2}, " + std::to_string(groups * target.lanes) + ", " + std::to_string(ldsBytes) +
+       "};");
   dedent();
   line("}");
   line("");
   return success();
 }
 
-LogicalResult HipEmitter::emitBody(func::FuncOp kernel, ArrayRef<std::string> argNames, int64_t ldsBytes) {
+LogicalResult LaneEmitter::emitBody(func::FuncOp kernel, ArrayRef<std::string> argNames, int64_t ldsBytes) {
   resetScope();
-  line("/// One work-item of @" + kernel.getSymName() + " (tags and tag assertions are compile-time only: erased).");
-  line("ARGUS_HIP_FN void " + symbol + "_body(const " + paramsType + " &p) {");
+  line("/// One lane of @" + kernel.getSymName() + " (tags and tag assertions are compile-time only: erased).");
+  line(target.fn + " void " + symbol + "_body(const " + paramsType + " &p) {");
   indent();
   if (ldsBytes > 0)
-    line("ARGUS_LDS(lds, " + std::to_string(ldsBytes) + ");");
+    line(target.sharedDeclaration(ldsBytes));
   if (int64_t bytes = (layouts.conversionScratchBytes() + 15) / 16 * 16)
-    line("char *const wave_scratch = lds + " + std::to_string(scratchOffset) + " + argus::hip::wave() * " +
-             std::to_string(bytes) + ";",
-         kernel, "this wave's LDS for register layout conversions");
+    line("char *const " + target.group + "_scratch = lds + " + std::to_string(scratchOffset) + " + " + target.groupInWorkgroup +
+             " * " + std::to_string(bytes) + ";",
+         kernel, "this " + target.group + "'s " + target.sharedNoun + " for register layout conversions");
   emitArguments(kernel, argNames);
   if (failed(emitBlock(kernel.getBody().front())))
     return failure();
@@ -335,13 +332,9 @@ LogicalResult HipEmitter::emitBody(func::FuncOp kernel, ArrayRef<std::string> ar
   return success();
 }
 
-llvm::Expected<std::string> HipEmitter::emitUnit(func::FuncOp kernel, StringRef sym) {
+llvm::Expected<std::string> LaneEmitter::emitUnit(func::FuncOp kernel, StringRef sym) {
   symbol = sym.str();
   paramsType = symbol + "_params";
-  if (!isHipTarget(target.name)) {
-    (void)fail(kernel, "unknown HIP target '" + target.name + "' (expected hip-gfx942 or hip-gfx90a)");
-    return takeError();
-  }
   func::FuncOp grid;
   if (failed(checkSymbol(kernel, sym)) || failed(checkKernel(kernel, grid)))
     return takeError();
@@ -359,15 +352,16 @@ llvm::Expected<std::string> HipEmitter::emitUnit(func::FuncOp kernel, StringRef 
   if (!layouts.assign(work, layoutError))
     return llvm::createStringError(llvm::inconvertibleErrorCode(), layoutError);
 
-  line("// " + symbol + ": HIP kernel generated by argus-gen from @" + kernel.getSymName() + " (target " +
-       target.name + ").");
+  line("// " + symbol + ": " + target.language + " kernel generated by argus-gen from @" + kernel.getSymName() +
+       " (target " + target.name + ").");
   if (auto ref = kernel->getAttrOfType<StringAttr>(kernel_attr::kReference))
     line("// Reference semantics: " + ref.getValue() + ".");
-  line("// " + std::to_string(waves) + " waves per workgroup; each DSL thread is one wave, each tile lives in");
+  line("// " + std::to_string(groups) + " " + target.group + "s per " + target.workgroup + "; each DSL thread is one " +
+       target.group + ", each tile lives in");
   line("// its lanes' registers. Generated code: edit the DSL source, not this file.");
-  line("#include \"argus_hip_tile.h\"");
+  line("#include \"" + target.header + "\"");
   line("");
-  line("namespace ak = argus::hip::tile;");
+  line("namespace ak = " + target.tileNamespace + ";");
   line("");
   emitParams(kernel, argNames);
   resetScope();
@@ -376,9 +370,8 @@ llvm::Expected<std::string> HipEmitter::emitUnit(func::FuncOp kernel, StringRef 
     return takeError();
   if (failed(emitLaunch(work, grid, argNames, ldsBytes)) || failed(emitBody(work, argNames, ldsBytes)))
     return takeError();
-  line("#if ARGUS_HIP_DEVICE_CODE");
-  line("ARGUS_HIP_KERNEL(" + std::to_string(waves * 64) + ") void " + symbol + "(" + paramsType + " p) { " +
-       symbol + "_body(p); }");
+  line("#if " + target.deviceCode);
+  line(target.kernelEntry(groups * target.lanes, symbol, paramsType) + " { " + symbol + "_body(p); }");
   line("#endif");
   return out;
 }
@@ -387,7 +380,7 @@ llvm::Expected<std::string> HipEmitter::emitUnit(func::FuncOp kernel, StringRef 
 // Control flow
 //===----------------------------------------------------------------------===//
 
-SmallVector<std::string> HipEmitter::declareCarried(ValueRange results, ValueRange sources, Operation *op,
+SmallVector<std::string> LaneEmitter::declareCarried(ValueRange results, ValueRange sources, Operation *op,
                                                     StringRef note) {
   SmallVector<std::string> carried;
   for (auto [r, source] : llvm::zip(results, sources)) {
@@ -396,7 +389,7 @@ SmallVector<std::string> HipEmitter::declareCarried(ValueRange results, ValueRan
     if (isa<TileType>(r.getType())) {
       auto t = cast<TileType>(r.getType());
       std::string name = names.unique(hint);
-      line(*hipStorageType(t.getElementType()) + " " + name + "[" + std::to_string(layoutOf(r).perLane()) + "];",
+      line(*storageType(t.getElementType()) + " " + name + "[" + std::to_string(layoutOf(r).perLane()) + "];",
            op, note);
       tiles[r] = name;
       carried.push_back(name);
@@ -410,7 +403,7 @@ SmallVector<std::string> HipEmitter::declareCarried(ValueRange results, ValueRan
   return carried;
 }
 
-void HipEmitter::assignCarried(Operation *op, unsigned firstOperand, ArrayRef<std::string> dsts) {
+void LaneEmitter::assignCarried(Operation *op, unsigned firstOperand, ArrayRef<std::string> dsts) {
   struct Move {
     Value value;
     std::string name;    // its C++ name (a converted copy where the carried layout differs)
@@ -438,7 +431,7 @@ void HipEmitter::assignCarried(Operation *op, unsigned firstOperand, ArrayRef<st
     if (auto t = dyn_cast<TileType>(m.value.getType())) {
       std::string n = std::to_string(m.perLane);
       if (declare)
-        line(*hipStorageType(t.getElementType()) + " " + to + "[" + n + "];");
+        line(*storageType(t.getElementType()) + " " + to + "[" + n + "];");
       line("ak::copy<" + n + ">(" + to + ", " + m.name + ");", op);
     } else {
       line((declare ? "const " + *scalarCType(m.value.getType()) + " " : std::string()) + to + " = " + m.name + ";",
@@ -455,7 +448,7 @@ void HipEmitter::assignCarried(Operation *op, unsigned firstOperand, ArrayRef<st
     copy(m, d, false);
 }
 
-LogicalResult HipEmitter::emitFor(scf::ForOp op) {
+LogicalResult LaneEmitter::emitFor(scf::ForOp op) {
   Type ivType = op.getInductionVar().getType();
   if (!scalarCType(ivType) || ivType.isInteger(1))
     return fail(op, "unsupported scf.for induction variable type " + typeString(ivType));
@@ -478,7 +471,7 @@ LogicalResult HipEmitter::emitFor(scf::ForOp op) {
   return success();
 }
 
-LogicalResult HipEmitter::emitIf(scf::IfOp op) {
+LogicalResult LaneEmitter::emitIf(scf::IfOp op) {
   SmallVector<std::string> results =
       declareCarried(op.getResults(), op.getNumResults() ? op.thenYield().getOperands() : ValueRange(), op,
                      "result of the if below");
@@ -503,4 +496,4 @@ LogicalResult HipEmitter::emitIf(scf::IfOp op) {
   return success();
 }
 
-} // namespace argus::codegen::hip
+} // namespace argus::codegen::lanes

@@ -1,16 +1,16 @@
 //===- generated_kernels.h - kernels argus-gen emitted from DSL templates ---===//
 //
-// The HIP backend's output for the CDNA templates, compiled for the host with
-// ARGUS_HIP_EMULATE: each generated unit is included by a small case file
-// (generated_gemm_case.cpp.in, configured per template instance by CMake) that
-// adapts a test problem to the kernel's parameter struct, launches it on the
-// wave emulator and registers itself here.
+// The GPU backend's output, compiled for the host with ARGUS_HIP_EMULATE or
+// ARGUS_CUDA_EMULATE: each generated unit is included by a small case file
+// (generated_gemm_case.cpp.in, configured per template instance by
+// argus_emit_generated) that adapts a test problem to the kernel's parameter
+// struct, launches it on the target's emulator and registers itself here.
+// Each test binary serves one target and links its emulateLaunch.
 //
 //===----------------------------------------------------------------------===//
-#ifndef ARGUS_TEST_HIP_GENERATED_KERNELS_H
-#define ARGUS_TEST_HIP_GENERATED_KERNELS_H
+#ifndef ARGUS_TEST_EMULATION_GENERATED_KERNELS_H
+#define ARGUS_TEST_EMULATION_GENERATED_KERNELS_H
 
-#include "argus_hip_emulator.h"
 #include "gemm_problem.h"
 #include "decode_problem.h"
 #include "prefill_problem.h"
@@ -20,25 +20,21 @@
 #include <string>
 #include <vector>
 
-namespace argus::hip::test {
+namespace argus::gpu::test {
 
-using namespace argus::gpu::test;  // the problems the generated kernels are checked with
+/// Runs `body` on every thread of a grid of CTAs / workgroups on the test
+/// binary's emulator (hip_emulate_launch.cpp, cuda_emulate_launch.cpp).
+void emulateLaunch(const int64_t (&grid)[3], int threads, int sharedBytes, const std::function<void()> &body);
 
-/// Runs `body` on every work-item of the launch a generated `*_launch` function returned.
+/// Runs `body` on every thread of the launch a generated `*_launch` function returned.
 template <class LaunchShape, class Body>
 void emulate(const LaunchShape &shape, const Body &body) {
   if (shape.error)
     throw std::runtime_error(std::string("the launch refused its arguments: ") + shape.error);
-  emu::Launch launch;
-  launch.gridX = int(shape.grid[0]);
-  launch.gridY = int(shape.grid[1]);
-  launch.gridZ = int(shape.grid[2]);
-  launch.threads = shape.threads;
-  launch.ldsBytes = shape.sharedBytes;
-  emu::run(launch, body);
+  emulateLaunch(shape.grid, shape.threads, shape.sharedBytes, body);
 }
 
-/// One GEMM kernel generated from templates/gemm/gemm_tn_cdna.argus.
+/// One GEMM kernel generated from a GEMM template (gemm_tn_cdna.argus).
 struct GeneratedGemm {
   std::string symbol;
   int bm, bn;
@@ -55,13 +51,13 @@ struct GateUpData {
   std::vector<uint16_t> x, wg, wu, h; // h: (m + 1) x ldh, a guard row after the last
 };
 
-/// One kernel generated from templates/moe/moe_gate_up_cdna.argus.
+/// One kernel generated from a MoE gate/up template.
 struct GeneratedGateUp {
   std::string symbol;
   std::function<void(const GateUpProblem &, GateUpData &)> run;
 };
 
-/// One kernel generated from templates/attention/attention_prefill_cdna.argus
+/// One kernel generated from a prefill attention template (attention_prefill_cdna.argus)
 /// for a GQA group and head dims; it serves one sequence per launch.
 struct GeneratedPrefill {
   std::string symbol;
@@ -70,7 +66,7 @@ struct GeneratedPrefill {
   std::function<void(const PrefillProblem &, PrefillData &)> run;
 };
 
-/// One kernel generated from templates/attention/attention_decode_cdna.argus
+/// One kernel generated from a paged decode template (attention_decode_cdna.argus)
 /// for a GQA group, head dims and page size; one launch serves the batch.
 struct GeneratedDecode {
   std::string symbol;
@@ -92,6 +88,6 @@ bool registerGenerated(Kernel kernel) {
   return true;
 }
 
-} // namespace argus::hip::test
+} // namespace argus::gpu::test
 
-#endif // ARGUS_TEST_HIP_GENERATED_KERNELS_H
+#endif // ARGUS_TEST_EMULATION_GENERATED_KERNELS_H

@@ -1,45 +1,47 @@
-//===- HipEmitter.h - the state of emitting one kernel as HIP C++ ---------===//
+//===- LaneEmitter.h - the state of emitting one kernel as GPU C++ --------===//
 //
-// HipEmitter walks a kernel once, in program order, and prints the statements
-// one lane runs for each op. Every tile value is a register array of its
-// register layout's elements per lane, declared where the value is defined;
+// LaneEmitter walks a kernel once, in program order, and prints the statements
+// one lane runs for each op, in HIP C++ for CDNA waves or CUDA C++ for warps
+// (LaneTarget.h). Every tile value is a register array of its register
+// layout's elements per lane, declared where the value is defined;
 // loop-carried tiles are arrays declared before the loop. The compiler keeps
-// them in VGPRs: every index into them is a constant after unrolling.
+// them in registers: every index into them is a constant after unrolling.
 //
-//   HipEmitter.cpp    the unit: parameter struct, launch function (the grid
+//   LaneEmitter.cpp   the unit: parameter struct, launch function (the grid
 //                     function inlined), body, kernel entry, control flow,
 //                     op dispatch
-//   EmitWaveOps.cpp   argus ops: global and LDS memory, mma, elementwise
+//   EmitLaneOps.cpp   argus ops: global and shared memory, mma, elementwise
 //
 //===----------------------------------------------------------------------===//
-#ifndef ARGUS_BACKEND_HIP_HIPEMITTER_H
-#define ARGUS_BACKEND_HIP_HIPEMITTER_H
+#ifndef ARGUS_BACKEND_LANES_LANEEMITTER_H
+#define ARGUS_BACKEND_LANES_LANEEMITTER_H
 
+#include "LaneTarget.h"
 #include "RegisterLayouts.h"
 
 #include "../Cpp/CppKernelEmitter.h"
 
-#include "argus/Backend/CodegenHip.h"
 #include "argus/Dialect/Argus.h"
 
 #include "mlir/Dialect/SCF/IR/SCF.h"
 
-namespace argus::codegen::hip {
+namespace argus::codegen::lanes {
 
-/// A shared buffer: an LDS array of the workgroup.
+/// A shared buffer: an array in the workgroup's shared memory (LDS).
 struct SharedBuffer {
   std::string name;      // the element pointer in the body
-  std::string placement; // the Place functor of argus_hip_tile.h
+  std::string placement; // the Place functor of argus_gpu_tile.h
   int64_t offsetBytes = 0;
 };
 
-class HipEmitter : public CppKernelEmitter {
+class LaneEmitter : public CppKernelEmitter {
 public:
-  explicit HipEmitter(const HipTarget &target) : CppKernelEmitter("the HIP backend"), target(target) {}
+  explicit LaneEmitter(const LaneTarget &target)
+      : CppKernelEmitter(target.backend), target(target), layouts(target) {}
 
   llvm::Expected<std::string> emitUnit(mlir::func::FuncOp kernel, llvm::StringRef symbol);
 
-  //===--- used by EmitWaveOps.cpp ---------------------------------------===//
+  //===--- used by EmitLaneOps.cpp ---------------------------------------===//
 
   /// The register array of tile `v`.
   std::string tile(mlir::Value v);
@@ -51,7 +53,7 @@ public:
     return it == readAs.end() ? layouts.of(v) : *it->second;
   }
   /// Operand `index` of `op` in registers of the layout `op` reads it in:
-  /// tile(v), or a copy converted through the wave's LDS scratch.
+  /// tile(v), or a copy converted through the group's shared scratch.
   std::string operandTile(mlir::Operation *op, unsigned index);
   /// Emits `dst` (declared) <- `src` moved from layout `from` to `to`.
   void emitConvert(const std::string &dst, const std::string &src, const RegLayout &from, const RegLayout &to,
@@ -60,13 +62,13 @@ public:
   mlir::LogicalResult emitArgusOp(mlir::Operation *op) override;
   mlir::LogicalResult emitMma(MmaOp op);
   mlir::LogicalResult emitReduce(ReduceOp op);
-  /// buffer_load / buffer_store / copy: a tile to or from one slot of an LDS buffer.
+  /// buffer_load / buffer_store / copy: a tile to or from one slot of a shared buffer.
   template <class SlotOp> mlir::LogicalResult emitSlotAccess(SlotOp op);
   /// `{a, b}` of index operands.
   std::string indexListOf(mlir::ValueRange values);
 
-  const HipTarget &target;
-  int64_t waves = 1;
+  const LaneTarget &target;
+  int64_t groups = 1; // lane groups per workgroup: the DSL's threads
   std::string symbol;
   llvm::DenseMap<mlir::Value, std::string> tiles;
   llvm::DenseMap<mlir::Value, SharedBuffer> buffers;
@@ -98,17 +100,17 @@ private:
   RegisterLayouts layouts;
   /// Operands of the op being emitted that it reads converted.
   llvm::DenseMap<mlir::Value, const RegLayout *> readAs;
-  /// Where this wave's conversion scratch starts in LDS (0 bytes: none).
+  /// Where the lane groups' conversion scratch starts in shared memory.
   int64_t scratchOffset = 0;
   std::string paramsType;
 };
 
 /// Storage type of a tile element in registers and memory (float, uint16_t
 /// for bf16 / f16, int32_t, uint8_t for i1), and the element-type tag of
-/// argus_hip_tile.h ("ak::Bf16"); none when unsupported.
-std::optional<std::string> hipStorageType(mlir::Type type);
-std::optional<std::string> hipElementTag(mlir::Type type);
+/// the tile headers ("ak::Bf16"); none when unsupported.
+std::optional<std::string> storageType(mlir::Type type);
+std::optional<std::string> elementTag(mlir::Type type);
 
-} // namespace argus::codegen::hip
+} // namespace argus::codegen::lanes
 
-#endif // ARGUS_BACKEND_HIP_HIPEMITTER_H
+#endif // ARGUS_BACKEND_LANES_LANEEMITTER_H

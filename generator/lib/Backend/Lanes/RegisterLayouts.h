@@ -1,12 +1,16 @@
-//===- RegisterLayouts.h - which lane holds which element of a wave's tile --===//
+//===- RegisterLayouts.h - which lane holds which element of a group's tile -===//
 //
-// A thread of a HIP-targeted argus kernel is a wave, and each of its tiles is
-// spread over the wave's 64 lanes. This analysis gives every tile value one
-// register layout of argus_hip_tile.h, chosen by how the value is used:
+// A thread of a GPU-targeted argus kernel is a lane group (a CDNA wave of 64,
+// a CUDA warp of 32), and each of its tiles is spread over the group's lanes.
+// This analysis gives every tile value one register layout of the target's
+// tile header (gpu/argus_gpu_tile.h and argus_hip_tile.h / argus_cuda_tile.h),
+// chosen by how the value is used:
 //
-//   - mma fixes its operands (MfmaOperand) and its accumulator and result
-//     (MfmaAcc): 32 x 32 blocks where the shapes allow, else 16 x 16, padded
-//     to whole blocks (a 4-row decode tile fills 4 of 16 rows);
+//   - mma fixes its operands (MmaOperand) and its accumulator and result
+//     (MmaAcc). On CDNA: MFMA blocks of 32 x 32 where the shapes allow, else
+//     16 x 16. On CUDA: mma.sync.m16n8k16's, A in 16-row blocks, B in 8-row
+//     ones, C in 16 x 8. Tiles are padded to whole blocks (a 4-row decode
+//     tile fills 4 of 16 rows);
 //   - values an op combines elementwise (same shape), a loop carries, an if
 //     yields, or a reshape renames share one layout;
 //   - an operand broadcast into an elementwise op takes its result's layout
@@ -22,8 +26,10 @@
 // wave's LDS scratch before the op (ak::convert).
 //
 //===----------------------------------------------------------------------===//
-#ifndef ARGUS_BACKEND_HIP_REGISTERLAYOUTS_H
-#define ARGUS_BACKEND_HIP_REGISTERLAYOUTS_H
+#ifndef ARGUS_BACKEND_LANES_REGISTERLAYOUTS_H
+#define ARGUS_BACKEND_LANES_REGISTERLAYOUTS_H
+
+#include "LaneTarget.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "llvm/ADT/DenseMap.h"
@@ -31,20 +37,22 @@
 #include <memory>
 #include <string>
 
-namespace argus::codegen::hip {
+namespace argus::codegen::lanes {
 
-/// One register layout of argus_hip_tile.h over a tile seen as rows x cols
+/// One register layout of the tile headers over a tile seen as rows x cols
 /// (rows: the product of all but the last dimension).
 struct RegLayout {
-  enum class Kind { Striped, MfmaAcc, MfmaOperand, Broadcast, Transposed };
+  enum class Kind { Striped, MmaAcc, MmaOperand, Broadcast, Transposed };
   Kind kind = Kind::Striped;
   int64_t rows = 1, cols = 1;
+  int64_t lanes = 64;                    // of the lane group
+  MmaFamily family = MmaFamily::Mfma;    // Mma*: which instructions' layouts
   int64_t run = 1;                       // Striped: elements per run
-  int64_t block = 32;                    // Mfma*: 32 (32x32x8) or 16 (16x16x16)
+  int64_t block = 32;                    // Mfma: 32 (32x32x8) or 16 (16x16x16); MmaSync operands: 16 (A) or 8 (B)
   std::shared_ptr<const RegLayout> base; // Broadcast: the result's layout; Transposed: the untransposed
   bool keepRows = true, keepCols = true; // Broadcast: which coordinates are kept
 
-  /// The C++ type, e.g. "ak::MfmaAcc<64, 64>".
+  /// The C++ type, e.g. "ak::MfmaAcc<64, 64, 32>".
   std::string spell() const;
   /// Elements per lane.
   int64_t perLane() const;
@@ -60,6 +68,7 @@ std::pair<int64_t, int64_t> tileRowsCols(llvm::ArrayRef<int64_t> shape);
 /// message naming the op that asks for what the backend cannot give.
 class RegisterLayouts {
 public:
+  explicit RegisterLayouts(const LaneTarget &target) : target(target) {}
   /// Fills the table; false with `error` set ("file:line:col: ...").
   bool assign(mlir::func::FuncOp kernel, std::string &error);
   const RegLayout &of(mlir::Value tile) const;
@@ -69,10 +78,11 @@ public:
   /// The layout a reduce computes in: its (possibly converted) operand's,
   /// the last dimension pinned. Converted when the result's differs.
   const RegLayout &reducedIn(mlir::Operation *reduce) const;
-  /// LDS bytes one wave needs for its largest conversion (0: none).
+  /// Shared bytes one lane group needs for its largest conversion (0: none).
   int64_t conversionScratchBytes() const { return scratchBytes; }
 
 private:
+  const LaneTarget &target;
   using LayoutPtr = std::shared_ptr<const RegLayout>;
   llvm::DenseMap<mlir::Value, LayoutPtr> layouts;
   llvm::DenseMap<std::pair<mlir::Operation *, unsigned>, LayoutPtr> conversions;
@@ -80,6 +90,6 @@ private:
   int64_t scratchBytes = 0;
 };
 
-} // namespace argus::codegen::hip
+} // namespace argus::codegen::lanes
 
-#endif // ARGUS_BACKEND_HIP_REGISTERLAYOUTS_H
+#endif // ARGUS_BACKEND_LANES_REGISTERLAYOUTS_H

@@ -12,16 +12,21 @@
 
 using namespace mlir;
 
-namespace argus::codegen::hip {
+namespace argus::codegen::lanes {
 
 static int64_t roundUp(int64_t x, int64_t multiple) { return (x + multiple - 1) / multiple * multiple; }
 
 std::string RegLayout::spell() const {
   auto n = [](int64_t v) { return std::to_string(v); };
+  const bool mfma = family == MmaFamily::Mfma;
   switch (kind) {
   case Kind::Striped: return "ak::Striped<" + n(rows) + ", " + n(cols) + ", " + n(run) + ">";
-  case Kind::MfmaAcc: return "ak::MfmaAcc<" + n(rows) + ", " + n(cols) + ", " + n(block) + ">";
-  case Kind::MfmaOperand: return "ak::MfmaOperand<" + n(rows) + ", " + n(cols) + ", " + n(block) + ">";
+  case Kind::MmaAcc:
+    return mfma ? "ak::MfmaAcc<" + n(rows) + ", " + n(cols) + ", " + n(block) + ">"
+                : "ak::MmaAcc<" + n(rows) + ", " + n(cols) + ">";
+  case Kind::MmaOperand:
+    return std::string(mfma ? "ak::MfmaOperand<" : "ak::MmaOperand<") + n(rows) + ", " + n(cols) + ", " + n(block) +
+           ">";
   case Kind::Broadcast:
     return "ak::Broadcast<" + base->spell() + ", " + (keepRows ? "true" : "false") + ", " +
            (keepCols ? "true" : "false") + ">";
@@ -31,15 +36,16 @@ std::string RegLayout::spell() const {
 }
 
 int64_t RegLayout::perLane() const {
+  const bool mfma = family == MmaFamily::Mfma;
   switch (kind) {
   case Kind::Striped: {
-    int64_t runs = (rows * cols / run + 63) / 64;
+    int64_t runs = (rows * cols / run + lanes - 1) / lanes;
     return runs * run;
   }
-  case Kind::MfmaAcc: // rows and columns padded to whole blocks
-    return roundUp(rows, block) * roundUp(cols, block) / 64;
-  case Kind::MfmaOperand: // rows to whole blocks, k to whole steps of 256 / block
-    return roundUp(rows, block) * roundUp(cols, 256 / block) / 64;
+  case Kind::MmaAcc: // rows and columns padded to whole blocks
+    return mfma ? roundUp(rows, block) * roundUp(cols, block) / lanes : roundUp(rows, 16) * roundUp(cols, 8) / lanes;
+  case Kind::MmaOperand: // rows to whole blocks, k to whole steps (MFMA: 256 / block; mma.sync: 16)
+    return roundUp(rows, block) * roundUp(cols, mfma ? 256 / block : 16) / lanes;
   case Kind::Broadcast:
   case Kind::Transposed: return base->perLane();
   }
@@ -48,11 +54,11 @@ int64_t RegLayout::perLane() const {
 
 bool RegLayout::rowsReducible() const {
   switch (kind) {
-  case Kind::MfmaAcc:
-  case Kind::MfmaOperand: return true;
+  case Kind::MmaAcc:
+  case Kind::MmaOperand: return true;
   case Kind::Striped: { // the kRowLanes of ak::Striped
     int64_t runsPerRow = cols / run;
-    return 64 % runsPerRow == 0 || runsPerRow % 64 == 0;
+    return lanes % runsPerRow == 0 || runsPerRow % lanes == 0;
   }
   case Kind::Broadcast:  // copies of one element would count more than once
   case Kind::Transposed: return false;
@@ -127,30 +133,32 @@ struct BroadcastUse {
   Operation *op;
 };
 
-/// A layout of `kind` over rows x cols, its other fields at their defaults.
-std::shared_ptr<RegLayout> makeLayout(RegLayout::Kind kind, int64_t rows, int64_t cols) {
+/// A layout of `kind` over rows x cols for a group of `lanes` and mma
+/// `family`, its other fields at their defaults.
+std::shared_ptr<RegLayout> makeLayout(int64_t lanes, MmaFamily family, RegLayout::Kind kind, int64_t rows,
+                                      int64_t cols) {
   auto l = std::make_shared<RegLayout>();
   l->kind = kind;
   l->rows = rows;
   l->cols = cols;
+  l->lanes = lanes;
+  l->family = family;
   return l;
 }
 
-LayoutPtr mfma(RegLayout::Kind kind, TileType t, int64_t block) {
+LayoutPtr mmaLayout(const LaneTarget &target, RegLayout::Kind kind, TileType t, int64_t block) {
   auto [rows, cols] = tileRowsCols(t.getShape());
-  auto l = makeLayout(kind, rows, cols);
+  auto l = makeLayout(target.lanes, target.mma, kind, rows, cols);
   l->block = block;
   return l;
 }
 
-/// The MFMA block an mma runs on: 32 (v_mfma_f32_32x32x8) where its shapes
-/// are whole 32 x 32 blocks and 8 k, else 16 (16x16x16), padded to whole
-/// blocks and steps where they are not (a 4-row decode tile fills 4 of 16
-/// rows); 0 for tiles not of rank 2.
+/// The MFMA block an mma of rank-2 tiles runs on: 32 (v_mfma_f32_32x32x8)
+/// where its shapes are whole 32 x 32 blocks and 8 k, else 16 (16x16x16),
+/// padded to whole blocks and steps where they are not (a 4-row decode tile
+/// fills 4 of 16 rows).
 int64_t mfmaBlock(MmaOp m) {
   ArrayRef<int64_t> a = m.getA().getType().getShape(), b = m.getB().getType().getShape();
-  if (a.size() != 2 || b.size() != 2)
-    return 0;
   if (a[0] % 32 == 0 && b[0] % 32 == 0 && a[1] % 8 == 0)
     return 32;
   return 16;
@@ -163,20 +171,20 @@ std::string typeString(Type t) {
 }
 
 /// Striped in 16-byte runs (narrower when the row is not a multiple).
-LayoutPtr striped(TileType t) {
+LayoutPtr striped(const LaneTarget &target, TileType t) {
   auto [rows, cols] = tileRowsCols(t.getShape());
   int64_t bytes = std::max<int64_t>(1, t.getElementType().getIntOrFloatBitWidth() / 8);
   int64_t run = std::max<int64_t>(1, 16 / bytes);
   while (run > 1 && cols % run != 0)
     run /= 2;
-  auto l = makeLayout(RegLayout::Kind::Striped, rows, cols);
+  auto l = makeLayout(target.lanes, target.mma, RegLayout::Kind::Striped, rows, cols);
   l->run = run;
   return l;
 }
 
 /// `base` with rows kept or pinned, columns kept or pinned, over rows x cols.
 LayoutPtr broadcastOf(LayoutPtr base, bool keepRows, bool keepCols, int64_t rows, int64_t cols) {
-  auto l = makeLayout(RegLayout::Kind::Broadcast, rows, cols);
+  auto l = makeLayout(base->lanes, base->family, RegLayout::Kind::Broadcast, rows, cols);
   l->base = std::move(base);
   l->keepRows = keepRows;
   l->keepCols = keepCols;
@@ -186,7 +194,7 @@ LayoutPtr broadcastOf(LayoutPtr base, bool keepRows, bool keepCols, int64_t rows
 LayoutPtr transposedOf(LayoutPtr base) {
   if (base->kind == RegLayout::Kind::Transposed)
     return base->base;
-  auto l = makeLayout(RegLayout::Kind::Transposed, base->cols, base->rows);
+  auto l = makeLayout(base->lanes, base->family, RegLayout::Kind::Transposed, base->cols, base->rows);
   l->base = std::move(base);
   return l;
 }
@@ -252,7 +260,7 @@ bool RegisterLayouts::assign(func::FuncOp kernel, std::string &error) {
       leadingOne = leadingOne && padded[d] == 1;
     }
     if (!leadingEqual && !leadingOne) {
-      error = opMessage(op, "the HIP backend broadcasts over all leading dimensions or none, not part of them");
+      error = opMessage(op, target.backend + " broadcasts over all leading dimensions or none, not part of them");
       return false;
     }
     broadcasts.push_back({v, r, index, leadingEqual, keepCols, op});
@@ -279,16 +287,18 @@ bool RegisterLayouts::assign(func::FuncOp kernel, std::string &error) {
             tiles.push_back(a);
     ok = llvm::TypeSwitch<Operation *, bool>(op)
              .Case([&](MmaOp m) {
-               int64_t block = mfmaBlock(m);
-               if (!block) {
-                 error = opMessage(op, "the HIP backend lowers mma on rank-2 tiles; got " +
+               if (m.getA().getType().getRank() != 2 || m.getB().getType().getRank() != 2) {
+                 error = opMessage(op, target.backend + " lowers mma on rank-2 tiles; got " +
                                            typeString(m.getA().getType()) + " and " + typeString(m.getB().getType()));
                  return false;
                }
                using K = RegLayout::Kind;
-               LayoutPtr acc = mfma(K::MfmaAcc, m.getAcc().getType(), block);
-               demand(op, 0, mfma(K::MfmaOperand, m.getA().getType(), block));
-               demand(op, 1, mfma(K::MfmaOperand, m.getB().getType(), block));
+               // CDNA: one MFMA block for the product; mma.sync: A's rows in 16s, B's in 8s.
+               const bool mfma = target.mma == MmaFamily::Mfma;
+               int64_t block = mfma ? mfmaBlock(m) : 16;
+               LayoutPtr acc = mmaLayout(target, K::MmaAcc, m.getAcc().getType(), block);
+               demand(op, 0, mmaLayout(target, K::MmaOperand, m.getA().getType(), block));
+               demand(op, 1, mmaLayout(target, K::MmaOperand, m.getB().getType(), mfma ? block : 8));
                demand(op, 2, acc);
                classes.fix(m.getResult(), acc); // fresh: the result is defined here
                return true;
@@ -321,7 +331,7 @@ bool RegisterLayouts::assign(func::FuncOp kernel, std::string &error) {
              })
              .Case([&](ReshapeOp r) {
                if (tileRowsCols(r.getOperand().getType().getShape()) != tileRowsCols(r.getResult().getType().getShape())) {
-                 error = opMessage(op, "the HIP backend reshapes only without changing the row length "
+                 error = opMessage(op, target.backend + " reshapes only without changing the row length "
                                        "(adding or dropping leading dimensions of size 1)");
                  return false;
                }
@@ -331,13 +341,13 @@ bool RegisterLayouts::assign(func::FuncOp kernel, std::string &error) {
              .Case([&](ReduceOp r) {
                auto t = r.getOperand().getType();
                if (r.getAxis() != t.getRank() - 1) {
-                 error = opMessage(op, "the HIP backend reduces along the last dimension only (lanes combine "
+                 error = opMessage(op, target.backend + " reduces along the last dimension only (lanes combine "
                                        "a row's columns); this reduce is along dimension " +
                                        std::to_string(r.getAxis()) + " of " + typeString(t));
                  return false;
                }
                if (!t.getElementType().isF32()) {
-                 error = opMessage(op, "the HIP backend reduces f32 tiles only; got " + typeString(t));
+                 error = opMessage(op, target.backend + " reduces f32 tiles only; got " + typeString(t));
                  return false;
                }
                reduces.push_back(r);
@@ -384,9 +394,9 @@ bool RegisterLayouts::assign(func::FuncOp kernel, std::string &error) {
         continue;
       }
       if (!in->rowsReducible()) {
-        LayoutPtr s = striped(r.getOperand().getType());
+        LayoutPtr s = striped(target, r.getOperand().getType());
         if (!s->rowsReducible()) {
-          error = opMessage(r, "the HIP backend cannot reduce the rows of " + typeString(r.getOperand().getType()) +
+          error = opMessage(r, target.backend + " cannot reduce the rows of " + typeString(r.getOperand().getType()) +
                                    ": its lanes would not split every row alike (" + std::to_string(cols) +
                                    " columns)");
           return false;
@@ -424,12 +434,12 @@ bool RegisterLayouts::assign(func::FuncOp kernel, std::string &error) {
     auto unassigned = llvm::find_if(tiles, [&](Value v) { return !classes.of(v); });
     if (unassigned == tiles.end())
       break;
-    classes.fix(*unassigned, striped(cast<TileType>(unassigned->getType())));
+    classes.fix(*unassigned, striped(target, cast<TileType>(unassigned->getType())));
   }
   for (Value v : tiles)
     layouts[v] = classes.of(v);
 
-  // A wave's LDS scratch holds its largest converted tile.
+  // A lane group's shared scratch holds its largest converted tile.
   auto convertedBytes = [&](Type type) {
     auto t = cast<TileType>(type);
     auto [rows, cols] = tileRowsCols(t.getShape());
@@ -443,4 +453,4 @@ bool RegisterLayouts::assign(func::FuncOp kernel, std::string &error) {
   return true;
 }
 
-} // namespace argus::codegen::hip
+} // namespace argus::codegen::lanes

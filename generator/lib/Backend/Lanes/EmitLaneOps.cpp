@@ -1,15 +1,16 @@
-//===- EmitWaveOps.cpp - argus ops as the statements of one lane ----------===//
+//===- EmitLaneOps.cpp - argus ops as the statements of one lane ----------===//
 //
-// Memory ops call the layout-generic functions of argus_hip_tile.h; mma
-// calls ak::mma (v_mfma_f32_32x32x8 per 32 x 32 block and 8 k); elementwise
+// Memory ops call the layout-generic functions of gpu/argus_gpu_tile.h and
+// the target's tile header; mma calls ak::mma (CDNA: v_mfma_f32_32x32x8 per
+// 32 x 32 block and 8 k; CUDA: mma.sync.m16n8k16 per 16 x 8 block); elementwise
 // ops are unrolled loops over the lane's slots, which line up across
 // operands because they share a layout (or broadcast one):
 //
 //   float out[64];
-//   ARGUS_UNROLL for (int ix = 0; ix < 64; ++ix) out[ix] = acc[ix] * alpha;
+//   ARGUS_GPU_UNROLL for (int ix = 0; ix < 64; ++ix) out[ix] = acc[ix] * alpha;
 //
 //===----------------------------------------------------------------------===//
-#include "HipEmitter.h"
+#include "LaneEmitter.h"
 
 #include "llvm/ADT/ScopeExit.h"
 #include "llvm/ADT/StringExtras.h"
@@ -17,7 +18,7 @@
 
 using namespace mlir;
 
-namespace argus::codegen::hip {
+namespace argus::codegen::lanes {
 namespace {
 
 std::string joinInts(ArrayRef<int64_t> values) {
@@ -37,24 +38,24 @@ bool isFloat(Type t) { return isa<FloatType>(t); }
 
 } // namespace
 
-LogicalResult HipEmitter::emitArgusOp(Operation *op) {
+LogicalResult LaneEmitter::emitArgusOp(Operation *op) {
   // A tile operand's value in slot ix, in its compute type; a scalar as is.
   auto element = [&](Value v) {
     if (!isa<TileType>(v.getType()))
       return scalar(v);
-    return *hipElementTag(elementOf(v)) + "::load(" + tile(v) + "[ix])";
+    return *elementTag(elementOf(v)) + "::load(" + tile(v) + "[ix])";
   };
   // `result[ix] = store(expr)` over the result's slots.
   auto elementwise = [&](Value result, const std::string &expr) {
     std::string r = declareTile(result, op);
-    line("ARGUS_UNROLL for (int ix = 0; ix < " + std::to_string(layoutOf(result).perLane()) + "; ++ix) " + r +
-             "[ix] = " + *hipElementTag(elementOf(result)) + "::store(" + expr + ");",
+    line("ARGUS_GPU_UNROLL for (int ix = 0; ix < " + std::to_string(layoutOf(result).perLane()) + "; ++ix) " + r +
+             "[ix] = " + *elementTag(elementOf(result)) + "::store(" + expr + ");",
          op);
     return success();
   };
   auto supported = [&](Value v) -> LogicalResult {
-    if (!hipStorageType(elementOf(v)))
-      return fail(op, "the HIP backend has no register type for " + [&] {
+    if (!storageType(elementOf(v)))
+      return fail(op, target.backend + " has no register type for " + [&] {
         std::string s;
         llvm::raw_string_ostream(s) << elementOf(v);
         return s;
@@ -85,28 +86,30 @@ LogicalResult HipEmitter::emitArgusOp(Operation *op) {
 
   return llvm::TypeSwitch<Operation *, LogicalResult>(op)
       .Case([&](ProgramIdOp o) {
-        return defineScalar(o.getResult(), "int64_t(argus::hip::workGroup(" + std::to_string(o.getAxis()) + "))", op,
+        return defineScalar(o.getResult(), "int64_t(" + target.groupIndex + "(" + std::to_string(o.getAxis()) + "))", op,
                             "pid" + std::to_string(o.getAxis()));
       })
       .Case([&](NumProgramsOp o) {
         return defineScalar(o.getResult(), "p.num_programs[" + std::to_string(o.getAxis()) + "]", op);
       })
-      .Case([&](ThreadIdOp o) { return defineScalar(o.getResult(), "int64_t(argus::hip::wave())", op, "tid"); })
-      .Case([&](NumThreadsOp o) { return defineScalar(o.getResult(), "int64_t(" + std::to_string(waves) + ")", op); })
+      .Case([&](ThreadIdOp o) {
+        return defineScalar(o.getResult(), "int64_t(" + target.groupInWorkgroup + ")", op, "tid");
+      })
+      .Case([&](NumThreadsOp o) { return defineScalar(o.getResult(), "int64_t(" + std::to_string(groups) + ")", op); })
       .Case([&](DimOp o) {
         return defineScalar(o.getResult(), scalar(o.getTensor()) + ".shape[" + std::to_string(o.getDim()) + "]", op);
       })
       .Case([&](ReadOp o) {
         auto tensor = cast<GlobalTensorType>(o.getTensor().getType());
         return defineScalar(o.getResult(),
-                            "ak::readGlobal<" + *hipElementTag(tensor.getElementType()) + ">(" +
+                            "ak::readGlobal<" + *elementTag(tensor.getElementType()) + ">(" +
                                 scalar(o.getTensor()) + ", " + indexListOf(o.getIndices()) + ")",
                             op);
       })
       .Case([&](LoadOp o) {
         auto t = cast<TileType>(o.getResult().getType());
         std::string r = declareTile(o.getResult(), op);
-        line("ak::loadGlobal<" + layoutOf(o.getResult()).spell() + ", " + *hipElementTag(t.getElementType()) + ", " +
+        line("ak::loadGlobal<" + layoutOf(o.getResult()).spell() + ", " + *elementTag(t.getElementType()) + ", " +
                  joinInts(t.getShape()) + ">(" + r + ", " + scalar(o.getTensor()) + ", " +
                  indexListOf(o.getOffsets()) + ", " + floatLiteral(o.getPadding().convertToDouble(), Builder(op).getF32Type()) + ");",
              op);
@@ -114,40 +117,43 @@ LogicalResult HipEmitter::emitArgusOp(Operation *op) {
       })
       .Case([&](StoreOp o) {
         auto t = cast<TileType>(o.getValue().getType());
-        line("ak::storeGlobal<" + layoutOf(o.getValue()).spell() + ", " + *hipElementTag(t.getElementType()) + ", " +
+        line("ak::storeGlobal<" + layoutOf(o.getValue()).spell() + ", " + *elementTag(t.getElementType()) + ", " +
                  joinInts(t.getShape()) + ">(" + scalar(o.getTensor()) + ", " + indexListOf(o.getOffsets()) + ", " +
                  tile(o.getValue()) + ");",
              op);
         return success();
       })
       .Case([&](PrefetchOp) {
-        line("// prefetch: no lowering on CDNA (a hint only)", op);
+        line("// prefetch: no lowering on GPUs (a hint only)", op);
         return success();
       })
       .Case([&](AllocOp o) {
         SharedBuffer &b = buffers[o.getResult()];
         auto type = cast<BufferType>(o.getType());
         b.name = nameFor(o.getResult(), "buffer");
-        std::string storage = *hipStorageType(type.getElementType());
+        std::string storage = *storageType(type.getElementType());
         line(storage + " *const " + b.name + " = reinterpret_cast<" + storage + " *>(lds + " +
                  std::to_string(b.offsetBytes) + ");",
-             op, "LDS");
+             op, target.sharedNoun);
         return success();
       })
       .Case<BufferLoadOp, BufferStoreOp, CopyOp>([&](auto o) { return emitSlotAccess(o); })
-      .Case([&](WaitOp) {
-        line("// wait: copies are synchronous here; the DSL's barrier publishes them", op);
+      .Case([&](WaitOp o) {
+        if (target.asyncCopies)
+          line("ak::waitAsync<" + std::to_string(o.getPending()) + ">();", op);
+        else
+          line("// wait: copies are synchronous here; the DSL's barrier publishes them", op);
         return success();
       })
       .Case([&](BarrierOp) {
-        line("argus::hip::barrier();", op);
+        line(target.barrier, op);
         return success();
       })
       .Case([&](FullOp o) {
         std::string r = declareTile(o.getResult(), op);
         auto t = cast<TileType>(o.getResult().getType());
         line("ak::fill<" + std::to_string(layoutOf(o.getResult()).perLane()) + ">(" + r + ", " +
-                 *hipElementTag(t.getElementType()) + "::store(" + scalar(o.getValue()) + "));",
+                 *elementTag(t.getElementType()) + "::store(" + scalar(o.getValue()) + "));",
              op);
         return success();
       })
@@ -172,26 +178,30 @@ LogicalResult HipEmitter::emitArgusOp(Operation *op) {
         case BinaryKind::min: return elementwise(o.getResult(), "ak::minimum(" + a + ", " + b + ")");
         case BinaryKind::pow: break;
         }
-        return fail(op, "the HIP backend does not lower pow (no device math library)");
+        if (!target.isHip()) // CUDA has a device math library
+          return elementwise(o.getResult(), "powf(" + a + ", " + b + ")");
+        return fail(op, target.backend + " does not lower pow (no device math library)");
       })
       .Case([&](UnaryOp o) -> LogicalResult {
         std::string x = element(o.getOperand());
         if (!elementOf(o.getResult()).isF32() && o.getKind() != UnaryKind::neg && o.getKind() != UnaryKind::abs)
-          return fail(op, "the HIP backend lowers transcendental unary ops on f32 tiles only");
+          return fail(op, target.backend + " lowers transcendental unary ops on f32 tiles only");
         switch (o.getKind()) {
         case UnaryKind::neg: return elementwise(o.getResult(), "-" + x);
         case UnaryKind::abs: return elementwise(o.getResult(), "(" + x + " < 0 ? -" + x + " : " + x + ")");
-        case UnaryKind::exp: return elementwise(o.getResult(), "__builtin_expf(" + x + ")");
-        case UnaryKind::exp2: return elementwise(o.getResult(), "__builtin_exp2f(" + x + ")");
-        case UnaryKind::log: return elementwise(o.getResult(), "__builtin_logf(" + x + ")");
-        case UnaryKind::sqrt: return elementwise(o.getResult(), "__builtin_sqrtf(" + x + ")");
-        case UnaryKind::rsqrt: return elementwise(o.getResult(), "1.0f / __builtin_sqrtf(" + x + ")");
-        case UnaryKind::sigmoid: return elementwise(o.getResult(), "1.0f / (1.0f + __builtin_expf(-" + x + "))");
-        case UnaryKind::silu: return elementwise(o.getResult(), x + " / (1.0f + __builtin_expf(-" + x + "))");
+        case UnaryKind::exp: return elementwise(o.getResult(), target.mathPrefix + "expf(" + x + ")");
+        case UnaryKind::exp2: return elementwise(o.getResult(), target.mathPrefix + "exp2f(" + x + ")");
+        case UnaryKind::log: return elementwise(o.getResult(), target.mathPrefix + "logf(" + x + ")");
+        case UnaryKind::sqrt: return elementwise(o.getResult(), target.mathPrefix + "sqrtf(" + x + ")");
+        case UnaryKind::rsqrt: return elementwise(o.getResult(), "1.0f / " + target.mathPrefix + "sqrtf(" + x + ")");
+        case UnaryKind::sigmoid: return elementwise(o.getResult(), "1.0f / (1.0f + " + target.mathPrefix + "expf(-" + x + "))");
+        case UnaryKind::silu: return elementwise(o.getResult(), x + " / (1.0f + " + target.mathPrefix + "expf(-" + x + "))");
         case UnaryKind::recip: return elementwise(o.getResult(), "1.0f / " + x);
         case UnaryKind::tanh: break;
         }
-        return fail(op, "the HIP backend does not lower tanh (no device math library)");
+        if (!target.isHip())
+          return elementwise(o.getResult(), "tanhf(" + x + ")");
+        return fail(op, target.backend + " does not lower tanh (no device math library)");
       })
       .Case([&](CmpOp o) {
         static const char *spelling[] = {" == ", " != ", " < ", " <= ", " > ", " >= "};
@@ -222,29 +232,34 @@ LogicalResult HipEmitter::emitArgusOp(Operation *op) {
       })
       .Case([&](ReduceOp o) { return emitReduce(o); })
       .Default([&](Operation *) {
-        return fail(op, "the HIP backend cannot lower '" + op->getName().getStringRef() + "'");
+        return fail(op, target.backend + " cannot lower '" + op->getName().getStringRef() + "'");
       });
 }
 
-LogicalResult HipEmitter::emitMma(MmaOp o) {
+LogicalResult LaneEmitter::emitMma(MmaOp o) {
   auto a = cast<TileType>(o.getA().getType()), b = cast<TileType>(o.getB().getType());
   auto acc = cast<TileType>(o.getAcc().getType());
   Type ea = a.getElementType();
   if (ea != b.getElementType() || !(ea.isBF16() || ea.isF16()) || !acc.getElementType().isF32())
-    return fail(o, "the HIP backend lowers mma on bf16 or f16 operands into f32 (v_mfma_f32_32x32x8 / 16x16x16)");
+    return fail(o, target.backend + " lowers mma on bf16 or f16 operands into f32 (" +
+                       (target.isHip() ? "v_mfma_f32_32x32x8 / 16x16x16" : "mma.sync.m16n8k16") + ")");
   int64_t perLane = layoutOf(o.getResult()).perLane();
   std::string r = declareTile(o.getResult(), o);
   line("ak::copy<" + std::to_string(perLane) + ">(" + r + ", " + tile(o.getAcc()) + ");", o);
-  // The block size RegisterLayouts chose (32 x 32 x 8 where the shapes allow).
-  line(std::string("ak::mma<ak::Element::") + (ea.isBF16() ? "Bf16" : "F16") + ", " +
-           std::to_string(layoutOf(o.getResult()).block) + ", " +
-           std::to_string(a.getShape()[0]) + ", " + std::to_string(b.getShape()[0]) + ", " +
-           std::to_string(a.getShape()[1]) + ">(" + r + ", " + tile(o.getA()) + ", " + tile(o.getB()) + ");",
-       o);
+  std::string type = ea.isBF16() ? "Bf16" : "F16";
+  std::string shape = std::to_string(a.getShape()[0]) + ", " + std::to_string(b.getShape()[0]) + ", " +
+                      std::to_string(a.getShape()[1]);
+  std::string operands = "(" + r + ", " + tile(o.getA()) + ", " + tile(o.getB()) + ");";
+  if (target.isHip()) // the block size RegisterLayouts chose (32 x 32 x 8 where the shapes allow)
+    line("ak::mma<ak::Element::" + type + ", " + std::to_string(layoutOf(o.getResult()).block) + ", " + shape + ">" +
+             operands,
+         o);
+  else
+    line("ak::mma<argus::cuda::" + type + ", " + shape + ">" + operands, o);
   return success();
 }
 
-LogicalResult HipEmitter::emitReduce(ReduceOp o) {
+LogicalResult LaneEmitter::emitReduce(ReduceOp o) {
   static const char *combine[] = {"ak::ReduceSum", "ak::ReduceMax", "ak::ReduceMin"};
   const RegLayout &in = layoutOf(o.getOperand()), &computed = layouts.reducedIn(o);
   const RegLayout &out = layouts.of(o.getResult());
@@ -268,7 +283,7 @@ LogicalResult HipEmitter::emitReduce(ReduceOp o) {
 }
 
 /// The slot of `buffer` that `indices` select: (its linear index, its element count).
-static std::pair<std::string, int64_t> slotOf(HipEmitter &e, Value buffer, ValueRange indices) {
+static std::pair<std::string, int64_t> slotOf(LaneEmitter &e, Value buffer, ValueRange indices) {
   auto type = cast<BufferType>(buffer.getType());
   ArrayRef<int64_t> shape = type.getShape();
   std::string slot = "int64_t(0)";
@@ -281,7 +296,7 @@ static std::pair<std::string, int64_t> slotOf(HipEmitter &e, Value buffer, Value
 }
 
 template <class SlotOp>
-LogicalResult HipEmitter::emitSlotAccess(SlotOp o) {
+LogicalResult LaneEmitter::emitSlotAccess(SlotOp o) {
   Operation *op = o.getOperation();
   Value buffer;
   if constexpr (std::is_same_v<SlotOp, CopyOp>)
@@ -289,9 +304,9 @@ LogicalResult HipEmitter::emitSlotAccess(SlotOp o) {
   else
     buffer = o.getBuffer();
   if (!buffers.count(buffer) || buffers[buffer].name.empty())
-    return fail(op, "the HIP backend addresses only buffers of argus.alloc in this kernel");
+    return fail(op, target.backend + " addresses only buffers of argus.alloc in this kernel");
   auto type = cast<BufferType>(buffer.getType());
-  std::string storage = *hipStorageType(type.getElementType());
+  std::string storage = *storageType(type.getElementType());
   int64_t cols = type.getShape().back();
   Attribute view;
   ValueRange indices;
@@ -322,16 +337,25 @@ LogicalResult HipEmitter::emitSlotAccess(SlotOp o) {
     auto t = TileType::get(op->getContext(), shape, type.getElementType());
     auto [rows, c] = tileRowsCols(shape);
     RegLayout l;
+    l.lanes = target.lanes;
+    l.family = target.mma;
     l.rows = rows;
     l.cols = c;
     l.run = std::max<int64_t>(1, 16 / std::max<int64_t>(1, t.getElementType().getIntOrFloatBitWidth() / 8));
     while (l.run > 1 && c % l.run)
       l.run /= 2;
+    if (o.getAsync() && target.asyncCopies) {
+      line("ak::copyAsync<" + l.spell() + ", " + *elementTag(type.getElementType()) + ", " + std::to_string(cols) +
+               ", " + std::to_string(slotElems) + ", " + place + ", " + joinInts(shape) + ">(" + b.name + ", " + slot +
+               ", " + scalar(o.getSrc()) + ", " + indexListOf(o.getSrcOffsets()) + ");",
+           op);
+      return success();
+    }
     std::string staged = names.unique("staged");
-    line("{", op, o.getAsync() ? "copy async: synchronous on CDNA" : "copy");
+    line("{", op, o.getAsync() ? "copy async: synchronous here" : "copy");
     indent();
     line(storage + " " + staged + "[" + std::to_string(l.perLane()) + "];");
-    line("ak::loadGlobal<" + l.spell() + ", " + *hipElementTag(type.getElementType()) + ", " + joinInts(shape) +
+    line("ak::loadGlobal<" + l.spell() + ", " + *elementTag(type.getElementType()) + ", " + joinInts(shape) +
          ">(" + staged + ", " + scalar(o.getSrc()) + ", " + indexListOf(o.getSrcOffsets()) + ", 0.0f);");
     line("ak::storeShared" + spelled(l) + "(" + b.name + ", " + slot + ", " + staged + ");");
     dedent();
@@ -340,11 +364,11 @@ LogicalResult HipEmitter::emitSlotAccess(SlotOp o) {
   return success();
 }
 
-std::string HipEmitter::indexListOf(ValueRange values) {
+std::string LaneEmitter::indexListOf(ValueRange values) {
   std::string s;
   for (Value v : values)
     s += (s.empty() ? "" : ", ") + scalar(v);
   return "{" + s + "}";
 }
 
-} // namespace argus::codegen::hip
+} // namespace argus::codegen::lanes

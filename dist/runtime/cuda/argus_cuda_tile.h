@@ -1,0 +1,277 @@
+//===- argus_cuda_tile.h - what every generated CUDA kernel includes -------===//
+//
+// The CUDA backend (generator/lib/Backend/Lanes, target cuda-sm90a) lowers an
+// argus kernel whose threads are warps: every tile value of the DSL is held
+// by the 32 lanes of one warp, each lane a register array of
+// `Layout::kPerLane` elements (gpu/argus_gpu_tile.h: the lane group policy,
+// Striped, Broadcast, Transposed, stores, shared memory, reductions and
+// conversions). This header adds what is CUDA's:
+//
+//   Warp                     the lane group: 32 lanes, shfl.xor shuffles;
+//   MmaAcc<R, C>             16 x 8 blocks of mma.sync.m16n8k16's accumulator
+//                            layout (lane l: rows l / 4 and l / 4 + 8,
+//                            columns 2 (l % 4) + 0, 1);
+//   MmaOperand<R, K, Rows>   its A (Rows = 16) or B (Rows = 8: B's n) operand
+//                            layout in 16-value steps of k (two bf16 a register);
+//   loadGlobal               by pointer, a run as one vector load where aligned;
+//   mma                      the mma.syncs of one product.
+//
+// Padded layouts (a 4-row decode tile on 16-row blocks) have slots that are
+// not `valid`: loads, stores, reductions and conversions skip them, and mma
+// multiplies them as zeros.
+//
+// Tiles of rank n are seen as (rows, C): rows flatten the leading n - 1
+// dimensions, C is the last. Written against argus_cuda_kernel_device.h only,
+// so the host emulator runs generated kernels too.
+//
+//===----------------------------------------------------------------------===//
+#ifndef ARGUS_CUDA_TILE_H
+#define ARGUS_CUDA_TILE_H
+
+#include "argus_cuda_kernel_device.h"
+
+#if __has_include("gpu/argus_gpu_tile.h")
+#include "gpu/argus_gpu_tile.h"
+#else
+#include "../gpu/argus_gpu_tile.h"
+#endif
+
+#if !ARGUS_CUDA_DEVICE_CODE
+#include <cmath>
+#endif
+
+namespace argus::cuda::tile {
+
+using namespace argus::gpu::tile;
+
+/// The lane group of a CUDA kernel: a warp (argus_gpu_tile.h's policy).
+struct Warp {
+  static constexpr int kLanes = kWarpSize;
+  ARGUS_CUDA_FN static int lane() { return threadIndex() % kWarpSize; }
+  ARGUS_CUDA_FN static void sync() { syncWarp(); }
+  ARGUS_CUDA_FN static float shuffleXor(float v, int mask) { return warpXor(v, mask); }
+  ARGUS_CUDA_FN static float bf16ToFloat(uint16_t x) { return argus::cuda::bf16ToFloat(x); }
+  ARGUS_CUDA_FN static uint16_t floatToBf16(float x) { return argus::cuda::floatToBf16(x); }
+  ARGUS_CUDA_FN static float f16ToFloat(uint16_t x) { return argus_num::f16_to_f32(x); }
+  ARGUS_CUDA_FN static uint16_t floatToF16(float x) { return argus_num::f32_to_f16(x); }
+  template <class T, int N>
+  using Vector = argus::gpu::tile::detail::Run<T, N>;
+};
+
+/// This thread's warp in its CTA: the DSL's thread id.
+ARGUS_CUDA_FN int warp() { return threadIndex() / kWarpSize; }
+
+template <int R, int C, int V>
+using Striped = argus::gpu::tile::Striped<Warp, R, C, V>;
+using Bf16 = Bf16Of<Warp>;
+using F16 = F16Of<Warp>;
+
+/// Rounds a float to the nearest bf16 / f16 value (the value stays a float).
+ARGUS_CUDA_FN float round_bf16(float x) { return Bf16::load(Bf16::store(x)); }
+ARGUS_CUDA_FN float round_f16(float x) { return F16::load(F16::store(x)); }
+
+//===----------------------------------------------------------------------===//
+// mma.sync register layouts
+//===----------------------------------------------------------------------===//
+
+/// The accumulator layout of mma.sync.m16n8k16 over an R x C tile padded to
+/// whole 16 x 8 blocks, blocks in row-major order, 4 slots of each per lane:
+/// slot e of a block holds row l / 4 + 8 (e / 2), column 2 (l % 4) + e % 2.
+template <int R, int C>
+struct MmaAcc {
+  using Lanes = Warp;
+  static constexpr int kRows = R, kCols = C, kRun = 2;
+  static constexpr int kPaddedRows = roundUp(R, 16), kBlockCols = roundUp(C, 8) / 8;
+  static constexpr int kPerLane = kPaddedRows / 16 * kBlockCols * 4;
+  ARGUS_CUDA_FN static int row(int l, int i) { return i / 4 / kBlockCols * 16 + l / 4 + 8 * (i % 4 / 2); }
+  ARGUS_CUDA_FN static int col(int l, int i) { return i / 4 % kBlockCols * 8 + 2 * (l % 4) + i % 2; }
+  ARGUS_CUDA_FN static bool valid(int l, int i) {
+    return (R % 16 == 0 || row(l, i) < R) && (C % 8 == 0 || col(l, i) < C);
+  }
+  // A row's columns are in the 4 lanes of one group (l / 4), the same slots
+  // of every block of a block row.
+  static constexpr int kRowLanes = 3;
+  ARGUS_CUDA_FN static constexpr bool sameRow(int i, int j) {
+    return i / 4 / kBlockCols == j / 4 / kBlockCols && i % 4 / 2 == j % 4 / 2;
+  }
+};
+
+/// The operand layout of mma.sync.m16n8k16 over R rows (A: Rows = 16 per
+/// block; B, whose rows are n: Rows = 8) and K values of k in steps of 16,
+/// both padded; blocks by rows, then steps. Register r of a block (two
+/// 16-bit slots, low first) holds row l / 4 + 8 (r % H) and k
+/// 2 (l % 4) + 8 (r / H) + 0, 1, H = Rows / 8: A's a0..a3 and B's b0, b1.
+template <int R, int K, int Rows>
+struct MmaOperand {
+  static_assert(Rows == 16 || Rows == 8, "A blocks of 16 rows, B blocks of 8");
+  using Lanes = Warp;
+  static constexpr int kHalves = Rows / 8;
+  static constexpr int kRows = R, kCols = K, kRun = 2;
+  static constexpr int kPaddedRows = roundUp(R, Rows), kSteps = roundUp(K, 16) / 16;
+  static constexpr int kSlots = 4 * kHalves; // per block and step
+  static constexpr int kPerLane = kPaddedRows / Rows * kSteps * kSlots;
+  static constexpr bool kPadded = R % Rows != 0 || K % 16 != 0;
+  ARGUS_CUDA_FN static int row(int l, int i) {
+    return i / kSlots / kSteps * Rows + l / 4 + 8 * (i % kSlots / 2 % kHalves);
+  }
+  ARGUS_CUDA_FN static int col(int l, int i) {
+    return i / kSlots % kSteps * 16 + 2 * (l % 4) + 8 * (i % kSlots / 2 / kHalves) + i % 2;
+  }
+  ARGUS_CUDA_FN static bool valid(int l, int i) {
+    return (R % Rows == 0 || row(l, i) < R) && (K % 16 == 0 || col(l, i) < K);
+  }
+  static constexpr int kRowLanes = 3;
+  ARGUS_CUDA_FN static constexpr bool sameRow(int i, int j) {
+    return i / kSlots / kSteps == j / kSlots / kSteps && i % kSlots / 2 % kHalves == j % kSlots / 2 % kHalves;
+  }
+};
+
+//===----------------------------------------------------------------------===//
+// Global loads
+//===----------------------------------------------------------------------===//
+
+/// A tile of Dims at `offsets` of `t` in layout L; elements outside the tensor
+/// read `padding`. A run inside and aligned is one vector load, any other
+/// element by element.
+template <class L, class DT, int... Dims>
+ARGUS_CUDA_FN void loadGlobal(typename DT::storage (&dst)[L::kPerLane], const Tensor &t,
+                              const int64_t (&offsets)[sizeof...(Dims)], float padding) {
+  using T = typename DT::storage;
+  using RunT = Warp::Vector<T, L::kRun>;
+  constexpr int last = sizeof...(Dims) - 1;
+  const T *first = static_cast<const T *>(t.data) + argus::gpu::tile::detail::originOf(t, offsets);
+  const T pad = DT::store(typename DT::compute(padding));
+  const int64_t colStride = t.stride[last], cols = t.shape[last];
+  const int l = Warp::lane();
+  ARGUS_CUDA_UNROLL
+  for (int i = 0; i < L::kPerLane; i += L::kRun) {
+    int64_t rowIndex = 0;
+    const bool rowIn =
+        L::valid(l, i) && argus::gpu::tile::detail::rowInTile<Dims...>(t, offsets, L::row(l, i), rowIndex);
+    const int col = L::col(l, i);
+    const int64_t c0 = offsets[last] + col;
+    const T *p = first + rowIndex + col * colStride;
+    RunT run;
+    if (L::kRun > 1 && rowIn && L::valid(l, i + L::kRun - 1) && c0 >= 0 && c0 + L::kRun <= cols &&
+        colStride == 1 && reinterpret_cast<uintptr_t>(p) % sizeof(RunT) == 0) {
+      run = *reinterpret_cast<const RunT *>(p);
+    } else {
+      ARGUS_CUDA_UNROLL
+      for (int j = 0; j < L::kRun; ++j) {
+        const bool in = rowIn && L::valid(l, i + j) && c0 + j >= 0 && c0 + j < cols;
+        run[j] = in ? p[j * colStride] : pad;
+      }
+    }
+    ARGUS_CUDA_UNROLL
+    for (int j = 0; j < L::kRun; ++j)
+      dst[i + j] = run[j];
+  }
+}
+
+//===----------------------------------------------------------------------===//
+// Asynchronous copies (the DSL's copy_async and wait)
+//===----------------------------------------------------------------------===//
+
+/// copy_async of a tile of Dims at `offsets` of `t` into slot `slot` of the
+/// shared array `buffer` (C columns, SlotElems elements a slot, placed by
+/// Place), spread over the warp in layout L: each 16-byte run this lane holds
+/// is one cp.async (elements past the tensor's end read as zeros), and the
+/// call is one commit group, so that the DSL's wait(n) is cp.async.wait_group n.
+/// A run cp.async cannot take (unaligned, a strided row, one starting before
+/// the tensor) or need not (wholly outside it: zeros) is written at once:
+/// landing early is within what the DSL allows an async copy, whose slot
+/// nobody reads or writes between issue and wait.
+template <class L, class DT, int C, int SlotElems, class Place, int... Dims>
+ARGUS_CUDA_FN void copyAsync(typename DT::storage *buffer, int slot, const Tensor &t,
+                             const int64_t (&offsets)[sizeof...(Dims)]) {
+  using T = typename DT::storage;
+  constexpr int last = sizeof...(Dims) - 1;
+  constexpr bool whole = L::kRun * int(sizeof(T)) == 16 &&
+                         argus::gpu::tile::detail::sharedRun<L, C, SlotElems, Place> == L::kRun;
+  const T *first = static_cast<const T *>(t.data) + argus::gpu::tile::detail::originOf(t, offsets);
+  const int64_t colStride = t.stride[last], cols = t.shape[last];
+  const int l = Warp::lane();
+  ARGUS_CUDA_UNROLL
+  for (int i = 0; i < L::kPerLane; i += L::kRun) {
+    if (!L::valid(l, i))
+      continue;
+    int64_t rowIndex = 0;
+    const bool rowIn = argus::gpu::tile::detail::rowInTile<Dims...>(t, offsets, L::row(l, i), rowIndex);
+    const int col = L::col(l, i);
+    const int64_t c0 = offsets[last] + col;
+    const T *p = first + rowIndex + col * colStride;
+    T *at = buffer + Place::place(slot * SlotElems + L::row(l, i) * C + col);
+    if (whole && rowIn && colStride == 1 && c0 >= 0 && c0 < cols && reinterpret_cast<uintptr_t>(p) % 16 == 0) {
+      const int64_t inside = cols - c0 < L::kRun ? cols - c0 : L::kRun;
+      cpAsync16(at, p, int(inside) * int(sizeof(T)));
+      continue;
+    }
+    ARGUS_CUDA_UNROLL
+    for (int j = 0; j < L::kRun; ++j) {
+      const bool in = rowIn && L::valid(l, i + j) && c0 + j >= 0 && c0 + j < cols;
+      buffer[Place::place(slot * SlotElems + L::row(l, i + j) * C + L::col(l, i + j))] =
+          in ? p[j * colStride] : T(0);
+    }
+  }
+  cpAsyncCommit();
+}
+
+/// The DSL's wait(Pending): this lane's copies but the newest Pending groups
+/// have landed, and the warp's lanes see each other's (a DSL thread is the warp).
+template <int Pending>
+ARGUS_CUDA_FN void waitAsync() {
+  cpAsyncWait<Pending>();
+  syncWarp();
+}
+
+//===----------------------------------------------------------------------===//
+// mma.sync
+//===----------------------------------------------------------------------===//
+
+/// acc (MmaAcc<M, N>) += a (MmaOperand<M, K, 16>) · bᵀ (MmaOperand<N, K, 8>):
+/// one mma.sync.m16n8k16 per 16 x 8 block and 16 values of k, E (Bf16 or F16
+/// of argus_cuda_kernel_device.h) the operands' type. Padding slots of the
+/// operands multiply as zeros (whatever they hold).
+template <class E, int M, int N, int K, int AccSlots, int ASlots, int BSlots>
+ARGUS_CUDA_FN void mma(float (&acc)[AccSlots], const uint16_t (&a)[ASlots], const uint16_t (&b)[BSlots]) {
+  using A = MmaOperand<M, K, 16>;
+  using B = MmaOperand<N, K, 8>;
+  using C = MmaAcc<M, N>;
+  static_assert(AccSlots == C::kPerLane && ASlots == A::kPerLane && BSlots == B::kPerLane,
+                "tiles in the mma.sync layouts of this product");
+  constexpr int steps = A::kSteps, blockRows = A::kPaddedRows / 16, blockCols = B::kPaddedRows / 8;
+  const int l = Warp::lane();
+  // Slots i and i + 1 of an operand as one register, padding as zeros.
+  auto word = [&](const auto &tile, auto layout, int i) {
+    using L = decltype(layout);
+    const uint32_t low = !L::kPadded || L::valid(l, i) ? tile[i] : 0;
+    const uint32_t high = !L::kPadded || L::valid(l, i + 1) ? tile[i + 1] : 0;
+    return low | high << 16;
+  };
+  ARGUS_CUDA_UNROLL
+  for (int bm = 0; bm < blockRows; ++bm) {
+    ARGUS_CUDA_UNROLL
+    for (int bn = 0; bn < blockCols; ++bn) {
+      float *c = acc + (bm * blockCols + bn) * 4;
+      float d[4] = {c[0], c[1], c[2], c[3]};
+      ARGUS_CUDA_UNROLL
+      for (int ks = 0; ks < steps; ++ks) {
+        uint32_t x[4], y[2];
+        ARGUS_CUDA_UNROLL
+        for (int r = 0; r < 4; ++r)
+          x[r] = word(a, A{}, (bm * steps + ks) * A::kSlots + 2 * r);
+        ARGUS_CUDA_UNROLL
+        for (int r = 0; r < 2; ++r)
+          y[r] = word(b, B{}, (bn * steps + ks) * B::kSlots + 2 * r);
+        E::mma(x, y, d);
+      }
+      ARGUS_CUDA_UNROLL
+      for (int e = 0; e < 4; ++e)
+        c[e] = d[e];
+    }
+  }
+}
+
+} // namespace argus::cuda::tile
+
+#endif // ARGUS_CUDA_TILE_H
