@@ -7,7 +7,9 @@
 // its stage is stopped (the copy lands under its wgmma), so is one that releases a stage before the
 // wgmma reading it has retired (the producer refills it under the wgmma), and an unbalanced wait
 // deadlocks and is reported. Named barriers hand turns over (bar.arrive), an arrival left pending at
-// exit is reported, and so are A registers written under the wgmma that reads them.
+// exit is reported, and so are A registers written under the wgmma that reads them. cp.async copies
+// land at the wait that retires their group (zero-filled past what they read); ones never waited
+// for, and misaligned ones, are reported.
 #include "argus_cuda_emulator.h"
 #include "argus_sm90.cuh"
 #include "argus_sm90_schedule.h"
@@ -262,6 +264,62 @@ TEST(Sm90AsyncEmulated, TmaStoreUnswizzlesAndClips) {
     for (int c = 0; c < 56; ++c)
       ASSERT_EQ(out[size_t(r) * 56 + size_t(c)], c < cols ? uint16_t(r * 64 + c) : uint16_t(0x7fc1))
           << "row " << r << ", column " << c;
+}
+
+// cp.async (the CUDA backend's copy_async): a copy lands at the wait that retires its group, not
+// before, zero-filling past the bytes it reads.
+TEST(Sm90AsyncEmulated, CpAsyncLandsAtTheWaitThatRetiresItsGroup) {
+  std::vector<uint8_t> source(32);
+  for (size_t i = 0; i < source.size(); ++i)
+    source[i] = uint8_t(i + 1);
+  std::vector<int> seen;
+  emu::Launch launch;
+  launch.threads = 32;
+  launch.sharedBytes = 64;
+  emu::run(launch, [&] {
+    if (emu::threadIndex() != 0)
+      return;
+    auto *shared = reinterpret_cast<uint8_t *>(emu::dynamicShared());
+    argus::cuda::cpAsync16(shared, source.data(), 10); // group 0: 10 bytes read, 6 zeros
+    argus::cuda::cpAsyncCommit();
+    argus::cuda::cpAsync16(shared + 16, source.data() + 16, 16); // group 1
+    argus::cuda::cpAsyncCommit();
+    seen.push_back(shared[0]); // nothing has landed: the poison
+    argus::cuda::cpAsyncWait<1>();
+    seen.push_back(shared[9]);
+    seen.push_back(shared[10]);
+    seen.push_back(shared[16]); // group 1 is still in flight
+    argus::cuda::cpAsyncWait<0>();
+    seen.push_back(shared[31]);
+  });
+  EXPECT_EQ(seen, (std::vector<int>{0xff, 10, 0, 0xff, 32}));
+}
+
+TEST(Sm90AsyncEmulated, CpAsyncNeverWaitedForIsReported) {
+  EXPECT_DEATH(
+      {
+        std::vector<uint8_t> source(16, 1);
+        emu::Launch launch;
+        launch.threads = 32;
+        launch.sharedBytes = 16;
+        emu::run(launch, [&] {
+          argus::cuda::cpAsync16(emu::dynamicShared(), source.data(), 16);
+          argus::cuda::cpAsyncCommit();
+        });
+      },
+      "cp.async copies it never waited for");
+}
+
+TEST(Sm90AsyncEmulated, MisalignedCpAsyncIsRefused) {
+  EXPECT_DEATH(
+      {
+        std::vector<uint8_t> source(64, 1);
+        emu::Launch launch;
+        launch.threads = 32;
+        launch.sharedBytes = 64;
+        emu::run(launch, [&] { argus::cuda::cpAsync16(emu::dynamicShared() + 8, source.data(), 16); });
+      },
+      "aligned to its size");
 }
 
 } // namespace
