@@ -247,6 +247,8 @@ void LaneEmitter::emitParams(func::FuncOp kernel, ArrayRef<std::string> argNames
 
 void LaneEmitter::emitArguments(func::FuncOp f, ArrayRef<std::string> argNames) {
   for (auto [i, arg] : llvm::enumerate(f.getArguments())) {
+    if (arg.use_empty()) // the grid function reads some arguments, the body others
+      continue;
     std::string name = names.unique(argNames[i]);
     scalars[arg] = name;
     if (isa<GlobalTensorType>(arg.getType()))
