@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Compiles every CUDA unit argus-gen emitted (test/cuda/CMakeLists.txt: argus_emit_generated) for
-# sm_90a, prints ptxas's registers and spills per kernel, and fails on a compile error or when a
-# kernel named in NO_SPILL (comma-separated symbols) spills. The others are lane-group templates
+# sm_90a, prints ptxas's registers and spills per kernel, and fails on a compile error, when ptxas
+# serialises a wgmma pipeline (C7510-C7517), or when a kernel named in NO_SPILL (comma-separated
+# symbols) spills. The others are lane-group templates
 # written for 64-lane CDNA waves: on a 32-lane warp each lane holds twice their state, and some
 # spill; their figures are printed, not bounded.
 # Usage: compile_generated_sm90.sh NVCC SOURCE_DIR WORK_DIR NO_SPILL UNIT.cu...
@@ -20,6 +21,10 @@ for unit in "$@"; do
   registers=$(grep -oE "Used [0-9]+ registers" "$work/$name.ptxas" | grep -oE "[0-9]+")
   spills=$(grep -oE "[0-9]+ bytes spill stores" "$work/$name.ptxas" | grep -oE "^[0-9]+")
   echo "$name: $registers registers, $spills bytes spill stores"
+  if grep -qE 'instructions are serialized|warpgroup.wait is injected' "$work/$name.ptxas"; then
+    echo "FAIL: ptxas serialised $name's wgmma pipeline"
+    exit 1
+  fi
   if [[ ",$no_spill," == *",$name,"* ]] && [ "$spills" != 0 ]; then
     echo "FAIL: $name spills"
     exit 1

@@ -28,10 +28,12 @@
 #define ARGUS_CUDA_DEVICE_CODE 1
 #define ARGUS_CUDA_FN __device__ __forceinline__
 #define ARGUS_CUDA_UNROLL _Pragma("unroll")
+#define ARGUS_CUDA_NO_UNROLL _Pragma("unroll 1")
 #elif defined(ARGUS_CUDA_EMULATE)
 #define ARGUS_CUDA_DEVICE_CODE 0
 #define ARGUS_CUDA_FN inline
 #define ARGUS_CUDA_UNROLL
+#define ARGUS_CUDA_NO_UNROLL
 #include "argus_cuda_emulator.h"
 #else
 #error "argus_cuda_kernel_device.h: compile with nvcc, or define ARGUS_CUDA_EMULATE for the host"

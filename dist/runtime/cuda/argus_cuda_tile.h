@@ -8,13 +8,20 @@
 // conversions). This header adds what is CUDA's:
 //
 //   Warp                     the lane group: 32 lanes, shfl.xor shuffles;
+//   Warpgroup                the lane group of kernels whose mmas are all
+//                            wgmma: 128 lanes, four warps;
 //   MmaAcc<R, C>             16 x 8 blocks of mma.sync.m16n8k16's accumulator
 //                            layout (lane l: rows l / 4 and l / 4 + 8,
 //                            columns 2 (l % 4) + 0, 1);
 //   MmaOperand<R, K, Rows>   its A (Rows = 16) or B (Rows = 8: B's n) operand
 //                            layout in 16-value steps of k (two bf16 a register);
+//   WgmmaAcc<R, C>           64-row blocks of wgmma.m64nNk16's accumulator
+//                            (warp w holds rows 16 w .. 16 w + 15, as MmaAcc);
 //   loadGlobal               by pointer, a run as one vector load where aligned;
-//   mma                      the mma.syncs of one product.
+//   copyAsync, waitAsync     copy_async as cp.async, wait as cp.async.wait_group;
+//   mma                      the mma.syncs of one product;
+//   wgmma                    the wgmmas of one product, both operands read in
+//                            place from 128-byte-swizzled shared memory.
 //
 // Padded layouts (a 4-row decode tile on 16-row blocks) have slots that are
 // not `valid`: loads, stores, reductions and conversions skip them, and mma
@@ -29,6 +36,7 @@
 #define ARGUS_CUDA_TILE_H
 
 #include "argus_cuda_kernel_device.h"
+#include "argus_sm90.cuh"
 
 #if __has_include("gpu/argus_gpu_tile.h")
 #include "gpu/argus_gpu_tile.h"
@@ -60,6 +68,32 @@ struct Warp {
 
 /// This thread's warp in its CTA: the DSL's thread id.
 ARGUS_CUDA_FN int warp() { return threadIndex() / kWarpSize; }
+
+/// This thread's warpgroup in its CTA: the DSL's thread id where threads are warpgroups.
+ARGUS_CUDA_FN int warpgroup() { return threadIndex() / 128; }
+
+/// The lane group of a kernel whose mmas are wgmmas: a warpgroup. Its lanes
+/// synchronise on named barrier 1 + warpgroup(); shuffles stay within a warp
+/// (the layouts reduced across lanes here keep a row in one warp).
+struct Warpgroup {
+  static constexpr int kLanes = 128;
+  ARGUS_CUDA_FN static int lane() { return threadIndex() % 128; }
+  ARGUS_CUDA_FN static void sync() { argus::sm90::namedBarrier(1 + uint32_t(warpgroup()), 128); }
+  ARGUS_CUDA_FN static float shuffleXor(float v, int mask) { return warpXor(v, mask); }
+  ARGUS_CUDA_FN static float bf16ToFloat(uint16_t x) { return Warp::bf16ToFloat(x); }
+  ARGUS_CUDA_FN static uint16_t floatToBf16(float x) { return Warp::floatToBf16(x); }
+  ARGUS_CUDA_FN static float f16ToFloat(uint16_t x) { return Warp::f16ToFloat(x); }
+  ARGUS_CUDA_FN static uint16_t floatToF16(float x) { return Warp::floatToF16(x); }
+  template <class T, int N>
+  using Vector = argus::gpu::tile::detail::Run<T, N>;
+};
+
+/// The CTA's dynamic shared memory from its first 1024-byte boundary (wgmma's
+/// swizzled operands need it; the launch asks for 1024 bytes more).
+ARGUS_CUDA_FN char *alignedShared() {
+  char *base = dynamicShared();
+  return base + ((1024 - argus::sm90::sharedAddress(base) % 1024) % 1024);
+}
 
 template <int R, int C, int V>
 using Striped = argus::gpu::tile::Striped<Warp, R, C, V>;
@@ -126,6 +160,29 @@ struct MmaOperand {
   }
 };
 
+/// The accumulator layout of wgmma.m64nNk16 over an R x C tile (R a multiple
+/// of 64): 64-row blocks, C / 2 slots of each per lane; lane l is lane l % 32
+/// of warp l / 32, which holds rows 16 (l / 32) .. + 15 of each block, in
+/// mma.sync's accumulator pattern: slot i of a block holds row
+/// 16 (l / 32) + (l % 32) / 4 + 8 (i % 4 / 2), column 8 (i / 4) + 2 (l % 4) + i % 2.
+template <int R, int C>
+struct WgmmaAcc {
+  static_assert(R % 64 == 0 && C % 8 == 0, "whole m64nN blocks");
+  using Lanes = Warpgroup;
+  static constexpr int kRows = R, kCols = C, kRun = 2;
+  static constexpr int kPerLane = R / 64 * C / 2;
+  ARGUS_CUDA_FN static int row(int l, int i) {
+    return i / (C / 2) * 64 + 16 * (l / 32) + l % 32 / 4 + 8 * (i % 4 / 2);
+  }
+  ARGUS_CUDA_FN static int col(int l, int i) { return i % (C / 2) / 4 * 8 + 2 * (l % 4) + i % 2; }
+  ARGUS_CUDA_FN static bool valid(int, int) { return true; }
+  // A row's columns are in the 4 lanes of one group of one warp.
+  static constexpr int kRowLanes = 3;
+  ARGUS_CUDA_FN static constexpr bool sameRow(int i, int j) {
+    return i / (C / 2) == j / (C / 2) && i % 4 / 2 == j % 4 / 2;
+  }
+};
+
 //===----------------------------------------------------------------------===//
 // Global loads
 //===----------------------------------------------------------------------===//
@@ -137,12 +194,12 @@ template <class L, class DT, int... Dims>
 ARGUS_CUDA_FN void loadGlobal(typename DT::storage (&dst)[L::kPerLane], const Tensor &t,
                               const int64_t (&offsets)[sizeof...(Dims)], float padding) {
   using T = typename DT::storage;
-  using RunT = Warp::Vector<T, L::kRun>;
+  using RunT = typename L::Lanes::template Vector<T, L::kRun>;
   constexpr int last = sizeof...(Dims) - 1;
   const T *first = static_cast<const T *>(t.data) + argus::gpu::tile::detail::originOf(t, offsets);
   const T pad = DT::store(typename DT::compute(padding));
   const int64_t colStride = t.stride[last], cols = t.shape[last];
-  const int l = Warp::lane();
+  const int l = L::Lanes::lane();
   ARGUS_CUDA_UNROLL
   for (int i = 0; i < L::kPerLane; i += L::kRun) {
     int64_t rowIndex = 0;
@@ -174,7 +231,7 @@ ARGUS_CUDA_FN void loadGlobal(typename DT::storage (&dst)[L::kPerLane], const Te
 
 /// copy_async of a tile of Dims at `offsets` of `t` into slot `slot` of the
 /// shared array `buffer` (C columns, SlotElems elements a slot, placed by
-/// Place), spread over the warp in layout L: each 16-byte run this lane holds
+/// Place), spread over the lane group in layout L: each 16-byte run this lane holds
 /// is one cp.async (elements past the tensor's end read as zeros), and the
 /// call is one commit group, so that the DSL's wait(n) is cp.async.wait_group n.
 /// A run cp.async cannot take (unaligned, a strided row, one starting before
@@ -190,7 +247,7 @@ ARGUS_CUDA_FN void copyAsync(typename DT::storage *buffer, int slot, const Tenso
                          argus::gpu::tile::detail::sharedRun<L, C, SlotElems, Place> == L::kRun;
   const T *first = static_cast<const T *>(t.data) + argus::gpu::tile::detail::originOf(t, offsets);
   const int64_t colStride = t.stride[last], cols = t.shape[last];
-  const int l = Warp::lane();
+  const int l = L::Lanes::lane();
   ARGUS_CUDA_UNROLL
   for (int i = 0; i < L::kPerLane; i += L::kRun) {
     if (!L::valid(l, i))
@@ -206,7 +263,7 @@ ARGUS_CUDA_FN void copyAsync(typename DT::storage *buffer, int slot, const Tenso
       cpAsync16(at, p, int(inside) * int(sizeof(T)));
       continue;
     }
-    ARGUS_CUDA_UNROLL
+    ARGUS_CUDA_NO_UNROLL // the rare path: unrolled, its loads would all be hoisted and held in registers
     for (int j = 0; j < L::kRun; ++j) {
       const bool in = rowIn && L::valid(l, i + j) && c0 + j >= 0 && c0 + j < cols;
       buffer[Place::place(slot * SlotElems + L::row(l, i + j) * C + L::col(l, i + j))] =
@@ -217,11 +274,12 @@ ARGUS_CUDA_FN void copyAsync(typename DT::storage *buffer, int slot, const Tenso
 }
 
 /// The DSL's wait(Pending): this lane's copies but the newest Pending groups
-/// have landed, and the warp's lanes see each other's (a DSL thread is the warp).
-template <int Pending>
+/// have landed, and the lanes of its group W see each other's (a DSL thread
+/// is the whole group).
+template <int Pending, class W>
 ARGUS_CUDA_FN void waitAsync() {
   cpAsyncWait<Pending>();
-  syncWarp();
+  W::sync();
 }
 
 //===----------------------------------------------------------------------===//
@@ -269,6 +327,48 @@ ARGUS_CUDA_FN void mma(float (&acc)[AccSlots], const uint16_t (&a)[ASlots], cons
       for (int e = 0; e < 4; ++e)
         c[e] = d[e];
     }
+  }
+}
+
+//===----------------------------------------------------------------------===//
+// wgmma
+//===----------------------------------------------------------------------===//
+
+/// acc (WgmmaAcc<M, N>) += a · bᵀ, a the M x K and b the N x K tile at `a` and
+/// `b` in shared memory, K-major rows of 64 16-bit elements (K = 64) in the
+/// 128-byte swizzle, each starting on a 1024-byte boundary: per 64 rows of a,
+/// K / 16 wgmma.m64nNk16 (E: argus::cuda::Bf16 or F16) from descriptors,
+/// issued by the warpgroup together, committed, and waited for before the
+/// accumulators are read again.
+template <class E, int M, int N, int K, int AccSlots>
+ARGUS_CUDA_FN void wgmma(float (&acc)[AccSlots], const uint16_t *a, const uint16_t *b) {
+  static_assert(AccSlots == WgmmaAcc<M, N>::kPerLane, "a tile in the wgmma accumulator layout");
+  static_assert(K == 64, "operands are single 128-byte swizzled rows of k");
+  using Shape = argus::sm90::Wgmma<E, N>;
+  constexpr int blocks = M / 64, slots = N / 2;
+  // One register array per 64-row block (copies, not casts: an array whose
+  // address is reinterpreted would live in local memory).
+  float d[blocks][slots];
+  ARGUS_CUDA_UNROLL
+  for (int block = 0; block < blocks; ++block)
+    ARGUS_CUDA_UNROLL
+    for (int i = 0; i < slots; ++i)
+      d[block][i] = acc[block * slots + i];
+  argus::sm90::wgmmaFence();
+  ARGUS_CUDA_UNROLL
+  for (int block = 0; block < blocks; ++block)
+    ARGUS_CUDA_UNROLL
+    for (int step = 0; step < K / 16; ++step)
+      Shape::mma(d[block], argus::sm90::swizzled128Descriptor(a + block * 64 * K, 32 * step),
+                 argus::sm90::swizzled128Descriptor(b, 32 * step), 1);
+  argus::sm90::wgmmaCommit();
+  argus::sm90::wgmmaWait<0>();
+  ARGUS_CUDA_UNROLL
+  for (int block = 0; block < blocks; ++block) {
+    argus::sm90::fenceRegisters(d[block]);
+    ARGUS_CUDA_UNROLL
+    for (int i = 0; i < slots; ++i)
+      acc[block * slots + i] = d[block][i];
   }
 }
 

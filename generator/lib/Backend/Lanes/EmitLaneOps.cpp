@@ -140,7 +140,7 @@ LogicalResult LaneEmitter::emitArgusOp(Operation *op) {
       .Case<BufferLoadOp, BufferStoreOp, CopyOp>([&](auto o) { return emitSlotAccess(o); })
       .Case([&](WaitOp o) {
         if (target.asyncCopies)
-          line("ak::waitAsync<" + std::to_string(o.getPending()) + ">();", op);
+          line("ak::waitAsync<" + std::to_string(o.getPending()) + ", " + target.laneGroup + ">();", op);
         else
           line("// wait: copies are synchronous here; the DSL's barrier publishes them", op);
         return success();
@@ -250,7 +250,11 @@ LogicalResult LaneEmitter::emitMma(MmaOp o) {
   std::string shape = std::to_string(a.getShape()[0]) + ", " + std::to_string(b.getShape()[0]) + ", " +
                       std::to_string(a.getShape()[1]);
   std::string operands = "(" + r + ", " + tile(o.getA()) + ", " + tile(o.getB()) + ");";
-  if (target.isHip()) // the block size RegisterLayouts chose (32 x 32 x 8 where the shapes allow)
+  if (target.mma == MmaFamily::Wgmma) // both operands read in place (wgmmaOperands)
+    line("ak::wgmma<argus::cuda::" + type + ", " + shape + ">(" + r + ", " + sharedOperands.lookup(o.getA()) + ", " +
+             sharedOperands.lookup(o.getB()) + ");",
+         o);
+  else if (target.isHip()) // the block size RegisterLayouts chose (32 x 32 x 8 where the shapes allow)
     line("ak::mma<ak::Element::" + type + ", " + std::to_string(layoutOf(o.getResult()).block) + ", " + shape + ">" +
              operands,
          o);
@@ -325,6 +329,14 @@ LogicalResult LaneEmitter::emitSlotAccess(SlotOp o) {
   const SharedBuffer &b = buffers[buffer];
 
   if constexpr (std::is_same_v<SlotOp, BufferLoadOp>) {
+    if (layoutOf(o.getResult()).kind == RegLayout::Kind::SharedOperand) {
+      std::string name = names.unique(nameFor(o.getResult()) + "_at");
+      line("const " + storage + " *const " + name + " = " + b.name + " + (" + slot + ") * " +
+               std::to_string(slotElems) + ";",
+           op, "read in place by wgmma");
+      sharedOperands[o.getResult()] = name;
+      return success();
+    }
     std::string r = declareTile(o.getResult(), op);
     line("ak::loadShared" + spelled(layoutOf(o.getResult())) + "(" + r + ", " + b.name + ", " + slot + ");", op);
   } else if constexpr (std::is_same_v<SlotOp, BufferStoreOp>) {

@@ -174,6 +174,8 @@ LogicalResult LaneEmitter::planShared(func::FuncOp kernel, int64_t &ldsBytes) {
       placement = name;
     }
     int64_t bytes = span * (type.getElementType().getIntOrFloatBitWidth() / 8);
+    const int64_t align = target.sharedAlignment();
+    ldsBytes = (ldsBytes + align - 1) / align * align;
     buffers[alloc.getResult()] = {"", placement, ldsBytes};
     ldsBytes += (bytes + 15) / 16 * 16;
   });
@@ -228,6 +230,7 @@ void LaneEmitter::resetScope() {
   names.reserve("lds");
   scalars.clear();
   tiles.clear();
+  sharedOperands.clear();
 }
 
 void LaneEmitter::emitParams(func::FuncOp kernel, ArrayRef<std::string> argNames) {
@@ -306,8 +309,9 @@ LogicalResult LaneEmitter::emitLaunch(func::FuncOp kernel, func::FuncOp grid, Ar
   line("p.num_programs[2] = grid2;");
   if (target.checksTileSpans && failed(emitTileSpanChecks(kernel, argNames)))
     return failure();
-  line("return {{grid0, grid1, grid2}, " + std::to_string(groups * target.lanes) + ", " + std::to_string(ldsBytes) +
-       "};");
+  const int64_t slack = target.sharedAlignment() > 16 ? target.sharedAlignment() : 0; // aligning lds up
+  line("return {{grid0, grid1, grid2}, " + std::to_string(groups * target.lanes) + ", " +
+       std::to_string(ldsBytes + slack) + "};");
   dedent();
   line("}");
   line("");
@@ -350,6 +354,8 @@ llvm::Expected<std::string> LaneEmitter::emitUnit(func::FuncOp kernel, StringRef
 
   func::FuncOp work = copyWithoutTags(kernel);
   llvm::scope_exit eraseWork([&] { work->erase(); });
+  if (target.mma == MmaFamily::MmaSync && wgmmaOperands(work, groups))
+    target = warpgroupsOf(target);
   std::string layoutError;
   if (!layouts.assign(work, layoutError))
     return llvm::createStringError(llvm::inconvertibleErrorCode(), layoutError);

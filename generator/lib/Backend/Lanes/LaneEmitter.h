@@ -37,7 +37,7 @@ struct SharedBuffer {
 class LaneEmitter : public CppKernelEmitter {
 public:
   explicit LaneEmitter(const LaneTarget &target)
-      : CppKernelEmitter(target.backend), target(target), layouts(target) {}
+      : CppKernelEmitter(target.backend), target(target), layouts(this->target) {}
 
   llvm::Expected<std::string> emitUnit(mlir::func::FuncOp kernel, llvm::StringRef symbol);
 
@@ -67,8 +67,12 @@ public:
   /// `{a, b}` of index operands.
   std::string indexListOf(mlir::ValueRange values);
 
-  const LaneTarget &target;
+  /// The target; cuda-sm90a becomes its warpgroup form for a kernel whose
+  /// mmas all read their operands in place (wgmmaOperands).
+  LaneTarget target;
   int64_t groups = 1; // lane groups per workgroup: the DSL's threads
+  /// Tiles read in place by wgmma: the address of their slot.
+  llvm::DenseMap<mlir::Value, std::string> sharedOperands;
   std::string symbol;
   llvm::DenseMap<mlir::Value, std::string> tiles;
   llvm::DenseMap<mlir::Value, SharedBuffer> buffers;

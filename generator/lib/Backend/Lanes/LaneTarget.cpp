@@ -14,8 +14,12 @@ std::string LaneTarget::kernelEntry(int64_t threads, const std::string &symbol, 
 std::string LaneTarget::sharedDeclaration(int64_t bytes) const {
   if (isHip())
     return "ARGUS_LDS(lds, " + std::to_string(bytes) + ");";
+  if (mma == MmaFamily::Wgmma)
+    return "char *const lds = ak::alignedShared();  // " + std::to_string(bytes) + " bytes from a 1024-byte boundary";
   return "char *const lds = argus::cuda::dynamicShared();  // " + std::to_string(bytes) + " bytes at launch";
 }
+
+int64_t LaneTarget::sharedAlignment() const { return mma == MmaFamily::Wgmma ? 1024 : 16; }
 
 static LaneTarget hip(const std::string &name) {
   LaneTarget t;
@@ -36,9 +40,21 @@ static LaneTarget hip(const std::string &name) {
   t.deviceCode = "ARGUS_HIP_DEVICE_CODE";
   t.groupIndex = "argus::hip::workGroup";
   t.groupInWorkgroup = "argus::hip::wave()";
+  t.laneGroup = "ak::Wave";
   t.barrier = "argus::hip::barrier();";
   t.mathPrefix = "__builtin_";
   t.checksTileSpans = true;
+  return t;
+}
+
+LaneTarget warpgroupsOf(const LaneTarget &cuda) {
+  LaneTarget t = cuda;
+  t.group = "warpgroup";
+  t.lanes = 128;
+  t.maxGroups = 8; // 1024 threads; named barriers 1..8 order each one's shared scratch
+  t.mma = MmaFamily::Wgmma;
+  t.groupInWorkgroup = "ak::warpgroup()";
+  t.laneGroup = "ak::Warpgroup";
   return t;
 }
 
@@ -61,6 +77,7 @@ static LaneTarget cudaSm90a() {
   t.deviceCode = "ARGUS_CUDA_DEVICE_CODE";
   t.groupIndex = "argus::cuda::blockIndex";
   t.groupInWorkgroup = "ak::warp()";
+  t.laneGroup = "ak::Warp";
   t.barrier = "argus::cuda::syncThreads();";
   t.mathPrefix = "";
   t.asyncCopies = true;

@@ -21,6 +21,7 @@ namespace argus::codegen::lanes {
 enum class MmaFamily {
   Mfma,    // CDNA v_mfma_f32_32x32x8 / 16x16x16: square blocks, 64 lanes
   MmaSync, // CUDA mma.sync.m16n8k16: A 16 x 16, B 8 x 16, C 16 x 8 blocks, 32 lanes
+  Wgmma,   // Hopper wgmma.m64nNk16: operands read in place from shared memory, 128 lanes
 };
 
 struct LaneTarget {
@@ -41,6 +42,7 @@ struct LaneTarget {
   std::string deviceCode;        // the macro that is 1 in a device compile
   std::string groupIndex;        // workgroup coordinate d: groupIndex + "(d)"
   std::string groupInWorkgroup;  // the DSL's thread id
+  std::string laneGroup;         // the tile header's lane group policy: "ak::Warp"
   std::string barrier;           // the workgroup barrier statement
   std::string mathPrefix;        // f32 math functions: prefix + "expf"
   bool checksTileSpans = false;  // loads address a tile by 32-bit offsets (HIP buffers)
@@ -50,11 +52,19 @@ struct LaneTarget {
   std::string kernelEntry(int64_t threads, const std::string &symbol, const std::string &params) const;
   /// The statement that names the workgroup's shared memory `lds` of `bytes`.
   std::string sharedDeclaration(int64_t bytes) const;
+  /// The alignment of every shared buffer (wgmma's swizzled operands: 1024
+  /// bytes; the launch then asks for as many more, `lds` being aligned up).
+  int64_t sharedAlignment() const;
   bool isHip() const { return mma == MmaFamily::Mfma; }
 };
 
 /// The targets, or null for a name that is neither.
 const LaneTarget *laneTarget(const std::string &name);
+
+/// cuda-sm90a with warpgroups of 128 lanes for lane groups and wgmma for mma:
+/// what the backend lowers a kernel to when every mma of it can read its
+/// operands in place (RegisterLayouts.h: wgmmaOperands).
+LaneTarget warpgroupsOf(const LaneTarget &cuda);
 
 } // namespace argus::codegen::lanes
 

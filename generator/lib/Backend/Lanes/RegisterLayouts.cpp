@@ -22,8 +22,11 @@ std::string RegLayout::spell() const {
   switch (kind) {
   case Kind::Striped: return "ak::Striped<" + n(rows) + ", " + n(cols) + ", " + n(run) + ">";
   case Kind::MmaAcc:
+    if (family == MmaFamily::Wgmma)
+      return "ak::WgmmaAcc<" + n(rows) + ", " + n(cols) + ">";
     return mfma ? "ak::MfmaAcc<" + n(rows) + ", " + n(cols) + ", " + n(block) + ">"
                 : "ak::MmaAcc<" + n(rows) + ", " + n(cols) + ">";
+  case Kind::SharedOperand: return "in shared memory, " + n(rows) + " x " + n(cols);
   case Kind::MmaOperand:
     return std::string(mfma ? "ak::MfmaOperand<" : "ak::MmaOperand<") + n(rows) + ", " + n(cols) + ", " + n(block) +
            ">";
@@ -42,8 +45,9 @@ int64_t RegLayout::perLane() const {
     int64_t runs = (rows * cols / run + lanes - 1) / lanes;
     return runs * run;
   }
-  case Kind::MmaAcc: // rows and columns padded to whole blocks
+  case Kind::MmaAcc: // rows and columns padded to whole blocks (wgmma's are whole: wgmmaOperands)
     return mfma ? roundUp(rows, block) * roundUp(cols, block) / lanes : roundUp(rows, 16) * roundUp(cols, 8) / lanes;
+  case Kind::SharedOperand: return 0;
   case Kind::MmaOperand: // rows to whole blocks, k to whole steps (MFMA: 256 / block; mma.sync: 16)
     return roundUp(rows, block) * roundUp(cols, mfma ? 256 / block : 16) / lanes;
   case Kind::Broadcast:
@@ -56,6 +60,7 @@ bool RegLayout::rowsReducible() const {
   switch (kind) {
   case Kind::MmaAcc:
   case Kind::MmaOperand: return true;
+  case Kind::SharedOperand: return false;
   case Kind::Striped: { // the kRowLanes of ak::Striped
     int64_t runsPerRow = cols / run;
     return lanes % runsPerRow == 0 || runsPerRow % lanes == 0;
@@ -205,6 +210,41 @@ int64_t storageBytes(Type element) {
 
 } // namespace
 
+bool wgmmaOperands(func::FuncOp kernel, int64_t threads) {
+  static constexpr int64_t kWgmmaN[] = {16, 32, 64, 96, 128, 160, 192, 256}; // argus_sm90_wgmma.inc
+  bool any = false, ok = threads >= 1 && threads <= 8;
+  // An operand read in place: a whole slot of a 128-byte-swizzled shared
+  // buffer of 64-element rows, read by mmas only.
+  auto inPlace = [](Value v) {
+    auto load = v.getDefiningOp<BufferLoadOp>();
+    if (!load || load.getViewAttr() || !load.getBuffer().getDefiningOp<AllocOp>())
+      return false;
+    auto type = cast<BufferType>(load.getBuffer().getType());
+    auto swizzle = dyn_cast_or_null<SwizzleAttr>(type.getLayout());
+    if (type.getSpace() != MemorySpace::shared || !swizzle || swizzle.getBits() != 3 || swizzle.getBase() != 3 ||
+        swizzle.getShift() != 3)
+      return false;
+    return llvm::all_of(v.getUses(), [](OpOperand &use) {
+      return isa<MmaOp>(use.getOwner()) && use.getOperandNumber() < 2;
+    });
+  };
+  kernel.walk([&](Operation *op) {
+    if (isa<ReduceOp>(op))
+      ok = false;
+    auto m = dyn_cast<MmaOp>(op);
+    if (!m)
+      return;
+    any = true;
+    ArrayRef<int64_t> a = m.getA().getType().getShape(), b = m.getB().getType().getShape();
+    Type e = m.getA().getType().getElementType();
+    ok = ok && a.size() == 2 && b.size() == 2 && a[0] % 64 == 0 && a[1] == 64 && b[1] == 64 &&
+         (e.isBF16() || e.isF16()) && m.getB().getType().getElementType() == e &&
+         m.getAcc().getType().getElementType().isF32() && llvm::is_contained(kWgmmaN, b[0]) &&
+         inPlace(m.getA()) && inPlace(m.getB());
+  });
+  return ok && any;
+}
+
 const RegLayout &RegisterLayouts::of(Value tile) const {
   static const RegLayout none;
   auto it = layouts.find(tile);
@@ -293,6 +333,14 @@ bool RegisterLayouts::assign(func::FuncOp kernel, std::string &error) {
                  return false;
                }
                using K = RegLayout::Kind;
+               if (target.mma == MmaFamily::Wgmma) { // operands read in place (wgmmaOperands)
+                 demand(op, 0, mmaLayout(target, K::SharedOperand, m.getA().getType(), 64));
+                 demand(op, 1, mmaLayout(target, K::SharedOperand, m.getB().getType(), 64));
+                 LayoutPtr acc = mmaLayout(target, K::MmaAcc, m.getAcc().getType(), 64);
+                 demand(op, 2, acc);
+                 classes.fix(m.getResult(), acc);
+                 return true;
+               }
                // CDNA: one MFMA block for the product; mma.sync: A's rows in 16s, B's in 8s.
                const bool mfma = target.mma == MmaFamily::Mfma;
                int64_t block = mfma ? mfmaBlock(m) : 16;

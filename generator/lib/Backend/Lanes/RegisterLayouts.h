@@ -10,7 +10,9 @@
 //     (MmaAcc). On CDNA: MFMA blocks of 32 x 32 where the shapes allow, else
 //     16 x 16. On CUDA: mma.sync.m16n8k16's, A in 16-row blocks, B in 8-row
 //     ones, C in 16 x 8. Tiles are padded to whole blocks (a 4-row decode
-//     tile fills 4 of 16 rows);
+//     tile fills 4 of 16 rows). Where every mma can be a wgmma, threads are
+//     warpgroups, operands stay in shared memory (SharedOperand: no
+//     registers) and accumulators take wgmma's m64nN layout;
 //   - values an op combines elementwise (same shape), a loop carries, an if
 //     yields, or a reshape renames share one layout;
 //   - an operand broadcast into an elementwise op takes its result's layout
@@ -42,7 +44,7 @@ namespace argus::codegen::lanes {
 /// One register layout of the tile headers over a tile seen as rows x cols
 /// (rows: the product of all but the last dimension).
 struct RegLayout {
-  enum class Kind { Striped, MmaAcc, MmaOperand, Broadcast, Transposed };
+  enum class Kind { Striped, MmaAcc, MmaOperand, SharedOperand, Broadcast, Transposed };
   Kind kind = Kind::Striped;
   int64_t rows = 1, cols = 1;
   int64_t lanes = 64;                    // of the lane group
@@ -63,6 +65,14 @@ struct RegLayout {
 
 /// Rows and columns of a tile shape (a rank-1 tile is one row).
 std::pair<int64_t, int64_t> tileRowsCols(llvm::ArrayRef<int64_t> shape);
+
+/// Whether every mma of `kernel` (tags erased; at least one) can be a wgmma
+/// reading both operands in place, and nothing else needs warps: bf16 or f16
+/// into f32, A rows a multiple of 64, B rows an N wgmma takes, K = 64; each
+/// operand a buffer_load (no view) of a whole slot of a shared buffer in the
+/// 128-byte swizzle (swizzle(3, 3, 3)) used by mmas only, as A or B; no
+/// reduce (a striped row may span warps); at most 8 threads (warpgroups).
+bool wgmmaOperands(mlir::func::FuncOp kernel, int64_t threads);
 
 /// The layouts of every tile value of `kernel` (tags already erased), or a
 /// message naming the op that asks for what the backend cannot give.
