@@ -122,7 +122,7 @@ int hipModuleLaunchKernel(void *function, unsigned gridX, unsigned gridY, unsign
                           void **extra) {
   const std::string &name = static_cast<Function *>(function)->name;
   if (gridX == 0 || gridY == 0 || gridZ == 0 || blockY != 1 || blockZ != 1 || sharedBytes != 0 || extra ||
-      !arguments || int(blockX) != argus::hip::test::kernelThreads(name.c_str()))
+      !arguments || int(blockX) != argus::hip::test::kernelThreads(name.c_str(), arguments))
     return hipErrorInvalidValue;
   ++launches;
   lastStream = stream;

@@ -39,37 +39,15 @@
 #error "argus_gpu_tile.h: include the target's device header first"
 #endif
 
-#if __has_include("argus_scalar_ops.h")
-#include "argus_scalar_ops.h"
-#else
-#include "../argus_scalar_ops.h"
-#endif
+#include "argus_gpu_launch.h" // Tensor, LaunchShape and the scalar ops
 
 #include <stdint.h>
 
 namespace argus::gpu::tile {
 
-using namespace argus_scalar;
-
 //===----------------------------------------------------------------------===//
-// Arguments and element types
+// Element types
 //===----------------------------------------------------------------------===//
-
-/// A global tensor as a kernel argument: data, sizes and element strides,
-/// outermost first (the CPU backend's argus_cpu_tensor, on the device).
-struct Tensor {
-  const void *data;
-  int64_t shape[4];
-  int64_t stride[4];
-};
-
-/// What the host needs to launch a generated kernel.
-struct LaunchShape {
-  int64_t grid[3];
-  int threads;                 // lanes: lane groups x lanes per group
-  int sharedBytes;             // the kernel's shared memory (LDS)
-  const char *error = nullptr; // set when the arguments break a precondition: do not launch
-};
 
 /// Element types: how a tile element is stored and computed.
 struct F32 {

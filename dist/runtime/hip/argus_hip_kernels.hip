@@ -1,41 +1,15 @@
-//===- argus_hip_kernels.hip - the code object of a hip library ------------===//
+//===- argus_hip_kernels.hip - the hand-written kernels of a hip library ----===//
 //
-// Every kernel a hip-gfx942 / hip-gfx90a library launches, one extern "C"
-// symbol each, compiled device-only by clang-22 (no ROCm install):
+// The attention and MoE kernels a hip-gfx942 / hip-gfx90a library launches,
+// one extern "C" symbol each. argus-gen compiles them device-only by clang-22
+// (no ROCm install) in one code object with the GEMM kernels it generates
+// from templates/gemm/gemm_tn_cdna.argus (HipLibraryBuilder.cpp):
 //
 //   clang++-22 -x hip --offload-arch=gfx942 -nogpulib -nogpuinc -O3 -std=c++17
 //       --offload-device-only --no-gpu-bundle-output -I dist/runtime/hip
-//       argus_hip_kernels.hip -o argus_hip_gfx942.co
-//
-// The GEMM list must match kGemmShapes (argus_hip_schedule.h), each shape in bf16
-// and f16; test/hip checks that every shape's symbols are in the code object.
+//       argus_hip_code_object.hip -o argus_hip_gfx942.co
 //
 //===----------------------------------------------------------------------===//
-#include "argus_hip_gemm_kernel.h"
-
-using argus::hip::GemmParams;
-
-#define ARGUS_HIP_GEMM_KERNEL(BM, BN, WM, WN)                                                      \
-  ARGUS_HIP_KERNEL(WM *WN * 64) void argus_hip_gemm_##BM##x##BN##_w##WM##x##WN(GemmParams p) {     \
-    argus::hip::gemmTn<argus::hip::Element::Bf16, BM, BN, WM, WN>(p);                             \
-  }                                                                                                \
-  ARGUS_HIP_KERNEL(WM *WN * 64) void argus_hip_gemm_f16_##BM##x##BN##_w##WM##x##WN(GemmParams p) { \
-    argus::hip::gemmTn<argus::hip::Element::F16, BM, BN, WM, WN>(p);                              \
-  }
-
-ARGUS_HIP_GEMM_KERNEL(256, 256, 2, 4)
-ARGUS_HIP_GEMM_KERNEL(128, 128, 2, 2)
-ARGUS_HIP_GEMM_KERNEL(64, 128, 2, 2)
-ARGUS_HIP_GEMM_KERNEL(32, 64, 1, 2)
-
-ARGUS_HIP_KERNEL(256) void argus_hip_gemm_beta_scale(GemmParams p, int workGroups) {
-  argus::hip::gemmBetaScale<argus::hip::Element::Bf16>(p, workGroups);
-}
-
-ARGUS_HIP_KERNEL(256) void argus_hip_gemm_f16_beta_scale(GemmParams p, int workGroups) {
-  argus::hip::gemmBetaScale<argus::hip::Element::F16>(p, workGroups);
-}
-
 #include "argus_hip_decode_kernel.h"
 
 ARGUS_HIP_KERNEL(argus::hip::kDecodeWaves * 64) void argus_hip_decode(argus::hip::DecodeParams p) {

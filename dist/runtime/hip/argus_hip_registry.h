@@ -2,15 +2,17 @@
  *
  * The counterpart of argus_registry.h for the hip-gfx942 / hip-gfx90a
  * targets: argus-gen emits one C++ file that DEFINES these objects (and
- * argus_generated_version, _manifest and _target of argus_registry.h) and one
- * assembly file that embeds the code object; the runtime only reads them.
+ * argus_generated_version, _manifest and _target of argus_registry.h), the
+ * embedded code object among them; the runtime only reads them.
  *
- * GEMM dispatch (argus_hip_gemm.cpp): bf16 A, B and C.
+ * GEMM dispatch (argus_hip_gemm.cpp): bf16 (or f16) A, B and C.
  *   1. the group whose (n, k) equals the call's, bucketed on m with
  *      argus_bucket_index (argus_bucketing.h), as on the CPU;
  *   2. else, unless ARGUS_STRICT=1, the kernel argus::hip::chooseGemmShape
  *      picks for (m, n);
  *   3. else ARGUS_ERROR_UNSUPPORTED.
+ * The shape's kernel is the argus_hip_gemm_kernels entry of that shape and
+ * element type: a gemm_tn_cdna.argus instance that argus-gen emitted.
  *
  *===----------------------------------------------------------------------===*/
 #ifndef ARGUS_HIP_REGISTRY_H
@@ -18,6 +20,7 @@
 
 #include <stdint.h>
 
+#include "argus_kernels.h"
 #include "argus_registry.h"
 
 #ifdef __cplusplus
@@ -35,6 +38,22 @@ typedef struct {
 
 extern const argus_hip_gemm_group argus_hip_gemm_groups[];
 extern const int32_t argus_hip_gemm_group_count;
+
+/** Fills a generated GEMM kernel's parameters from `args`, asks its launch
+ *  function for the grid (or its refusal) and enqueues kernel `symbol` on
+ *  `stream` (argus_hip_gemm_launch.h). */
+typedef argus_status (*argus_hip_gemm_launcher)(const argus_gemm_args *args, const char *symbol, void *stream);
+
+/** One GEMM kernel of the code object. */
+typedef struct {
+  int32_t shape;      /**< an index into argus::hip::kGemmShapes */
+  int32_t f16;        /**< 1: f16 operands and C; 0: bf16 */
+  const char *symbol; /**< its name in the code object */
+  argus_hip_gemm_launcher launch;
+} argus_hip_gemm_kernel;
+
+extern const argus_hip_gemm_kernel argus_hip_gemm_kernels[];
+extern const int32_t argus_hip_gemm_kernel_count;
 
 /** The code object (an AMDGPU ELF for argus_hip_arch), embedded by argus-gen. */
 extern const unsigned char argus_hip_code_object[];

@@ -1,7 +1,8 @@
 //===- argus_hip_schedule.h - the CDNA GEMM's tiles, LDS swizzle and rule --===//
 //
-// The integer bookkeeping of the CDNA GEMM kernels (argus_hip_gemm_kernel.h),
-// as constexpr C++ that clang compiles for gfx90a/gfx942 and any C++17
+// The integer bookkeeping of the CDNA MFMA main loop (argus_hip_mfma_tile.h,
+// which the MoE and prefill kernels run) and the GEMM kernel shapes of a hip
+// library (generated from templates/gemm/gemm_tn_cdna.argus), as constexpr C++ that clang compiles for gfx90a/gfx942 and any C++17
 // compiler for the host, so the host runtime plans with the very numbers the
 // kernels use and test/hip checks their invariants without a GPU.
 //
@@ -58,10 +59,14 @@ struct GemmShape {
   }
 };
 
-/// Every GEMM kernel a hip library's code object holds, largest tile first.
-/// 256x256 on eight waves is the HipKittens / hipBLASLt prefill tile.
+/// Every GEMM kernel shape a hip library's code object holds (each an
+/// instance of templates/gemm/gemm_tn_cdna.argus, bf16 and f16), largest tile
+/// first. The prefill tile is 128x256 on eight waves: the template's 256x256
+/// instance (HipKittens' and hipBLASLt's tile) spills 16 VGPRs at the 256
+/// registers an 8-wave workgroup leaves each lane, because its epilogue holds
+/// the accumulator and C together, and a library kernel must not spill.
 inline constexpr GemmShape kGemmShapes[] = {
-    {256, 256, 2, 4},
+    {128, 256, 2, 4},
     {128, 128, 2, 2},
     {64, 128, 2, 2},
     {32, 64, 1, 2},
@@ -86,8 +91,8 @@ constexpr GemmShape chooseGemmShape(int64_t m, int64_t n, int units) {
   return kGemmShapes[kGemmShapeCount - 1];
 }
 
-/// The symbol of the kernel for `s` in the code object: argus_hip_gemm_256x256_w2x4
-/// (bf16), argus_hip_gemm_f16_256x256_w2x4 (f16). Written into `out` (at least 48 bytes).
+/// The symbol of the kernel for `s` in the code object: argus_hip_gemm_128x256_w2x4
+/// (bf16), argus_hip_gemm_f16_128x256_w2x4 (f16). Written into `out` (at least 48 bytes).
 inline void gemmKernelSymbol(const GemmShape &s, bool f16, char *out) {
   const int values[4] = {s.bm, s.bn, s.wm, s.wn};
   const char *separators[4] = {"", "x", "_w", "x"};
@@ -105,13 +110,6 @@ inline void gemmKernelSymbol(const GemmShape &s, bool f16, char *out) {
       *p++ = digits[--count];
   }
   *p = '\0';
-}
-
-/// The kernels read A and B with 16-byte buffer loads whose 32-bit offsets
-/// span one tile of rows: both 16-byte aligned, pitches multiples of 8
-/// elements and below 2^23.
-inline bool operandsAligned(const void *p, int64_t ld) {
-  return reinterpret_cast<uintptr_t>(p) % 16 == 0 && ld % 8 == 0 && ld < (int64_t(1) << 23);
 }
 
 } // namespace argus::hip

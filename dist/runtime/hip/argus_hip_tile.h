@@ -145,18 +145,6 @@ struct TileBuffer {
   uintptr_t origin; // the address of the tile's element (0, ..., 0)
 };
 
-/// Bytes from a tile's first element to its last: the same wherever it sits
-/// (host and device: the launch function checks it).
-template <class T, int... Dims>
-ARGUS_SCALAR_FN int64_t tileSpanBytes(const Tensor &t) {
-  constexpr int rank = sizeof...(Dims), dims[rank] = {Dims...};
-  int64_t last = 0;
-  ARGUS_GPU_UNROLL
-  for (int d = 0; d < rank; ++d)
-    last += (dims[d] - 1) * t.stride[d];
-  return (last + 1) * int64_t(sizeof(T));
-}
-
 /// The buffer of a tile of Dims at `offsets`: its origin is uniform (scalar
 /// registers) and every lane addresses its elements by 32-bit offsets, not
 /// 64-bit pointers. The launch function has checked tileSpanFits.
@@ -178,13 +166,6 @@ ARGUS_HIP_FN TileBuffer tileBuffer(const Tensor &t, const int64_t (&offsets)[siz
 inline constexpr uint32_t kOutsideBuffer = 0x80000000u;
 
 } // namespace detail
-
-/// Host, before a launch: whether a tile of Dims of `t` spans less than 2 GiB,
-/// so that loadGlobal's 32-bit offsets reach all of it.
-template <class DT, int... Dims>
-inline bool tileSpanFits(const Tensor &t) {
-  return detail::tileSpanBytes<typename DT::storage, Dims...>(t) < (int64_t(1) << 31);
-}
 
 /// A tile of Dims at `offsets` of `t` in layout L; elements outside the tensor
 /// read `padding`. Every access goes through one buffer from the tile's origin

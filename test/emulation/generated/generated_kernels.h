@@ -38,6 +38,7 @@ void emulate(const LaunchShape &shape, const Body &body) {
 struct GeneratedGemm {
   std::string symbol;
   int bm, bn;
+  bool f16; // f16 operands and C (else bf16)
   /// Runs the kernel on the emulator over `data` (C updated in place).
   std::function<void(const GemmProblem &, GemmData &)> run;
 };

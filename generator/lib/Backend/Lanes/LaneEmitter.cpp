@@ -3,17 +3,21 @@
 // Shape of the emitted unit (kernel @k, symbol `sym`; HIP's spellings, CUDA's
 // are LaneTarget.cpp's):
 //
-//   #include "argus_hip_tile.h"
+//   #include "argus_hip_tile_launch.h"
 //   namespace ak = argus::hip::tile;
 //   struct sym_params { ak::Tensor A; ...; float alpha; ...; int64_t num_programs[3]; };
-//   struct sym_place_sa { ... };                 // shared placement of each buffer
 //   inline ak::LaunchShape sym_launch(sym_params &p) { ...@k__grid inlined... }
+//
+//   #ifndef ARGUS_GPU_LAUNCH_ONLY   // a library's host code stops here
+//   #include "argus_hip_tile.h"
+//   struct sym_place_0 { ... };       // where a swizzled buffer puts element x
 //   ARGUS_HIP_FN void sym_body(const sym_params &p) {
 //     ARGUS_LDS(lds, bytes);
 //     ...arguments by DSL name, then the statements of each op...
 //   }
 //   #if ARGUS_HIP_DEVICE_CODE
 //   ARGUS_HIP_KERNEL(threads) void sym(sym_params p) { sym_body(p); }
+//   #endif
 //   #endif
 //
 //===----------------------------------------------------------------------===//
@@ -285,7 +289,7 @@ LogicalResult LaneEmitter::emitTileSpanChecks(func::FuncOp kernel, ArrayRef<std:
     for (int64_t d : shape)
       dims += ", " + std::to_string(d);
     const std::string &name = argNames[arg.getArgNumber()];
-    line("if (!ak::tileSpanFits<" + *elementTag(type.getElementType()) + dims + ">(p." + name + "))", op);
+    line("if (!ak::tileSpanFits<" + *storageType(type.getElementType()) + dims + ">(p." + name + "))", op);
     line("  return {{0, 0, 0}, 0, 0, \"a tile of " + name + " loaded at " + locString(op->getLoc()) +
          " spans 2 GiB or more of it (" + target.backend + " addresses a tile by 32-bit offsets)\"};");
   });
@@ -367,20 +371,31 @@ llvm::Expected<std::string> LaneEmitter::emitUnit(func::FuncOp kernel, StringRef
   line("// " + std::to_string(groups) + " " + target.group + "s per " + target.workgroup + "; each DSL thread is one " +
        target.group + ", each tile lives in");
   line("// its lanes' registers. Generated code: edit the DSL source, not this file.");
-  line("#include \"" + target.header + "\"");
+  line("#include \"" + target.launchHeader + "\"");
   line("");
   line("namespace ak = " + target.tileNamespace + ";");
   line("");
   emitParams(kernel, argNames);
   resetScope();
+  // The buffers' placement structs are device code: they follow the launch.
   int64_t ldsBytes = 0;
+  const size_t launchStart = out.size();
   if (failed(planShared(work, ldsBytes)))
     return takeError();
-  if (failed(emitLaunch(work, grid, argNames, ldsBytes)) || failed(emitBody(work, argNames, ldsBytes)))
+  const std::string placements = out.substr(launchStart);
+  out.resize(launchStart);
+  if (failed(emitLaunch(work, grid, argNames, ldsBytes)))
+    return takeError();
+  line("#ifndef ARGUS_GPU_LAUNCH_ONLY  // the parameters and the launch are all a library's host code needs");
+  line("#include \"" + target.header + "\"");
+  line("");
+  out += placements;
+  if (failed(emitBody(work, argNames, ldsBytes)))
     return takeError();
   line("#if " + target.deviceCode);
   line(target.kernelEntry(groups * target.lanes, symbol, paramsType) + " { " + symbol + "_body(p); }");
   line("#endif");
+  line("#endif // ARGUS_GPU_LAUNCH_ONLY");
   return out;
 }
 

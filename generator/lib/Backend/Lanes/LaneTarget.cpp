@@ -34,6 +34,7 @@ static LaneTarget hip(const std::string &name) {
   t.maxGroups = 16;     // 1024 work-items
   t.sharedBytes = 65536; // gfx90a and gfx942
   t.mma = MmaFamily::Mfma;
+  t.launchHeader = "argus_hip_tile_launch.h";
   t.header = "argus_hip_tile.h";
   t.tileNamespace = "argus::hip::tile";
   t.fn = "ARGUS_HIP_FN";
@@ -71,6 +72,7 @@ static LaneTarget cudaSm90a() {
   t.maxGroups = 32;             // 1024 threads
   t.sharedBytes = 227 * 1024;   // sm_90's most dynamic shared memory per CTA
   t.mma = MmaFamily::MmaSync;
+  t.launchHeader = "argus_cuda_tile_launch.h";
   t.header = "argus_cuda_tile.h";
   t.tileNamespace = "argus::cuda::tile";
   t.fn = "ARGUS_CUDA_FN";

@@ -36,7 +36,8 @@ struct LaneTarget {
   int64_t maxGroups = 16;        // lane groups per workgroup
   int64_t sharedBytes = 65536;   // the most shared memory one workgroup may have
   MmaFamily mma = MmaFamily::Mfma;
-  std::string header;            // "argus_hip_tile.h"
+  std::string launchHeader;      // what the parameters and launch function need: "argus_hip_tile_launch.h"
+  std::string header;            // what the kernel needs: "argus_hip_tile.h"
   std::string tileNamespace;     // "argus::hip::tile"
   std::string fn;                // the device-function qualifier macro
   std::string deviceCode;        // the macro that is 1 in a device compile
