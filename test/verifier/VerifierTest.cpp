@@ -55,6 +55,22 @@ TEST(Options, TooSmallLoopWindowFailsInsteadOfProving) {
   EXPECT_TRUE(tagFinding) << verify::formatResult(v.result);
 }
 
+// Z3's budget is its deterministic work count: too small a budget leaves a query undecided (a
+// failure naming the limit, never a proof) on any machine, and the default proves the kernel.
+TEST(Options, ResourceLimitDecidesNotTheClock) {
+  verify::VerifyOptions starved;
+  starved.queryResourceLimit = 1;
+  starved.replay = false;
+  test::Verified v = verifyFile(kCorpus + "ok_gemm_pipe3.argus", starved);
+  ASSERT_TRUE(v.error.empty()) << v.error;
+  EXPECT_FALSE(v.result.proved());
+  bool undecided = false;
+  for (const verify::Finding &f : v.result.kernels.front().findings)
+    undecided |= f.kind == verify::CheckKind::Unsupported && f.message.find("could not decide") != std::string::npos;
+  EXPECT_TRUE(undecided) << verify::formatResult(v.result);
+  EXPECT_TRUE(verifyFile(kCorpus + "ok_gemm_pipe3.argus").result.proved());
+}
+
 TEST(Options, BankConflictsAsErrors) {
   verify::VerifyOptions options;
   test::Verified warn = verifyFile(kCorpus + "bug_bank_conflict_rows.argus", options);

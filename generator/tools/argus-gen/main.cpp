@@ -80,7 +80,8 @@ struct VerifyFlags {
   bool json = false, noReplay = false;
   std::string bank = "warn", skip;
   int window = 4;
-  unsigned timeoutMs = 10000;
+  unsigned resourceLimit = verify::VerifyOptions{}.queryResourceLimit;
+  unsigned timeoutMs = verify::VerifyOptions{}.queryTimeoutMs;
 };
 
 int verifyCommand(const VerifyFlags &flags) {
@@ -91,6 +92,7 @@ int verifyCommand(const VerifyFlags &flags) {
   verify::VerifyOptions options;
   options.replay = !flags.noReplay;
   options.loopWindow = flags.window;
+  options.queryResourceLimit = flags.resourceLimit;
   options.queryTimeoutMs = flags.timeoutMs;
   options.bankConflicts = flags.bank == "error" ? verify::VerifyOptions::BankMode::Error
                           : flags.bank == "off" ? verify::VerifyOptions::BankMode::Off
@@ -188,7 +190,9 @@ int runMain(int argc, char **argv) {
                         "checks to skip: tag-assertion,uninitialized-read,out-of-bounds,race,write-once");
   verifyCmd->add_option("--loop-window", verifyFlags.window, "earlier loop iterations tracked exactly")
       ->check(CLI::Range(1, 64));
-  verifyCmd->add_option("--timeout-ms", verifyFlags.timeoutMs, "Z3 time limit per query");
+  verifyCmd->add_option("--rlimit", verifyFlags.resourceLimit,
+                        "Z3 work limit per query, in its deterministic resource units (0: none)");
+  verifyCmd->add_option("--timeout-ms", verifyFlags.timeoutMs, "Z3 wall-clock limit per query (a backstop)");
 
   std::string shapesPath;
   CLI::App *shapes = app.add_subcommand("shapes", "list the op configurations a catalog expands to");

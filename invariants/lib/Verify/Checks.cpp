@@ -17,6 +17,15 @@ using namespace mlir;
 
 namespace {
 
+/// Z3's resource counter ("rlimit count": deterministic work, cumulative over the context).
+double resourceCount(z3::solver &solver) {
+  z3::stats stats = solver.statistics();
+  for (unsigned i = 0; i < stats.size(); ++i)
+    if (stats.key(i) == "rlimit count")
+      return stats.is_uint(i) ? double(stats.uint_value(i)) : stats.double_value(i);
+  return 0;
+}
+
 z3::expr inRange(SymContext &ctx, const std::vector<z3::expr> &coords,
                  const std::vector<int64_t> &shape) {
   z3::expr ok = ctx.z3.bool_val(true);
@@ -88,9 +97,7 @@ std::optional<z3::model> Checker::violation(const std::vector<z3::expr> &constra
               step("ackermannize_bv") & step("bit-blast") & step("sat"))
                  .mk_solver();
   }
-  z3::params p(ctx.z3);
-  p.set("timeout", ex.options.queryTimeoutMs);
-  solver.set(p);
+  solver.set(queryLimits(ctx.z3, ex.options.queryResourceLimit, ex.options.queryTimeoutMs));
   std::vector<z3::expr> query = constraints;
   if (!quantified)
     eliminateConstantDivision(ctx.z3, query);
@@ -100,10 +107,11 @@ std::optional<z3::model> Checker::violation(const std::vector<z3::expr> &constra
   auto start = std::chrono::steady_clock::now();
   z3::check_result r = solver.check();
   if (std::getenv("ARGUS_VERIFY_TRACE"))
-    std::fprintf(stderr, "argus-verify: %s query at %s: %s in %.1f ms\n", checkName(kind),
+    std::fprintf(stderr, "argus-verify: %s query at %s: %s in %.1f ms, rlimit %.0f\n", checkName(kind),
                  interp::formatLocation(op->getLoc()).c_str(),
                  r == z3::unsat ? "unsat" : r == z3::sat ? "sat" : "unknown",
-                 std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count());
+                 std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count(),
+                 resourceCount(solver));
   if (r == z3::unsat) {
     ++report.proved;
     return std::nullopt;

@@ -155,9 +155,9 @@ std::optional<z3::expr> closedScalar(Executor &ex, const LoopFrame &fr, const z3
   auto apply = [&](const z3::expr &prev) { return subst(ctx, y, h, prev); };
   auto inductive = [&](const std::function<z3::expr(const z3::expr &)> &g) {
     z3::solver s(ctx.z3, "QF_BV");
-    z3::params p(ctx.z3);
-    p.set("timeout", 2000u);
-    s.set(p);
+    // A guess that Z3 cannot settle quickly is dropped (the loop falls back to a coarser
+    // summary), within a deterministic budget: a tenth of a query's.
+    s.set(queryLimits(ctx.z3, ex.options.queryResourceLimit / 10, ex.options.queryTimeoutMs));
     s.add(kv >= one && kv < ctx.index(ex.options.maxSize));
     s.add(g(kv) != apply(g(kv - one)));
     return s.check() == z3::unsat;

@@ -151,4 +151,11 @@ bool mentionsAny(const z3::expr &e, const std::vector<z3::expr> &vars) {
   return false;
 }
 
+z3::params queryLimits(z3::context &z3, unsigned resources, unsigned timeoutMs) {
+  z3::params p(z3);
+  p.set("rlimit", resources);
+  p.set("timeout", timeoutMs);
+  return p;
+}
+
 } // namespace argus::verify::detail

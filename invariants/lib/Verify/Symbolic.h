@@ -154,6 +154,10 @@ z3::expr smin(const z3::expr &a, const z3::expr &b);
 bool mentionsAny(const z3::expr &e, const std::vector<z3::expr> &vars);
 inline bool mentions(const z3::expr &e, const z3::expr &v) { return mentionsAny(e, {v}); }
 
+/// Solver parameters that bound one query: `resources` of Z3's deterministic
+/// work units (its rlimit; 0: none) and a wall-clock backstop of `timeoutMs`.
+z3::params queryLimits(z3::context &z3, unsigned resources, unsigned timeoutMs);
+
 } // namespace argus::verify::detail
 
 #endif // ARGUS_LIB_VERIFY_SYMBOLIC_H
