@@ -99,10 +99,33 @@ int main(int argc, char **argv) {
   a = gemm(16, n, k);
   a.a_type = a.b_type = a.c_type = ARGUS_DTYPE_F32;
   expect(argus_gemm(&a, NULL) == ARGUS_ERROR_UNSUPPORTED, "f32 is unsupported on cuda-sm90a");
+  /* What the Hopper kernels cannot take runs on the generated fallback kernels of an argus-gen library;
+     the runtime test's hand-written tables have none, and say so. */
+  const int generated = strstr(argus_manifest_json(), "\"generated_kernels\"") != NULL;
   a = gemm(16, n, k);
   a.lda = k + 4; /* rows 2k + 8 bytes apart: not a TMA pitch */
-  expect(argus_gemm(&a, NULL) == ARGUS_ERROR_UNSUPPORTED && strstr(argus_last_error(), "TMA"),
-         "a leading dimension TMA cannot stride is unsupported, and says why");
+  name = argus_gemm_kernel_name(&a);
+  if (generated) {
+    expect(name && strcmp(name, "argus_cuda_gemm_32x64_w1x2") == 0,
+           "a leading dimension TMA cannot stride plans the generated decode tile");
+    a = gemm(300, n, k);
+    a.a_type = a.b_type = a.c_type = ARGUS_DTYPE_F16;
+    name = argus_gemm_kernel_name(&a);
+    expect(name && strcmp(name, "argus_cuda_gemm_f16_64x128_w2x2") == 0, "f16 plans the generated f16 kernels");
+    a.k = 0;
+    name = argus_gemm_kernel_name(&a);
+    expect(name && strcmp(name, "argus_cuda_gemm_f16_64x128_w2x2") == 0, "f16 with k = 0 too (it takes no k step)");
+    a = gemm(16, n, k);
+    a.a = (const char *)a.a + 2; /* 2-byte aligned, not 16 */
+    expect(argus_gemm(&a, NULL) == ARGUS_ERROR_DEVICE, "a generated kernel's call reaches the device check");
+  } else {
+    expect(argus_gemm(&a, NULL) == ARGUS_ERROR_INTERNAL && strstr(argus_last_error(), "no generated"),
+           "a library without generated kernels says so for a call only they could take");
+  }
+  a = gemm(16, n, k);
+  a.a = (const char *)a.a + 1;
+  expect(argus_gemm(&a, NULL) == ARGUS_ERROR_UNSUPPORTED && strstr(argus_last_error(), "2-byte"),
+         "elements that straddle two are unsupported, and the message says why");
   a = gemm(0, n, k);
   expect(argus_gemm(&a, NULL) == ARGUS_OK, "an empty problem needs no device");
 

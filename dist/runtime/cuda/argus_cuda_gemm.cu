@@ -11,6 +11,7 @@
 #include "argus_cuda_device.h"
 #include "argus_cuda_launch.h"
 #include "argus_cuda_registry.h"
+#include "argus_checks.h"
 #include "argus_error.h"
 #include "argus_gpu_gemm.h"
 #include "argus_sm90_schedule.h"
@@ -58,22 +59,46 @@ const GenericKernel *genericKernel(const GemmConfig &c) {
   return nullptr;
 }
 
+// The generated kernel for a call of `m` rows: the largest tile it fills, else the smallest.
+const argus_cuda_generated_gemm *generatedKernel(int64_t m, bool f16) {
+  const argus_cuda_generated_gemm *best = nullptr;
+  for (int32_t i = 0; i < argus_cuda_generated_gemm_count; ++i) {
+    const argus_cuda_generated_gemm &k = argus_cuda_generated_gemms[i];
+    if ((k.f16 != 0) != f16)
+      continue;
+    const bool fills = k.bm <= m, bestFills = best && best->bm <= m;
+    if (!best || (fills && (!bestFills || k.bm > best->bm)) || (!fills && !bestFills && k.bm < best->bm))
+      best = &k;
+  }
+  return best;
+}
+
 // Picks what runs for `args`; everything the kernels cannot take is UNSUPPORTED here.
 argus_status prepare(const argus_gemm_args *args, const char *function, CudaGemmPlan *plan) {
   GpuGemmStep step;
   bool strict;
-  if (argus_status s = prepareGpuGemm(args, "cuda-sm90a", /*f16Too=*/false, function, &step, &strict))
+  if (argus_status s = prepareGpuGemm(args, "cuda-sm90a", /*f16Too=*/true, function, &step, &strict))
     return s;
-  if (step != GpuGemmStep::Kernel) {
+  const argus_gemm_args &g = *args;
+  const bool f16 = g.a_type == ARGUS_DTYPE_F16;
+  if (step == GpuGemmStep::Noop || (step == GpuGemmStep::BetaScale && !f16)) {
     *plan = step == GpuGemmStep::Noop ? CudaGemmPlan{} : CudaGemmPlan{PlanKind::BetaScale, nullptr, "argus_beta_scale"};
     return ARGUS_OK;
   }
-  const argus_gemm_args &g = *args;
-  if (!argus::sm90::tmaCompatible(g.a, g.lda) || !argus::sm90::tmaCompatible(g.b, g.ldb))
-    return fail(ARGUS_ERROR_UNSUPPORTED,
-                "%s: the Hopper kernels read A and B with TMA, which needs 16-byte aligned a and b and lda and "
-                "ldb multiples of 8 (got lda=%lld, ldb=%lld)",
-                function, static_cast<long long>(g.lda), static_cast<long long>(g.ldb));
+  // f16, or A or B that TMA cannot address: a generated kernel (k = 0 included: it takes no k step).
+  if (f16 || !argus::sm90::tmaCompatible(g.a, g.lda) || !argus::sm90::tmaCompatible(g.b, g.ldb)) {
+    if (strict)
+      return fail(ARGUS_ERROR_UNSUPPORTED,
+                  "%s: the Hopper kernels take bf16 A and B that TMA can address (16-byte aligned, lda and ldb "
+                  "multiples of 8; got %s, lda=%lld, ldb=%lld), and ARGUS_STRICT=1 forbids the generated fallback",
+                  function, dtypeName(g.a_type), static_cast<long long>(g.lda), static_cast<long long>(g.ldb));
+    const argus_cuda_generated_gemm *kernel = generatedKernel(g.m, f16);
+    if (!kernel)
+      return fail(ARGUS_ERROR_INTERNAL, "%s: the library has no generated %s GEMM kernel", function,
+                  f16 ? "f16" : "bf16");
+    *plan = {PlanKind::Kernel, kernel->launch, kernel->symbol};
+    return ARGUS_OK;
+  }
   const argus_cuda_gemm_group *group = nullptr;
   int32_t bucket = 0;
   if (findGemmBucket(argus_cuda_gemm_groups, argus_cuda_gemm_group_count, g, &group, &bucket)) {

@@ -7,6 +7,7 @@
 #include "argus_gemm_validate.h"
 
 #include <climits>
+#include <cstdint>
 #include <string>
 
 namespace argus_rt {
@@ -30,6 +31,10 @@ argus_status prepareGpuGemm(const argus_gemm_args *args, const char *target, boo
     *step = GpuGemmStep::Noop;
     return ARGUS_OK;
   }
+  // Every kernel takes any pitch, but not a 2-byte element that straddles two.
+  for (const void *p : {g.a, g.b, static_cast<const void *>(g.c), g.bias})
+    if (reinterpret_cast<uintptr_t>(p) % 2 != 0)
+      return fail(ARGUS_ERROR_UNSUPPORTED, "%s: a, b, c and bias must be aligned to their 2-byte elements", function);
   if (g.k == 0) {
     *step = GpuGemmStep::BetaScale;
     return ARGUS_OK;

@@ -2,7 +2,7 @@
 //
 // The cuda-sm90a and hip libraries take the same path up to the kernel
 // choice: environment -> arguments valid -> the target's dtypes -> empty output (no
-// work) -> k == 0 (C = beta·C + bias) -> sizes below 2^31 -> the catalog
+// work) -> elements 2-byte aligned -> k == 0 (C = beta·C + bias) -> sizes below 2^31 -> the catalog
 // group of (n, k), bucketed on m -> else, unless ARGUS_STRICT=1, the
 // target's generic kernel. Planning needs no GPU, so argus_gemm_kernel_name
 // answers on any machine.

@@ -38,8 +38,6 @@ const argus_hip_gemm_kernel *kernelFor(int32_t shape, bool f16) {
   return nullptr;
 }
 
-bool elementAligned(const void *p) { return reinterpret_cast<uintptr_t>(p) % 2 == 0; }
-
 argus_status prepare(const argus_gemm_args *args, const char *function, HipGemmPlan *plan) {
   bool strict;
   if (argus_status s = prepareGpuGemm(args, argus_generated_target, /*f16Too=*/true, function, &plan->step, &strict))
@@ -48,10 +46,6 @@ argus_status prepare(const argus_gemm_args *args, const char *function, HipGemmP
     return ARGUS_OK;
   const argus_gemm_args &g = *args;
   const bool f16 = g.a_type == ARGUS_DTYPE_F16;
-  // The kernels read any pitch and alignment (a run that is not 16-byte aligned is read element by
-  // element), but not a 2-byte element that straddles two.
-  if (!elementAligned(g.a) || !elementAligned(g.b) || !elementAligned(g.c) || !elementAligned(g.bias))
-    return fail(ARGUS_ERROR_UNSUPPORTED, "%s: a, b, c and bias must be aligned to their 2-byte elements", function);
   // k == 0 (C = beta·C + bias) runs the same kernels: their K loop takes no step.
   const argus_hip_gemm_group *group = nullptr;
   int32_t bucket = 0, shape = -1;

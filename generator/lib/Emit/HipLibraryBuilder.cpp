@@ -22,9 +22,8 @@
 #include "argus/Catalog/Catalog.h"
 #include "argus/Emit/CodeObject.h"
 #include "argus/Emit/Compiler.h"
-#include "argus/Dialect/Argus.h"
 #include "argus/Emit/GemmPlan.h"
-#include "argus/Emit/KernelInstance.h"
+#include "GeneratedGemms.h"
 #include "LibraryFiles.h"
 
 #include "argus_hip_schedule.h"
@@ -80,45 +79,16 @@ std::vector<HipGroup> planHipGemms(const GemmPlan &plan, const std::string &arch
   return groups;
 }
 
-/// One generated GEMM kernel of the code object.
-struct GeneratedGemm {
-  int shape; // index into hip::kGemmShapes
-  bool f16;
-  std::string symbol;
-};
-
-/// Emits every kGemmShapes kernel, bf16 and f16, from gemm_tn_cdna.argus into
-/// srcDir/<symbol>.hip (the verifier proves each first); the kernels, or why not.
-std::variant<std::vector<GeneratedGemm>, std::string> emitGemmKernels(const fs::path &home, const fs::path &srcDir,
-                                                                     const std::string &target,
-                                                                     const std::string &cacheDir) {
-  const std::string templatePath = (home / "templates" / "gemm" / "gemm_tn_cdna.argus").string();
-  std::string source, error;
-  if (!readTextFile(templatePath, source, error))
-    return "the GEMM template: " + error;
-  mlir::DialectRegistry registry;
-  registerArgusDialects(registry);
-  mlir::MLIRContext context(registry);
-  context.disableMultithreading(); // one kernel at a time; no thread pool to spin up
-  std::vector<GeneratedGemm> kernels;
-  for (int i = 0; i < hip::kGemmShapeCount; ++i)
+/// Every GEMM kernel of the code object: each shape of kGemmShapes, bf16 and f16.
+std::vector<GeneratedGemm> libraryGemms() {
+  std::vector<GeneratedGemm> gemms;
+  for (const hip::GemmShape &s : hip::kGemmShapes)
     for (bool f16 : {false, true}) {
-      const hip::GemmShape &s = hip::kGemmShapes[i];
-      lowering::Specialization spec;
-      spec.constants = {{"BM", int64_t(s.bm)}, {"BN", int64_t(s.bn)}, {"WM", int64_t(s.wm)}, {"WN", int64_t(s.wn)}};
-      if (f16)
-        spec.constants.insert({{"T", std::string("f16")}, {"TC", std::string("f16")}});
       char symbol[48];
       hip::gemmKernelSymbol(s, f16, symbol);
-      llvm::Expected<std::string> code = instantiateKernelCached(context, templatePath, source, spec, symbol, target,
-                                                                 cacheDir);
-      if (!code)
-        return "generating GEMM kernel " + std::string(symbol) + ": " + llvm::toString(code.takeError());
-      if (!writeIfChanged((srcDir / (std::string(symbol) + ".hip")).string(), *code, error))
-        return error;
-      kernels.push_back({i, f16, symbol});
+      gemms.push_back({symbol, s.bm, s.bn, s.wm, s.wn, f16});
     }
-  return kernels;
+  return gemms;
 }
 
 /// The unit clang compiles into the code object: the hand-written kernels and the generated ones.
@@ -133,14 +103,7 @@ std::string codeObjectSource(const std::vector<GeneratedGemm> &gemms, const std:
 
 json manifestFor(const catalog::Catalog &cat, const BuildOptions &opt, const std::vector<HipGroup> &groups,
                  const std::vector<GeneratedGemm> &gemms, const CodeObjectInfo &code) {
-  json gemmGroups = json::array(), kernels = json::array(), generated = json::array();
-  for (const GeneratedGemm &g : gemms) {
-    const hip::GemmShape &s = hip::kGemmShapes[g.shape];
-    generated.push_back({{"symbol", g.symbol},
-                         {"template", "templates/gemm/gemm_tn_cdna.argus"},
-                         {"set", {{"BM", s.bm}, {"BN", s.bn}, {"WM", s.wm}, {"WN", s.wn}, {"T", g.f16 ? "f16" : "bf16"}}},
-                         {"proved", true}});
-  }
+  json gemmGroups = json::array(), kernels = json::array();
   for (const HipGroup &g : groups)
     gemmGroups.push_back(gpuGemmGroupJson(g.group->ops, g.group->n, g.group->k, g.buckets));
   for (const KernelResources &k : code.kernels)
@@ -149,7 +112,7 @@ json manifestFor(const catalog::Catalog &cat, const BuildOptions &opt, const std
   manifest.update({{"tuning", "CDNA kernel shapes by rule (chooseGemmShape: occupancy, not measured; no AMD GPU has "
                               "run these kernels); other shapes by the same rule at run time"},
                    {"code_object", {{"target", code.target}, {"kernels", kernels}}},
-                   {"generated_kernels", generated},
+                   {"generated_kernels", generatedGemmsJson(gemms)},
                    {"gemm_groups", gemmGroups}});
   return manifest;
 }
@@ -184,7 +147,7 @@ std::string tablesSource(const std::vector<HipGroup> &groups, const std::vector<
   os << "};\nconst int32_t argus_hip_gemm_group_count = " << groups.size() << ";\n\n"
      << "const argus_hip_gemm_kernel argus_hip_gemm_kernels[] = {\n";
   for (const GeneratedGemm &g : gemms)
-    os << "  {" << g.shape << ", " << int(g.f16) << ", " << cString(g.symbol) << ", &argus_rt::launchGeneratedGemm<"
+    os << "  {" << shapeIndex({g.bm, g.bn, g.wm, g.wn}) << ", " << int(g.f16) << ", " << cString(g.symbol) << ", &argus_rt::launchGeneratedGemm<"
        << g.symbol << "_params, " << g.symbol << "_launch>},\n";
   os << "};\nconst int32_t argus_hip_gemm_kernel_count = " << gemms.size() << ";\n"
      << "const char argus_hip_arch[] = " << cString(arch) << ";\n"
@@ -224,10 +187,9 @@ std::variant<BuildReport, std::string> buildHipLibrary(const BuildOptions &opt, 
   CompileStats stats;
 
   // The code object: device code only, code-object version 5 (ROCm 5.5 and newer load it).
-  auto emitted = emitGemmKernels(home, srcDir, opt.target, cacheDir);
-  if (auto *failure = std::get_if<std::string>(&emitted))
-    return *failure;
-  const std::vector<GeneratedGemm> &gemms = std::get<std::vector<GeneratedGemm>>(emitted);
+  const std::vector<GeneratedGemm> gemms = libraryGemms();
+  if (std::string failure = emitGeneratedGemms(home, srcDir, gemms, opt.target, ".hip", cacheDir); !failure.empty())
+    return failure;
   std::string error;
   const fs::path codeObjectSourcePath = srcDir / "argus_hip_code_object.hip";
   if (!writeIfChanged(codeObjectSourcePath.string(), codeObjectSource(gemms, opt.target), error))
