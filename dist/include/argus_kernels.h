@@ -181,7 +181,8 @@ ARGUS_API argus_status argus_moe(const argus_moe_args *args, void *stream);
 
 /** The name of the kernel argus_gemm would run for these args: a catalog
  *  kernel, the generic fallback, "argus_noop" (m == 0 or n == 0) or
- *  "argus_beta_scale" (k == 0, done by the runtime). NULL when argus_gemm
+ *  "argus_beta_scale" (k == 0, done by the runtime; where the kernels take
+ *  k == 0 themselves, as a hip library's do, the kernel's name). NULL when argus_gemm
  *  would fail; argus_last_error() then says why. */
 ARGUS_API const char *argus_gemm_kernel_name(const argus_gemm_args *args);
 
