@@ -1,6 +1,6 @@
-/*===- argus_numerics.h - bf16 / f16 conversions, header-only ------------===*
+/*===- argus_numerics.h - bf16 / f16 / fp8 conversions, header-only ------===*
  *
- * The one definition of how Argus rounds to 16-bit floats, shared by the
+ * The one definition of how Argus rounds to 16-bit floats and MI300's fp8, shared by the
  * interpreter (reference semantics), the generated CPU kernels and the
  * runtime. Rounding is to nearest, ties to even; NaN stays NaN.
  *
@@ -85,6 +85,56 @@ ARGUS_NUM_INLINE uint16_t f32_to_f16(float f) {
   }
   uint32_t rounded = absBits + 0xfffu + ((absBits >> 13) & 1u);
   return (uint16_t)(sign | ((rounded - 0x38000000u) >> 13));
+}
+
+/* E4M3FNUZ, the fp8 of MI300 (gfx942): value (-1)^s 2^(e-8) (1 + m/8), e = 0
+ * subnormal m/8 2^-7; no infinities, no -0, 0x80 the only NaN. */
+ARGUS_NUM_INLINE float fp8_e4m3fnuz_to_f32(uint8_t b) {
+  uint32_t sign = (uint32_t)(b & 0x80u) << 24;
+  uint32_t exp = (b >> 3) & 15u;
+  uint32_t mant = b & 7u;
+  uint32_t bits;
+  if (b == 0x80u) {
+    bits = 0x7fc00000u;
+  } else if (exp == 0 && mant == 0) {
+    bits = 0;
+  } else {
+    if (exp == 0) { /* subnormal: normalise */
+      exp = 1;
+      while ((mant & 8u) == 0) {
+        mant <<= 1;
+        exp--;
+      }
+      mant &= 7u;
+    }
+    bits = sign | ((exp + 127 - 8) << 23) | (mant << 20);
+  }
+  float f;
+  memcpy(&f, &bits, sizeof f);
+  return f;
+}
+
+/* Nearest, ties to even; NaN and magnitudes from 248 on (past 240, the
+ * largest) give NaN, as an unclamped conversion; what rounds to zero is +0. */
+ARGUS_NUM_INLINE uint8_t f32_to_fp8_e4m3fnuz(float f) {
+  uint32_t bits;
+  memcpy(&bits, &f, sizeof bits);
+  uint32_t sign = (bits >> 24) & 0x80u;
+  uint32_t absBits = bits & 0x7fffffffu;
+  if (absBits >= 0x43780000u) return 0x80u; /* 248 and up, infinities and NaN */
+  if (absBits < 0x3a000000u) return 0;       /* at most half the smallest subnormal, 2^-11 */
+  uint32_t code;
+  if (absBits < 0x3c000000u) { /* below 2^-7: subnormal, m quanta of 2^-10 */
+    uint32_t mant = (absBits & 0x7fffffu) | 0x800000u;
+    uint32_t s = 140 - (absBits >> 23); /* total right shift of the 24-bit mantissa */
+    uint32_t rem = mant & ((1u << s) - 1), halfway = 1u << (s - 1);
+    code = mant >> s;
+    if (rem > halfway || (rem == halfway && (code & 1u))) code++;
+  } else {
+    uint32_t rounded = absBits + 0x7ffffu + ((absBits >> 20) & 1u);
+    code = (rounded >> 20) - ((127u - 8u) << 3);
+  }
+  return (uint8_t)(code == 0 ? 0 : (sign | code));
 }
 
 #ifdef __cplusplus

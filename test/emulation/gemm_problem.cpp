@@ -30,9 +30,24 @@ std::vector<uint16_t> randomBf16(size_t count, std::mt19937 &rng, bool f16, floa
   return v;
 }
 
+namespace {
+
+// `count` random finite fp8 codes (every code but 0x80, NaN).
+std::vector<uint8_t> randomFp8(size_t count, std::mt19937 &rng) {
+  std::uniform_int_distribution<int> code(0, 254);
+  std::vector<uint8_t> v(count);
+  for (uint8_t &x : v) {
+    const int c = code(rng);
+    x = uint8_t(c < 0x80 ? c : c + 1);
+  }
+  return v;
+}
+
+} // namespace
+
 std::string GemmProblem::describe() const {
   std::ostringstream os;
-  os << (f16 ? "f16 " : "") << "m=" << m << " n=" << n << " k=" << k << " alpha=" << alpha << " beta=" << beta
+  os << (f16 ? "f16 " : fp8 ? "fp8 " : "") << "m=" << m << " n=" << n << " k=" << k << " alpha=" << alpha << " beta=" << beta
      << (bias ? " bias" : "");
   return os.str();
 }
@@ -49,6 +64,10 @@ GemmData::GemmData(const GemmProblem &p, std::mt19937 &rng)
         x = p.f16 ? kNaNF16 : kNaN;
     }
   c0 = c;
+  if (p.fp8) {
+    a8 = randomFp8(a.size(), rng);
+    b8 = randomFp8(b.size(), rng);
+  }
 }
 
 std::string finishReport(std::string problems, int wrong, const std::vector<uint16_t> &out, size_t outputs,
@@ -75,7 +94,9 @@ std::string compareWithFloat64(const GemmProblem &p, const GemmData &d) {
       }
       double sum = 0, scale = 0;
       for (int64_t i = 0; i < p.k; ++i) {
-        const double product = f(d.a[size_t(row * p.lda() + i)]) * f(d.b[size_t(col * p.ldb() + i)]);
+        const size_t ai = size_t(row * p.lda() + i), bi = size_t(col * p.ldb() + i);
+        const double product = p.fp8 ? argus_num::fp8_e4m3fnuz_to_f32(d.a8[ai]) * argus_num::fp8_e4m3fnuz_to_f32(d.b8[bi])
+                                     : f(d.a[ai]) * f(d.b[bi]);
         sum += product;
         scale += std::fabs(product);
       }

@@ -1,6 +1,7 @@
 //===- gemm_problem.h - a bf16 GEMM problem and its float64 check ----------===//
 //
-// Fresh random bf16 (or f16) operands in [-1, 1) with padded pitches (lda, ldb past k;
+// Fresh random bf16 (or f16) operands in [-1, 1) (or fp8 ones: every finite code, so
+// [-240, 240] with subnormals) with padded pitches (lda, ldb past k;
 // ldc = n + 3), C poisoned with NaN when beta is 0 (it must not be read and
 // every element must be written), a sentinel in the padding of every row and
 // in a guard row after the last, and an element-wise comparison against a
@@ -45,6 +46,7 @@ struct GemmProblem {
   float alpha, beta;
   bool bias;
   bool f16 = false;  // f16 in and out instead of bf16
+  bool fp8 = false;  // A and B gfx942's fp8 (E4M3FNUZ, any finite code), C and bias bf16
 
   int64_t lda() const { return (k + 7) / 8 * 8 + 8; }
   int64_t ldb() const { return (k + 7) / 8 * 8; }
@@ -54,6 +56,7 @@ struct GemmProblem {
 
 struct GemmData {
   std::vector<uint16_t> a, b, bias, c, c0;  // c: (m + 1) x ldc, c0 its initial contents
+  std::vector<uint8_t> a8, b8;               // A and B of an fp8 problem (a and b then unused)
 
   GemmData(const GemmProblem &p, std::mt19937 &rng);
   const uint16_t *biasOrNull(const GemmProblem &p) const { return p.bias ? bias.data() : nullptr; }

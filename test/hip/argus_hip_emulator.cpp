@@ -3,6 +3,9 @@
 
 #include "fibers.h"
 
+#include "argus_numerics.h"
+
+
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -51,6 +54,19 @@ float f16(short bits) {
   return float(h);
 }
 
+// The element types an MFMA operand register pair holds: four 16-bit values or eight fp8 ones.
+enum class Operand { Bf16, F16, Fp8Fnuz };
+
+// Element j of an operand register pair.
+float operandValue(const b16x4 &pair, int j, Operand kind) {
+  if (kind == Operand::Fp8Fnuz) {
+    uint8_t bytes[8];
+    std::memcpy(bytes, &pair, sizeof bytes);
+    return argus_num::fp8_e4m3fnuz_to_f32(bytes[j]);
+  }
+  return kind == Operand::F16 ? f16(pair[j]) : bf16(pair[j]);
+}
+
 } // namespace
 
 int workItem() { return argus::emu::runningFiber(); }
@@ -93,11 +109,11 @@ void bufferLoad(const char *base, uint32_t bytes, uint32_t offset, void *out, in
 }
 
 // One wave-wide MFMA on a Block x Block block: lane l's operands are row (A) / column (B)
-// l % Block, k = 4 (l / Block) + 0..3, so one instruction covers 256 / Block values of k; its
-// result element e is at column l % Block and row resultRow(l, e).
+// l % Block, k = V (l / Block) + 0..V-1 (V = 4 16-bit values, 8 fp8 ones), so one instruction
+// covers V·64 / Block values of k; its result element e is at column l % Block and row resultRow(l, e).
 template <int Block, class Acc>
-Acc mfma(b16x4 a, b16x4 b, Acc c, bool isF16, int (*resultRow)(int l, int e)) {
-  float (*const value)(short) = isF16 ? f16 : bf16;
+Acc mfma(b16x4 a, b16x4 b, Acc c, Operand kind, int (*resultRow)(int l, int e)) {
+  const int perLane = kind == Operand::Fp8Fnuz ? 8 : 4;
   Wave &wave = currentWave();
   const int l = workItem() % kWaveSize;
   wave.a[l] = a;
@@ -107,22 +123,37 @@ Acc mfma(b16x4 a, b16x4 b, Acc c, bool isF16, int (*resultRow)(int l, int e)) {
   for (int e = 0; e < Block * Block / kWaveSize; ++e) {
     const int row = resultRow(l, e);
     float sum = c[e];
-    for (int k = 0; k < 4 * kWaveSize / Block; ++k)
-      sum += value(wave.a[row + Block * (k / 4)][k % 4]) * value(wave.b[col + Block * (k / 4)][k % 4]);
+    for (int k = 0; k < perLane * kWaveSize / Block; ++k)
+      sum += operandValue(wave.a[row + Block * (k / perLane)], k % perLane, kind) *
+             operandValue(wave.b[col + Block * (k / perLane)], k % perLane, kind);
     c[e] = sum;
   }
   wave.barrier.wait();  // before any lane overwrites its operands for the next MFMA
   return c;
 }
 
-// The layouts argus_hip_device.h states for v_mfma_f32_32x32x8 and v_mfma_f32_16x16x16 (bf16, f16).
+static int resultRow32(int l, int e) { return 8 * (e / 4) + 4 * (l / 32) + e % 4; }
+static int resultRow16(int l, int e) { return 4 * (l / 16) + e; }
+
+static b16x4 pair(b8x8 bytes) {
+  b16x4 p;
+  std::memcpy(&p, &bytes, sizeof p);
+  return p;
+}
+
+// The layouts argus_hip_device.h states for v_mfma_f32_32x32x8 and v_mfma_f32_16x16x16 (bf16, f16)
+// and for their fp8 forms on gfx942, 32x32x16 and 16x16x32.
 f32x16 mfma32x32x8(b16x4 a, b16x4 b, f32x16 c, bool isF16) {
-  return mfma<32>(a, b, c, isF16, [](int l, int e) { return 8 * (e / 4) + 4 * (l / 32) + e % 4; });
+  return mfma<32>(a, b, c, isF16 ? Operand::F16 : Operand::Bf16, resultRow32);
 }
 
 f32x4 mfma16x16x16(b16x4 a, b16x4 b, f32x4 c, bool isF16) {
-  return mfma<16>(a, b, c, isF16, [](int l, int e) { return 4 * (l / 16) + e; });
+  return mfma<16>(a, b, c, isF16 ? Operand::F16 : Operand::Bf16, resultRow16);
 }
+
+f32x16 mfma32x32x16Fp8(b8x8 a, b8x8 b, f32x16 c) { return mfma<32>(pair(a), pair(b), c, Operand::Fp8Fnuz, resultRow32); }
+
+f32x4 mfma16x16x32Fp8(b8x8 a, b8x8 b, f32x4 c) { return mfma<16>(pair(a), pair(b), c, Operand::Fp8Fnuz, resultRow16); }
 
 void run(const Launch &launch, const std::function<void()> &kernel) {
   if (launch.threads <= 0 || launch.threads % kWaveSize != 0)

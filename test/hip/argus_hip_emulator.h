@@ -35,6 +35,8 @@ char *lds(int bytes);
 void bufferLoad(const char *base, uint32_t bytes, uint32_t offset, void *out, int size);
 f32x16 mfma32x32x8(b16x4 a, b16x4 b, f32x16 c, bool f16);
 f32x4 mfma16x16x16(b16x4 a, b16x4 b, f32x4 c, bool f16);
+f32x16 mfma32x32x16Fp8(b8x8 a, b8x8 b, f32x16 c);
+f32x4 mfma16x16x32Fp8(b8x8 a, b8x8 b, f32x4 c);
 
 struct Launch {
   int gridX = 1, gridY = 1, gridZ = 1;

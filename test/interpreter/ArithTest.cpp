@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 #include "TestUtils.h"
 
+
 #include <functional>
 
 using namespace argus::interp;
@@ -192,6 +193,54 @@ TEST(InterpreterArith, FloatResultsAreRoundedToTheirType) {
 }
 
 namespace {
+
+// gfx942's fp8 (E4M3FNUZ): the interpreter rounds through LLVM's APFloat; argus_numerics.h (the
+// float64 reference's host tensors, the HIP emulator's MFMAs, the GPU test problems) by its own
+// integer statement of the format. They must agree on every code, every tie between neighbours (ties to
+// even), the overflow edge (240 is the largest, 248 and past are NaN) and values that round to
+// zero (+0: the format has no -0).
+TEST(InterpreterArith, Fp8FnuzRoundsAsTheReferenceDoes) {
+  const char *text = R"(module {
+  func.func @g(%O: !argus.tensor<?xf32>, %a: f32) -> (index, index, index) attributes {argus.grid_of = @k} {
+    %c1 = arith.constant 1 : index
+    return %c1, %c1, %c1 : index, index, index
+  }
+  func.func @k(%O: !argus.tensor<?xf32>, %a: f32) attributes {argus.kernel, argus.grid = @g} {
+    %c0 = arith.constant 0 : index
+    %f8 = arith.truncf %a : f32 to f8E4M3FNUZ
+    %e = arith.extf %f8 : f8E4M3FNUZ to f32
+    %v = argus.full %e : f32 -> !argus.tile<1xf32>
+    argus.store %v, %O[%c0] : !argus.tile<1xf32>, !argus.tensor<?xf32>
+    return
+  }
+})";
+  LoadedKernel k = loadString(text, "fp8.mlir");
+  ASSERT_TRUE(k);
+  std::vector<float> values = {0.0f, -0.0f, 1e-30f, -1e-30f, 240.0f, 247.9f, 248.0f, -248.0f, 1e6f, -1e6f,
+                               std::ldexp(1.0f, -11), -std::ldexp(1.0f, -11), 3 * std::ldexp(1.0f, -11)};
+  for (int code = 1; code < 0x80; ++code) { // every positive code, its negation and the ties above it
+    const float v = argus_num::fp8_e4m3fnuz_to_f32(uint8_t(code));
+    const float next = code < 0x7f ? argus_num::fp8_e4m3fnuz_to_f32(uint8_t(code + 1)) : 256.0f;
+    values.insert(values.end(), {v, -v, (v + next) / 2, -(v + next) / 2, std::nextafter(v, 0.0f)});
+  }
+  std::mt19937 rng(17);
+  for (int i = 0; i < 200; ++i)
+    values.push_back(randomValue(rng, -260.f, 260.f));
+  for (float a : values) {
+    SCOPED_TRACE("a=" + std::to_string(a));
+    HostTensor<float> out({1});
+    out.data[0] = 12345.0f;
+    ASSERT_EQ(errorText(runKernel(k.kernel, {out.arg(), ScalarArg{a, 0}})), "");
+    const uint8_t code = argus_num::f32_to_fp8_e4m3fnuz(a);
+    const double want = argus_num::fp8_e4m3fnuz_to_f32(code);
+    if (std::isnan(want)) {
+      EXPECT_TRUE(std::isnan(out.data[0])) << out.data[0];
+    } else {
+      EXPECT_EQ(out.data[0], float(want));
+      EXPECT_FALSE(std::signbit(out.data[0]) && out.data[0] == 0.0f) << "no -0 in E4M3FNUZ";
+    }
+  }
+}
 
 TEST(InterpreterArith, TileIntegerDivisionByZeroIsZero) {
   // argus.binary div on integers: x / 0 = 0 and MIN / -1 wraps, as in the CPU backend.

@@ -227,8 +227,9 @@ ARGUS_HIP_FN V bufferLoad(BufferResource r, uint32_t offset) {
 // MFMA
 //===----------------------------------------------------------------------===//
 
-/// The 16-bit element types the matrix kernels take.
-enum class Element { Bf16, F16 };
+/// The element types the matrix kernels take: 16-bit, and gfx942's fp8
+/// (E4M3FNUZ: exponent bias 8, no infinities, no negative zero, 0x80 NaN).
+enum class Element { Bf16, F16, Fp8Fnuz };
 
 /// v_mfma_f32_32x32x8_bf16 (the _1k variant of gfx90a and gfx942) or
 /// v_mfma_f32_32x32x8_f16, over one wave: D = A·Bᵀ + C for a 32x32 block and
@@ -266,6 +267,31 @@ ARGUS_HIP_FN f32x4 mfma16x16x16(b16x4 a, b16x4 b, f32x4 c) {
 #endif
 }
 
+/// v_mfma_f32_32x32x16_fp8_fp8 (gfx942 only): D = A·Bᵀ + C for a 32x32 block
+/// and 16 values of k, A and B E4M3FNUZ.
+///   operands   lane l holds row (A) / column (B) l % 32, k = 8·(l / 32) + 0..7;
+///   result     as mfma32x32x8's.
+ARGUS_HIP_FN f32x16 mfma32x32x16Fp8(b8x8 a, b8x8 b, f32x16 c) {
+#if ARGUS_HIP_DEVICE_CODE
+  return __builtin_amdgcn_mfma_f32_32x32x16_fp8_fp8(__builtin_bit_cast(long, a), __builtin_bit_cast(long, b), c, 0, 0,
+                                                    0);
+#else
+  return emu::mfma32x32x16Fp8(a, b, c);
+#endif
+}
+
+/// v_mfma_f32_16x16x32_fp8_fp8 (gfx942 only): a 16x16 block and 32 values of k.
+///   operands   lane l holds row (A) / column (B) l % 16, k = 8·(l / 16) + 0..7;
+///   result     as mfma16x16x16's.
+ARGUS_HIP_FN f32x4 mfma16x16x32Fp8(b8x8 a, b8x8 b, f32x4 c) {
+#if ARGUS_HIP_DEVICE_CODE
+  return __builtin_amdgcn_mfma_f32_16x16x32_fp8_fp8(__builtin_bit_cast(long, a), __builtin_bit_cast(long, b), c, 0, 0,
+                                                    0);
+#else
+  return emu::mfma16x16x32Fp8(a, b, c);
+#endif
+}
+
 /// Row of result element `e` of mfma32x32x8 in lane `l` (its column is l % 32).
 ARGUS_HIP_FN int mfmaResultRow(int l, int e) { return 8 * (e / 4) + 4 * (l / 32) + e % 4; }
 
@@ -298,6 +324,37 @@ ARGUS_HIP_FN uint16_t fromFloat(float f) {
     return __builtin_bit_cast(uint16_t, static_cast<_Float16>(f));
   else
     return floatToBf16(f);
+}
+
+//===----------------------------------------------------------------------===//
+// gfx942's fp8, E4M3FNUZ: value (-1)^s · 2^(e - 8) · (1 + m/8), e = 0 subnormal
+// m · 2^-10; 0x80 the only NaN. Converted in integer and float steps that give
+// the same bits on both sides (v_cvt_f32_fp8 would be one instruction).
+//===----------------------------------------------------------------------===//
+
+ARGUS_HIP_FN float fp8FnuzToFloat(uint8_t b) {
+  if (b == 0x80)
+    return __builtin_nanf("");
+  const uint32_t e = (b >> 3) & 15u, m = b & 7u, sign = uint32_t(b & 0x80u) << 24;
+  const float magnitude = e == 0 ? float(m) * 0x1p-10f : __builtin_bit_cast(float, ((e + 119u) << 23) | (m << 20));
+  return __builtin_bit_cast(float, __builtin_bit_cast(uint32_t, magnitude) | sign);
+}
+
+/// Round to nearest even; NaN and magnitudes from 248 on (past 240, the
+/// largest) give NaN, as the hardware's conversion without clamping; a value
+/// that rounds to zero is +0 (there is no -0).
+ARGUS_HIP_FN uint8_t floatToFp8Fnuz(float f) {
+  const uint32_t bits = __builtin_bit_cast(uint32_t, f);
+  const float a = __builtin_bit_cast(float, bits & 0x7fffffffu);
+  if (!(a < 248.0f))
+    return 0x80;
+  // The binade's quantum, 2^(E - 3), E >= -7 (subnormals share the smallest
+  // normal binade's): n quanta give code 8·(E + 7) + n, carries included.
+  int exponent = int((bits >> 23) & 0xffu) - 127;
+  exponent = exponent < -7 ? -7 : exponent;
+  const float quantum = __builtin_bit_cast(float, uint32_t(exponent - 3 + 127) << 23);
+  const int code = 8 * (exponent + 7) + int(__builtin_rintf(a / quantum));
+  return code == 0 ? 0 : uint8_t(code | int((bits >> 24) & 0x80u));
 }
 
 } // namespace argus::hip

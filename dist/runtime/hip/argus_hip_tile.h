@@ -9,8 +9,9 @@
 //
 //   Wave                  the lane group: 64 lanes, ds_bpermute shuffles;
 //   MfmaAcc<R, C, B>      B x B blocks of an MFMA's result layout (B = 32:
-//                         v_mfma_f32_32x32x8, 16: v_mfma_f32_16x16x16);
-//   MfmaOperand<R, K, B>  its A / B operand layout (row l % B, k 4·(l / B)...);
+//                         v_mfma_f32_32x32x8, 16: v_mfma_f32_16x16x16; on
+//                         gfx942's fp8, Fp8Fnuz, 32x32x16 and 16x16x32);
+//   MfmaOperand<R, K, B, V> its A / B operand layout (row l % B, k V·(l / B)...);
 //   loadGlobal            through one buffer resource per tile;
 //   mma                   the MFMAs of one product.
 //
@@ -71,6 +72,13 @@ template <int R, int C, int V>
 using Striped = argus::gpu::tile::Striped<Wave, R, C, V>;
 using Bf16 = Bf16Of<Wave>;
 using F16 = F16Of<Wave>;
+/// gfx942's fp8, E4M3FNUZ (argus_hip_device.h), computed in float.
+struct Fp8Fnuz {
+  using storage = uint8_t;
+  using compute = float;
+  ARGUS_HIP_FN static compute load(storage x) { return fp8FnuzToFloat(x); }
+  ARGUS_HIP_FN static storage store(compute x) { return floatToFp8Fnuz(x); }
+};
 
 /// Rounds a float to the nearest bf16 / f16 value (the value stays a float).
 ARGUS_HIP_FN float round_bf16(float x) { return Bf16::load(Bf16::store(x)); }
@@ -109,25 +117,26 @@ struct MfmaAcc {
 };
 
 /// The A / B operand layout of the same MFMA: R / Block blocks of rows, each
-/// kSteps steps of kK = 256 / Block values of k; lane l holds row l % Block and
-/// k = 4·(l / Block) + 0..3 of each step. Rows and k are padded like MfmaAcc's;
-/// ak::mma zeroes the padding before it multiplies.
-template <int R, int K, int Block>
+/// kSteps steps of kK = V·64 / Block values of k; lane l holds row l % Block and
+/// k = V·(l / Block) + 0..V-1 of each step, V = 4 16-bit elements (one register
+/// pair) or 8 fp8 ones. Rows and k are padded like MfmaAcc's; ak::mma zeroes
+/// the padding before it multiplies.
+template <int R, int K, int Block, int V = 4>
 struct MfmaOperand {
   using Lanes = Wave;
-  static constexpr int kK = 4 * kWaveSize / Block;
-  static constexpr int kRows = R, kCols = K, kRun = 4;
+  static constexpr int kK = V * kWaveSize / Block;
+  static constexpr int kRows = R, kCols = K, kRun = V;
   static constexpr int kPaddedRows = roundUp(R, Block), kSteps = roundUp(K, kK) / kK;
   static constexpr int kPerLane = kPaddedRows * kSteps * kK / kWaveSize;
   static constexpr bool kPadded = R % Block != 0 || K % kK != 0;
-  ARGUS_HIP_FN static int row(int l, int i) { return i / (4 * kSteps) * Block + l % Block; }
-  ARGUS_HIP_FN static int col(int l, int i) { return (i / 4) % kSteps * kK + 4 * (l / Block) + i % 4; }
+  ARGUS_HIP_FN static int row(int l, int i) { return i / (V * kSteps) * Block + l % Block; }
+  ARGUS_HIP_FN static int col(int l, int i) { return (i / V) % kSteps * kK + V * (l / Block) + i % V; }
   ARGUS_HIP_FN static bool valid(int l, int i) {
     return (R % Block == 0 || row(l, i) < R) && (K % kK == 0 || col(l, i) < K);
   }
   // A row's k values are in the lanes l % Block apart, every slot of its block of rows.
   static constexpr int kRowLanes = (kWaveSize - 1) & ~(Block - 1);
-  ARGUS_HIP_FN static constexpr bool sameRow(int i, int j) { return i / (4 * kSteps) == j / (4 * kSteps); }
+  ARGUS_HIP_FN static constexpr bool sameRow(int i, int j) { return i / (V * kSteps) == j / (V * kSteps); }
 };
 
 //===----------------------------------------------------------------------===//
@@ -211,33 +220,54 @@ ARGUS_HIP_FN void loadGlobal(typename DT::storage (&dst)[L::kPerLane], const Ten
 // MFMA
 //===----------------------------------------------------------------------===//
 
-/// The two MFMA shapes tiles use, by block size: v_mfma_f32_32x32x8 (8 k
-/// per instruction, 16 results per lane) and v_mfma_f32_16x16x16 (16 k, 4).
-template <int Block>
+/// The MFMA shapes tiles use, by block size and element type: on 16-bit
+/// elements v_mfma_f32_32x32x8 (8 k per instruction, 16 results per lane) and
+/// v_mfma_f32_16x16x16 (16 k, 4); on gfx942's fp8 32x32x16 and 16x16x32.
+/// Operand: one lane's V elements of a step (V = kRun), each a Scalar.
+template <int Block, Element E>
 struct Mfma;
-template <>
-struct Mfma<32> {
+template <Element E>
+struct Mfma<32, E> {
   using Acc = f32x16;
-  static constexpr int kK = 8;
-  template <Element E>
-  ARGUS_HIP_FN static Acc run(b16x4 a, b16x4 b, Acc c) { return mfma32x32x8<E>(a, b, c); }
+  using Operand = b16x4;
+  using Scalar = short;
+  static constexpr int kRun = 4;
+  ARGUS_HIP_FN static Acc run(Operand a, Operand b, Acc c) { return mfma32x32x8<E>(a, b, c); }
+};
+template <Element E>
+struct Mfma<16, E> {
+  using Acc = f32x4;
+  using Operand = b16x4;
+  using Scalar = short;
+  static constexpr int kRun = 4;
+  ARGUS_HIP_FN static Acc run(Operand a, Operand b, Acc c) { return mfma16x16x16<E>(a, b, c); }
 };
 template <>
-struct Mfma<16> {
+struct Mfma<32, Element::Fp8Fnuz> {
+  using Acc = f32x16;
+  using Operand = b8x8;
+  using Scalar = uint8_t;
+  static constexpr int kRun = 8;
+  ARGUS_HIP_FN static Acc run(Operand a, Operand b, Acc c) { return mfma32x32x16Fp8(a, b, c); }
+};
+template <>
+struct Mfma<16, Element::Fp8Fnuz> {
   using Acc = f32x4;
-  static constexpr int kK = 16;
-  template <Element E>
-  ARGUS_HIP_FN static Acc run(b16x4 a, b16x4 b, Acc c) { return mfma16x16x16<E>(a, b, c); }
+  using Operand = b8x8;
+  using Scalar = uint8_t;
+  static constexpr int kRun = 8;
+  ARGUS_HIP_FN static Acc run(Operand a, Operand b, Acc c) { return mfma16x16x32Fp8(a, b, c); }
 };
 
-/// acc (MfmaAcc<M, N, Block>) += a (MfmaOperand<M, K, Block>) · bᵀ
-/// (MfmaOperand<N, K, Block>): one MFMA per block and Mfma<Block>::kK values of
-/// k. Padding slots of the operands multiply as zeros (whatever they hold).
-template <Element E, int Block, int M, int N, int K, int AccSlots, int ASlots, int BSlots>
-ARGUS_HIP_FN void mma(float (&acc)[AccSlots], const uint16_t (&a)[ASlots], const uint16_t (&b)[BSlots]) {
-  using Shape = Mfma<Block>;
-  using A = MfmaOperand<M, K, Block>;
-  using B = MfmaOperand<N, K, Block>;
+/// acc (MfmaAcc<M, N, Block>) += a (MfmaOperand<M, K, Block, V>) · bᵀ
+/// (MfmaOperand<N, K, Block, V>): one MFMA per block and step of k. Padding
+/// slots of the operands multiply as zeros (whatever they hold).
+template <Element E, int Block, int M, int N, int K, class S, int AccSlots, int ASlots, int BSlots>
+ARGUS_HIP_FN void mma(float (&acc)[AccSlots], const S (&a)[ASlots], const S (&b)[BSlots]) {
+  using Shape = Mfma<Block, E>;
+  constexpr int V = Shape::kRun;
+  using A = MfmaOperand<M, K, Block, V>;
+  using B = MfmaOperand<N, K, Block, V>;
   static_assert(AccSlots == MfmaAcc<M, N, Block>::kPerLane && ASlots == A::kPerLane && BSlots == B::kPerLane,
                 "tiles in the MFMA layouts of this product");
   constexpr int results = Block * Block / kWaveSize, steps = A::kSteps;
@@ -245,7 +275,7 @@ ARGUS_HIP_FN void mma(float (&acc)[AccSlots], const uint16_t (&a)[ASlots], const
   const int l = Wave::lane();
   auto operand = [&](const auto &tile, auto layout, int i) {
     using L = decltype(layout);
-    return short(!L::kPadded || L::valid(l, i) ? tile[i] : 0);
+    return typename Shape::Scalar(!L::kPadded || L::valid(l, i) ? tile[i] : 0);
   };
   ARGUS_GPU_UNROLL
   for (int bm = 0; bm < blockRows; ++bm) {
@@ -257,13 +287,13 @@ ARGUS_HIP_FN void mma(float (&acc)[AccSlots], const uint16_t (&a)[ASlots], const
         c[e] = acc[(bm * blockCols + bn) * results + e];
       ARGUS_GPU_UNROLL
       for (int ks = 0; ks < steps; ++ks) {
-        b16x4 x, y;
+        typename Shape::Operand x, y;
         ARGUS_GPU_UNROLL
-        for (int j = 0; j < 4; ++j) {
-          x[j] = operand(a, A{}, (bm * steps + ks) * 4 + j);
-          y[j] = operand(b, B{}, (bn * steps + ks) * 4 + j);
+        for (int j = 0; j < V; ++j) {
+          x[j] = operand(a, A{}, (bm * steps + ks) * V + j);
+          y[j] = operand(b, B{}, (bn * steps + ks) * V + j);
         }
-        c = Shape::template run<E>(x, y, c);
+        c = Shape::run(x, y, c);
       }
       ARGUS_GPU_UNROLL
       for (int e = 0; e < results; ++e)

@@ -35,7 +35,7 @@ void ArgusDialect::registerTypesAndAttributes() {
 static bool isSupportedElementType(Type t) {
   return t.isF32() || t.isF16() || t.isBF16() || t.isF64() || t.isInteger(1) ||
          t.isInteger(8) || t.isInteger(32) || t.isInteger(64) ||
-         isa<Float8E4M3FNType>(t);
+         isa<Float8E4M3FNType, Float8E4M3FNUZType>(t);
 }
 
 /// Parses `<dims x elementType` (the caller parses the closing `>`).

@@ -33,6 +33,8 @@ std::optional<ElemType> ElemType::get(Type type) {
     return ElemType{ElemKind::BF16, 16};
   if (isa<Float8E4M3FNType>(type))
     return ElemType{ElemKind::F8E4M3FN, 8};
+  if (isa<Float8E4M3FNUZType>(type))
+    return ElemType{ElemKind::F8E4M3FNUZ, 8};
   if (type.isIndex())
     return ElemType{ElemKind::Int, 64};
   if (auto i = dyn_cast<IntegerType>(type))
@@ -45,15 +47,19 @@ std::optional<ElemType> ElemType::get(Type type) {
 // Rounding and conversion
 //===----------------------------------------------------------------------===//
 
-static double f8ToDouble(uint8_t bits) {
-  llvm::APFloat f(llvm::APFloat::Float8E4M3FN(), llvm::APInt(8, bits));
+static const llvm::fltSemantics &f8Semantics(ElemKind kind) {
+  return kind == ElemKind::F8E4M3FNUZ ? llvm::APFloat::Float8E4M3FNUZ() : llvm::APFloat::Float8E4M3FN();
+}
+
+static double f8ToDouble(ElemKind kind, uint8_t bits) {
+  llvm::APFloat f(f8Semantics(kind), llvm::APInt(8, bits));
   return f.convertToDouble();
 }
 
-static uint8_t doubleToF8(double v) {
+static uint8_t doubleToF8(ElemKind kind, double v) {
   llvm::APFloat f(v);
   bool losesInfo = false;
-  f.convert(llvm::APFloat::Float8E4M3FN(), llvm::APFloat::rmNearestTiesToEven, &losesInfo);
+  f.convert(f8Semantics(kind), llvm::APFloat::rmNearestTiesToEven, &losesInfo);
   return static_cast<uint8_t>(f.bitcastToAPInt().getZExtValue());
 }
 
@@ -68,7 +74,8 @@ double roundFloat(ElemKind kind, double v) {
   case ElemKind::BF16:
     return argus_num::bf16_to_f32(argus_num::f32_to_bf16(static_cast<float>(v)));
   case ElemKind::F8E4M3FN:
-    return f8ToDouble(doubleToF8(v));
+  case ElemKind::F8E4M3FNUZ:
+    return f8ToDouble(kind, doubleToF8(kind, v));
   case ElemKind::Int:
     break;
   }
@@ -145,7 +152,8 @@ Elem readHostElem(ElemType type, const void *p) {
   case ElemKind::BF16:
     return Elem::ofFloat(argus_num::bf16_to_f32(load<uint16_t>(p)));
   case ElemKind::F8E4M3FN:
-    return Elem::ofFloat(f8ToDouble(load<uint8_t>(p)));
+  case ElemKind::F8E4M3FNUZ:
+    return Elem::ofFloat(f8ToDouble(type.kind, load<uint8_t>(p)));
   case ElemKind::Int:
     break;
   }
@@ -171,7 +179,8 @@ void writeHostElem(ElemType type, void *p, Elem e) {
   case ElemKind::BF16:
     return put<uint16_t>(p, argus_num::f32_to_bf16(static_cast<float>(e.f())));
   case ElemKind::F8E4M3FN:
-    return put<uint8_t>(p, doubleToF8(e.f()));
+  case ElemKind::F8E4M3FNUZ:
+    return put<uint8_t>(p, doubleToF8(type.kind, e.f()));
   case ElemKind::Int:
     break;
   }

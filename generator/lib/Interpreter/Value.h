@@ -40,7 +40,9 @@ namespace argus::interp::detail {
 // Element types
 //===----------------------------------------------------------------------===//
 
-enum class ElemKind : uint8_t { F64, F32, F16, BF16, F8E4M3FN, Int };
+/// F8E4M3FN: OCP fp8 (NVIDIA, gfx950); F8E4M3FNUZ: the fp8 gfx942's MFMA reads
+/// (exponent bias 8, no negative zero, 0x80 the only NaN).
+enum class ElemKind : uint8_t { F64, F32, F16, BF16, F8E4M3FN, F8E4M3FNUZ, Int };
 
 /// How elements of one MLIR type are rounded and stored.
 struct ElemType {

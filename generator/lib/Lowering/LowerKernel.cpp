@@ -35,6 +35,7 @@ mlir::Type dtypeFromName(MLIRContext &ctx, const std::string &name) {
   if (name == "i8") return b.getI8Type();
   if (name == "i1" || name == "bool") return b.getI1Type();
   if (name == "fp8" || name == "f8e4m3") return b.getType<Float8E4M3FNType>();
+  if (name == "fp8_fnuz" || name == "f8e4m3fnuz") return b.getType<Float8E4M3FNUZType>(); // gfx942's fp8
   if (name == "index") return b.getIndexType();
   return {};
 }

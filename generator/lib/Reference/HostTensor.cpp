@@ -8,12 +8,11 @@
 #include <limits>
 
 namespace argus::ref {
-
 bool parseElementType(const std::string &name, ElementType &out) {
   static const std::pair<const char *, ElementType> table[] = {
       {"f32", ElementType::F32}, {"f16", ElementType::F16}, {"bf16", ElementType::BF16},
       {"f64", ElementType::F64}, {"i32", ElementType::I32}, {"i64", ElementType::I64},
-      {"i8", ElementType::I8},   {"i1", ElementType::I1}};
+      {"i8", ElementType::I8},   {"i1", ElementType::I1},   {"f8E4M3FNUZ", ElementType::F8E4M3FNUZ}};
   for (auto &[n, t] : table)
     if (name == n) {
       out = t;
@@ -32,6 +31,7 @@ const char *elementTypeName(ElementType t) {
   case ElementType::I64: return "i64";
   case ElementType::I8: return "i8";
   case ElementType::I1: return "i1";
+  case ElementType::F8E4M3FNUZ: return "f8E4M3FNUZ";
   }
   return "?";
 }
@@ -41,13 +41,14 @@ size_t elementSize(ElementType t) {
   case ElementType::F64: case ElementType::I64: return 8;
   case ElementType::F32: case ElementType::I32: return 4;
   case ElementType::F16: case ElementType::BF16: return 2;
-  case ElementType::I8: case ElementType::I1: return 1;
+  case ElementType::I8: case ElementType::I1: case ElementType::F8E4M3FNUZ: return 1;
   }
   return 1;
 }
 
 bool isFloat(ElementType t) {
-  return t == ElementType::F32 || t == ElementType::F16 || t == ElementType::BF16 || t == ElementType::F64;
+  return t == ElementType::F32 || t == ElementType::F16 || t == ElementType::BF16 || t == ElementType::F64 ||
+         t == ElementType::F8E4M3FNUZ;
 }
 
 HostTensor::HostTensor(ElementType type, std::vector<int64_t> shape)
@@ -68,6 +69,7 @@ double HostTensor::get(int64_t i) const {
   case ElementType::I64: { int64_t v; std::memcpy(&v, p, 8); return double(v); }
   case ElementType::I8: return int8_t(*p);
   case ElementType::I1: return *p ? 1 : 0;
+  case ElementType::F8E4M3FNUZ: return argus_num::fp8_e4m3fnuz_to_f32(*p);
   }
   return 0;
 }
@@ -83,6 +85,7 @@ void HostTensor::set(int64_t i, double v) {
   case ElementType::I64: { int64_t x = int64_t(v); std::memcpy(p, &x, 8); return; }
   case ElementType::I8: *p = uint8_t(int8_t(v)); return;
   case ElementType::I1: *p = v != 0; return;
+  case ElementType::F8E4M3FNUZ: *p = argus_num::f32_to_fp8_e4m3fnuz(float(v)); return;
   }
 }
 

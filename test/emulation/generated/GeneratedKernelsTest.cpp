@@ -44,10 +44,10 @@ TEST(GeneratedGemm, MatchesFloat64OnRaggedShapes) {
   for (const GeneratedGemm &kernel : generated<GeneratedGemm>()) {
     std::mt19937 rng(4321u + unsigned(kernel.bm * 7 + kernel.bn));
     const GemmProblem problems[] = {
-        {kernel.bm + 5, kernel.bn + 3, 136, 1.0f, 0.0f, false, kernel.f16},
-        {2 * kernel.bm - 7, kernel.bn + 9, 77, -0.5f, 0.75f, true, kernel.f16},
-        {1, 1, 1, 2.0f, 0.0f, true, kernel.f16},
-        {kernel.bm + 1, 3, 0, 1.0f, -1.0f, true, kernel.f16},  // k = 0: C = beta·C + bias
+        {kernel.bm + 5, kernel.bn + 3, 136, 1.0f, 0.0f, false, kernel.f16, kernel.fp8},
+        {2 * kernel.bm - 7, kernel.bn + 9, 77, -0.5f, 0.75f, true, kernel.f16, kernel.fp8},
+        {1, 1, 1, 2.0f, 0.0f, true, kernel.f16, kernel.fp8},
+        {kernel.bm + 1, 3, 0, 1.0f, -1.0f, true, kernel.f16, kernel.fp8},  // k = 0: C = beta·C + bias
     };
     for (const GemmProblem &p : problems) {
       GemmData data(p, rng);

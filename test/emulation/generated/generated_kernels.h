@@ -39,6 +39,7 @@ struct GeneratedGemm {
   std::string symbol;
   int bm, bn;
   bool f16; // f16 operands and C (else bf16)
+  bool fp8; // gfx942's fp8 operands, bf16 C
   /// Runs the kernel on the emulator over `data` (C updated in place).
   std::function<void(const GemmProblem &, GemmData &)> run;
 };

@@ -17,7 +17,8 @@
 
 namespace argus::ref {
 
-enum class ElementType { F32, F16, BF16, F64, I32, I64, I8, I1 };
+/// F8E4M3FNUZ: gfx942's fp8 (exponent bias 8, no infinities or -0, 0x80 NaN).
+enum class ElementType { F32, F16, BF16, F64, I32, I64, I8, I1, F8E4M3FNUZ };
 
 /// Parses "f32", "bf16", ... (the MLIR spelling); false when unknown.
 bool parseElementType(const std::string &name, ElementType &out);

@@ -240,13 +240,15 @@ LogicalResult LaneEmitter::emitMma(MmaOp o) {
   auto a = cast<TileType>(o.getA().getType()), b = cast<TileType>(o.getB().getType());
   auto acc = cast<TileType>(o.getAcc().getType());
   Type ea = a.getElementType();
-  if (ea != b.getElementType() || !(ea.isBF16() || ea.isF16()) || !acc.getElementType().isF32())
+  const bool fp8 = isa<Float8E4M3FNUZType>(ea); // checkKernel let it in only where the target has it
+  if (ea != b.getElementType() || !(ea.isBF16() || ea.isF16() || fp8) || !acc.getElementType().isF32())
     return fail(o, target.backend + " lowers mma on bf16 or f16 operands into f32 (" +
-                       (target.isHip() ? "v_mfma_f32_32x32x8 / 16x16x16" : "mma.sync.m16n8k16") + ")");
+                       (target.isHip() ? "v_mfma_f32_32x32x8 / 16x16x16" : "mma.sync.m16n8k16") + ")" +
+                       (target.fp8Fnuz ? ", and on fp8_fnuz ones (v_mfma_f32_32x32x16_fp8_fp8 / 16x16x32)" : ""));
   int64_t perLane = layoutOf(o.getResult()).perLane();
   std::string r = declareTile(o.getResult(), o);
   line("ak::copy<" + std::to_string(perLane) + ">(" + r + ", " + tile(o.getAcc()) + ");", o);
-  std::string type = ea.isBF16() ? "Bf16" : "F16";
+  std::string type = ea.isBF16() ? "Bf16" : fp8 ? "Fp8Fnuz" : "F16";
   std::string shape = std::to_string(a.getShape()[0]) + ", " + std::to_string(b.getShape()[0]) + ", " +
                       std::to_string(a.getShape()[1]);
   std::string operands = "(" + r + ", " + tile(o.getA()) + ", " + tile(o.getB()) + ");";

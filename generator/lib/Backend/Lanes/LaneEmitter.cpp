@@ -36,7 +36,7 @@ std::optional<std::string> storageType(Type type) {
     return std::string("float");
   if (type.isBF16() || type.isF16())
     return std::string("uint16_t");
-  if (type.isInteger(1))
+  if (type.isInteger(1) || isa<Float8E4M3FNUZType>(type))
     return std::string("uint8_t");
   if (type.isInteger(32))
     return std::string("int32_t");
@@ -52,6 +52,8 @@ std::optional<std::string> elementTag(Type type) {
     return std::string("ak::Bf16");
   if (type.isF16())
     return std::string("ak::F16");
+  if (isa<Float8E4M3FNUZType>(type))
+    return std::string("ak::Fp8Fnuz");
   if (type.isInteger(1))
     return std::string("ak::I1");
   if (type.isInteger(32))
@@ -59,6 +61,17 @@ std::optional<std::string> elementTag(Type type) {
   if (type.isInteger(64) || type.isIndex())
     return std::string("ak::I64");
   return std::nullopt;
+}
+
+/// The element type of a tensor, tile or buffer type; any other type itself.
+static Type elementTypeOf(Type t) {
+  if (auto tensor = dyn_cast<GlobalTensorType>(t))
+    return tensor.getElementType();
+  if (auto tile = dyn_cast<TileType>(t))
+    return tile.getElementType();
+  if (auto buffer = dyn_cast<BufferType>(t))
+    return buffer.getElementType();
+  return t;
 }
 
 static std::string typeString(Type t) {
@@ -121,11 +134,27 @@ LogicalResult LaneEmitter::checkKernel(func::FuncOp kernel, func::FuncOp &grid) 
                             " per " + target.workgroup + "; it asks for " + std::to_string(groups));
   if (failed(findGridFunction(kernel, grid)))
     return failure();
+  if (!target.fp8Fnuz) { // gfx942's fp8 is its own: no other target has its MFMAs or conversions
+    auto isFp8 = [](Type t) { return isa<Float8E4M3FNUZType>(elementTypeOf(t)); };
+    const std::string refusal = target.backend + " (" + target.name + ") has no fp8_fnuz (E4M3FNUZ): only hip-gfx942 does";
+    for (BlockArgument arg : kernel.getArguments())
+      if (isFp8(arg.getType()))
+        return fail(arg.getLoc(), refusal);
+    WalkResult fp8 = kernel.walk([&](Operation *op) {
+      if (llvm::any_of(op->getResultTypes(), isFp8)) {
+        (void)fail(op, refusal);
+        return WalkResult::interrupt();
+      }
+      return WalkResult::advance();
+    });
+    if (fp8.wasInterrupted())
+      return failure();
+  }
   for (auto [i, type] : llvm::enumerate(kernel.getArgumentTypes())) {
     if (auto tensor = dyn_cast<GlobalTensorType>(type)) {
       if (tensor.getRank() < 1 || tensor.getRank() > 4 || !storageType(tensor.getElementType()))
         return fail(kernel.getArgument(i).getLoc(),
-                    target.backend + " takes tensors of rank 1 to 4 of f32, bf16, f16, i1, i32 or i64; "
+                    target.backend + " takes tensors of rank 1 to 4 of f32, bf16, f16, i1, i32 or i64 (and fp8_fnuz on gfx942); "
                     "argument " + std::to_string(i) + " is " + typeString(type));
       continue;
     }

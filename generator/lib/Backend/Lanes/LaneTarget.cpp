@@ -48,6 +48,12 @@ static LaneTarget hip(const std::string &name) {
   return t;
 }
 
+/// gfx942 (MI300): fp8 MFMAs read E4M3FNUZ, not the OCP E4M3 of gfx950 and Hopper.
+static LaneTarget withFp8Fnuz(LaneTarget t) {
+  t.fp8Fnuz = true;
+  return t;
+}
+
 LaneTarget warpgroupsOf(const LaneTarget &cuda) {
   LaneTarget t = cuda;
   t.group = "warpgroup";
@@ -87,7 +93,7 @@ static LaneTarget cudaSm90a() {
 }
 
 const LaneTarget *laneTarget(const std::string &name) {
-  static const LaneTarget gfx942 = hip("hip-gfx942"), gfx90a = hip("hip-gfx90a"), sm90a = cudaSm90a();
+  static const LaneTarget gfx942 = withFp8Fnuz(hip("hip-gfx942")), gfx90a = hip("hip-gfx90a"), sm90a = cudaSm90a();
   if (name == gfx942.name)
     return &gfx942;
   if (name == gfx90a.name)

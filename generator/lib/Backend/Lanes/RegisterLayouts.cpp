@@ -29,7 +29,7 @@ std::string RegLayout::spell() const {
   case Kind::SharedOperand: return "in shared memory, " + n(rows) + " x " + n(cols);
   case Kind::MmaOperand:
     return std::string(mfma ? "ak::MfmaOperand<" : "ak::MmaOperand<") + n(rows) + ", " + n(cols) + ", " + n(block) +
-           ">";
+           (mfma && run != 4 ? ", " + n(run) : "") + ">";
   case Kind::Broadcast:
     return "ak::Broadcast<" + base->spell() + ", " + (keepRows ? "true" : "false") + ", " +
            (keepCols ? "true" : "false") + ">";
@@ -48,8 +48,8 @@ int64_t RegLayout::perLane() const {
   case Kind::MmaAcc: // rows and columns padded to whole blocks (wgmma's are whole: wgmmaOperands)
     return mfma ? roundUp(rows, block) * roundUp(cols, block) / lanes : roundUp(rows, 16) * roundUp(cols, 8) / lanes;
   case Kind::SharedOperand: return 0;
-  case Kind::MmaOperand: // rows to whole blocks, k to whole steps (MFMA: 256 / block; mma.sync: 16)
-    return roundUp(rows, block) * roundUp(cols, mfma ? 256 / block : 16) / lanes;
+  case Kind::MmaOperand: // rows to whole blocks, k to whole steps (MFMA: run·64 / block; mma.sync: 16)
+    return roundUp(rows, block) * roundUp(cols, mfma ? run * 64 / block : 16) / lanes;
   case Kind::Broadcast:
   case Kind::Transposed: return base->perLane();
   }
@@ -151,20 +151,26 @@ std::shared_ptr<RegLayout> makeLayout(int64_t lanes, MmaFamily family, RegLayout
   return l;
 }
 
+/// The k values an MFMA operand lane holds per step: 8 bytes, four 16-bit
+/// elements or eight fp8 ones.
+int64_t mfmaRun(Type element) { return element.getIntOrFloatBitWidth() == 8 ? 8 : 4; }
+
 LayoutPtr mmaLayout(const LaneTarget &target, RegLayout::Kind kind, TileType t, int64_t block) {
   auto [rows, cols] = tileRowsCols(t.getShape());
   auto l = makeLayout(target.lanes, target.mma, kind, rows, cols);
   l->block = block;
+  if (kind == RegLayout::Kind::MmaOperand && target.mma == MmaFamily::Mfma)
+    l->run = mfmaRun(t.getElementType());
   return l;
 }
 
-/// The MFMA block an mma of rank-2 tiles runs on: 32 (v_mfma_f32_32x32x8)
-/// where its shapes are whole 32 x 32 blocks and 8 k, else 16 (16x16x16),
-/// padded to whole blocks and steps where they are not (a 4-row decode tile
-/// fills 4 of 16 rows).
+/// The MFMA block an mma of rank-2 tiles runs on: 32 (v_mfma_f32_32x32x8,
+/// or 32x32x16 on fp8) where its shapes are whole 32 x 32 blocks and steps of
+/// k, else 16 (16x16x16, 16x16x32), padded to whole blocks and steps where
+/// they are not (a 4-row decode tile fills 4 of 16 rows).
 int64_t mfmaBlock(MmaOp m) {
   ArrayRef<int64_t> a = m.getA().getType().getShape(), b = m.getB().getType().getShape();
-  if (a[0] % 32 == 0 && b[0] % 32 == 0 && a[1] % 8 == 0)
+  if (a[0] % 32 == 0 && b[0] % 32 == 0 && a[1] % (2 * mfmaRun(m.getA().getType().getElementType())) == 0)
     return 32;
   return 16;
 }
