@@ -106,6 +106,10 @@ const ErrorCase kCases[] = {
     {"PrefetchLevel", K1 "    prefetch(X.tile((0,), (4,)), level=4)\n", 3, 40, "prefetch() level must be 1, 2 or 3 (a cache level), got 4"},
     {"PrefetchCoords", K1 "    prefetch(X, (0, 1))\n", 3, 17, "prefetch(A, coords) takes 1 to 1 leading coordinates of 'X', got 2"},
     {"PrefetchScalar", K1 "    prefetch(s)\n", 3, 14, "prefetch() takes a tensor tile (A.tile(...)) or a tensor and leading coordinates"},
+    {"PriorityLevel", K1 "    priority(4)\n", 3, 14, "priority() takes a level from 0 (the default) to 3, got 4"},
+    {"PriorityRuntime", K1 "    priority(n)\n", 3, 14, "expected a compile-time integer for priority()'s level"},
+    {"ScheduleGroupKind", K1 "    schedule_group(\"mma\", 1)\n", 3, 20, "schedule_group() takes a kind: \"mfma\", \"valu\""},
+    {"ScheduleGroupCount", K1 "    schedule_group(\"mfma\", 0)\n", 3, 28, "schedule_group() takes a count from 1 to 64, got 0"},
 };
 
 class LoweringErrors : public ::testing::TestWithParam<ErrorCase> {};

@@ -224,6 +224,28 @@ ARGUS_HIP_FN V bufferLoad(BufferResource r, uint32_t offset) {
 }
 
 //===----------------------------------------------------------------------===//
+// Scheduling hints (the DSL's priority and schedule_group): nothing to emulate
+//===----------------------------------------------------------------------===//
+
+/// s_setprio Level: this wave's issue priority from here on, 0 (lowest) to 3.
+template <int Level>
+ARGUS_HIP_FN void setPriority() {
+  static_assert(Level >= 0 && Level <= 3, "s_setprio takes 0 to 3");
+#if ARGUS_HIP_DEVICE_CODE
+  __builtin_amdgcn_s_setprio(Level);
+#endif
+}
+
+/// The scheduler fills the next group of its region with Count instructions
+/// of the kinds in Mask (LLVM's SchedGroupMask: 0x8 MFMA, 0x100 LDS reads, ...).
+template <int Mask, int Count>
+ARGUS_HIP_FN void scheduleGroup() {
+#if ARGUS_HIP_DEVICE_CODE
+  __builtin_amdgcn_sched_group_barrier(Mask, Count, 0);
+#endif
+}
+
+//===----------------------------------------------------------------------===//
 // MFMA
 //===----------------------------------------------------------------------===//
 

@@ -7,10 +7,13 @@
 //===----------------------------------------------------------------------===//
 #include "argus/Dialect/Argus.h"
 
+#include "llvm/ADT/StringSwitch.h"
+
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/Matchers.h"
 #include "mlir/IR/OpImplementation.h"
 #include "mlir/IR/PatternMatch.h"
+#include "llvm/ADT/StringSwitch.h"
 
 #include <cmath>
 
@@ -264,6 +267,33 @@ struct AccumulateIntoMma : OpRewritePattern<BinaryOp> {
 
 void BinaryOp::getCanonicalizationPatterns(RewritePatternSet &patterns, MLIRContext *context) {
   patterns.add<AccumulateIntoMma>(context);
+}
+
+LogicalResult PriorityOp::verify() {
+  if (getLevel() < 0 || getLevel() > 3)
+    return emitOpError() << "level must be 0 to 3 (s_setprio's range), got " << getLevel();
+  return success();
+}
+
+int64_t ScheduleGroupOp::maskOf(StringRef kind) {
+  return llvm::StringSwitch<int64_t>(kind)
+      .Case("valu", 0x2)
+      .Case("salu", 0x4)
+      .Case("mfma", 0x8)
+      .Case("vmem_read", 0x20)
+      .Case("vmem_write", 0x40)
+      .Case("ds_read", 0x100)
+      .Case("ds_write", 0x200)
+      .Default(0);
+}
+
+LogicalResult ScheduleGroupOp::verify() {
+  if (maskOf(getKind()) == 0)
+    return emitOpError() << "kind must be mfma, valu, salu, vmem_read, vmem_write, ds_read or ds_write, got '"
+                         << getKind() << "'";
+  if (getCount() < 1 || getCount() > 64)
+    return emitOpError() << "count must be 1 to 64, got " << getCount();
+  return success();
 }
 
 LogicalResult PrefetchOp::verify() {

@@ -406,6 +406,7 @@ std::optional<LogicalResult> evalMemoryOp(Executor &ex, Operation *op) {
       .Case([&](BufferStoreOp o) { return evalBufferStore(ex, o); })
       .Case([&](BarrierOp) { return success(); })
       .Case([&](PrefetchOp) { return success(); }) // a hint: no effect on values
+      .Case<PriorityOp, ScheduleGroupOp>([&](Operation *) { return success(); }) // scheduling hints
       .Default([](Operation *) { return std::nullopt; });
 }
 

@@ -257,7 +257,8 @@ Sem Lowerer::evalCall(const dsl::CallExpr &expr) {
 Sem Lowerer::callBuiltin(const std::string &name, CallArgs &args) {
   static const std::set<std::string> perInstance = {
       "pid", "program_id", "num_programs", "tid", "thread_id", "num_threads", "load", "prefetch", "store",
-      "shared", "local", "copy", "copy_async", "wait", "barrier", "mma", "tag", "assert_tag", "reset_tags"};
+      "shared", "local", "copy", "copy_async", "wait", "barrier", "mma", "tag", "assert_tag", "reset_tags",
+      "priority", "schedule_group"};
   if (inGridExpression && perInstance.count(name))
     fail(args.loc, name + "() cannot be used in grid=(...): the grid is computed before any program instance runs");
   ArgReader r{*this, args, name};
@@ -521,6 +522,28 @@ Sem Lowerer::callBuiltin(const std::string &name, CallArgs &args) {
     r.expectCount(0, 0);
     r.allowKeywords({});
     BarrierOp::create(builder, at);
+    return none;
+  }
+  if (name == "priority") { // scheduling hints: see ArgusOps.td
+    r.expectCount(1, 1);
+    r.allowKeywords({});
+    int64_t level = toConstInt(args.positional[0], args.positionalLocs[0], "priority()'s level");
+    if (level < 0 || level > 3)
+      fail(args.positionalLocs[0], "priority() takes a level from 0 (the default) to 3, got " + std::to_string(level));
+    PriorityOp::create(builder, at, level);
+    return none;
+  }
+  if (name == "schedule_group") {
+    r.expectCount(2, 2);
+    r.allowKeywords({});
+    const Sem &kind = args.positional[0];
+    if (kind.kind != Sem::String || ScheduleGroupOp::maskOf(kind.s) == 0)
+      fail(args.positionalLocs[0], "schedule_group() takes a kind: \"mfma\", \"valu\", \"salu\", \"vmem_read\", "
+                                   "\"vmem_write\", \"ds_read\" or \"ds_write\", got " + describe(kind));
+    int64_t count = toConstInt(args.positional[1], args.positionalLocs[1], "schedule_group()'s count");
+    if (count < 1 || count > 64)
+      fail(args.positionalLocs[1], "schedule_group() takes a count from 1 to 64, got " + std::to_string(count));
+    ScheduleGroupOp::create(builder, at, kind.s, count);
     return none;
   }
 

@@ -221,7 +221,7 @@ Sem Lowerer::lookup(const std::string &name, dsl::SourceLoc l) {
       "barrier", "mma", "exp", "exp2", "log", "sqrt", "rsqrt", "tanh", "sigmoid", "silu", "abs",
       "recip", "reduce_sum", "reduce_max", "reduce_min", "cast", "transpose", "reshape", "where",
       "maximum", "minimum", "tag", "assert_tag", "reset_tags", "layout", "swizzle", "float", "int",
-      "range", "pipeline"};
+      "range", "pipeline", "priority", "schedule_group"};
   if (builtins.count(name))
     return Sem::builtin(name);
   fail(l, "unknown name '" + name + "'");

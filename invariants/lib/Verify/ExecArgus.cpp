@@ -216,6 +216,7 @@ bool execArgus(Executor &ex, Operation *op) {
               {ex.here(op), tensor, false, op->hasAttr("unmasked"), offsets, shape});
       })
       .Case<PrefetchOp>([&](PrefetchOp) {}) // a hint: no effect on values or tags
+      .Case<PriorityOp, ScheduleGroupOp>([&](Operation *) {}) // scheduling hints: likewise
       .Case<ReadOp>([&](ReadOp r) {
         // Caller data (a block table entry): an unknown of the element read,
         // per execution point; the read itself must be in bounds.

@@ -287,6 +287,43 @@ def Argus_BarrierOp : Argus_Op<"barrier", [MemoryEffects<[MemRead, MemWrite]>]> 
   let assemblyFormat = "attr-dict";
 }
 
+// Scheduling hints: no effect on values or on which thread sees what (the
+// verifier and the interpreter skip them); the memory effects keep them in
+// place among the ops they order.
+def Argus_PriorityOp : Argus_Op<"priority", [MemoryEffects<[MemRead, MemWrite]>]> {
+  let summary = "issue priority of this thread's instructions from here on (a hint)";
+  let description = [{
+    On CDNA the wave's `s_setprio`, 0 (the default, lowest) to 3: a wave raised
+    while it issues MFMAs keeps the matrix cores fed ahead of waves that load
+    (HipKittens' 8-wave ping-pong). Other targets ignore it.
+
+    Example: `argus.priority 1`
+  }];
+  let arguments = (ins I64Attr:$level);
+  let assemblyFormat = "$level attr-dict";
+  let hasVerifier = 1;
+}
+
+def Argus_ScheduleGroupOp : Argus_Op<"schedule_group", [MemoryEffects<[MemRead, MemWrite]>]> {
+  let summary = "ask the instruction scheduler for `count` instructions of `kind` next (a hint)";
+  let description = [{
+    On CDNA `__builtin_amdgcn_sched_group_barrier`: consecutive groups of one
+    straight-line region are the order the scheduler fills with that region's
+    instructions (one MFMA, two LDS reads, one MFMA, ...). Kinds: mfma, valu,
+    salu, vmem_read, vmem_write, ds_read, ds_write. Other targets ignore it.
+
+    Example: `argus.schedule_group "ds_read", 2`
+  }];
+  let arguments = (ins StrAttr:$kind, I64Attr:$count);
+  let assemblyFormat = "$kind `,` $count attr-dict";
+  let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    /// The kinds, with the sched_group_barrier mask of each (LLVM's AMDGPU
+    /// SchedGroupMask); 0 for an unknown kind.
+    static int64_t maskOf(::llvm::StringRef kind);
+  }];
+}
+
 //===----------------------------------------------------------------------===//
 // Tile computation
 //===----------------------------------------------------------------------===//

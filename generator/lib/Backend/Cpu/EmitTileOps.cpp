@@ -433,6 +433,7 @@ LogicalResult CpuEmitter::emitArgusOp(Operation *op) {
         line("// wait(" + std::to_string(w.getPending()) + "): copies are synchronous on the CPU", op);
       })
       .Case([&](BarrierOp) { line("// barrier: one thread per program instance on the CPU", op); })
+      .Case<PriorityOp, ScheduleGroupOp>([&](Operation *) { line("// a GPU scheduling hint: nothing on the CPU", op); })
       .Case([&](BufferLoadOp l) {
         TileType t = l.getType();
         std::string src = bufferSlot(l.getBuffer(), l.getIndices());

@@ -149,6 +149,22 @@ LogicalResult LaneEmitter::emitArgusOp(Operation *op) {
         line(target.barrier, op);
         return success();
       })
+      .Case([&](PriorityOp o) {
+        if (target.isHip())
+          line("argus::hip::setPriority<" + std::to_string(o.getLevel()) + ">();", op);
+        else
+          line("// priority: no lowering on " + target.name + " (a hint only)", op);
+        return success();
+      })
+      .Case([&](ScheduleGroupOp o) {
+        if (target.isHip())
+          line("argus::hip::scheduleGroup<" + std::to_string(ScheduleGroupOp::maskOf(o.getKind())) + ", " +
+                   std::to_string(o.getCount()) + ">();",
+               op, o.getKind().str());
+        else
+          line("// schedule_group: no lowering on " + target.name + " (a hint only)", op);
+        return success();
+      })
       .Case([&](FullOp o) {
         std::string r = declareTile(o.getResult(), op);
         auto t = cast<TileType>(o.getResult().getType());
