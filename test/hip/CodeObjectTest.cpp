@@ -171,9 +171,11 @@ TEST(CodeObject, GeneratedKernelsHaveMfmaAndNoScratch) {
     }
     int bm = 0, bn = 0, wm = 0, wn = 0;
     const bool f16 = k.name.rfind("argus_hip_gemm_f16_", 0) == 0, fp8 = k.name.rfind("argus_hip_gemm_fp8_", 0) == 0;
-    const char *pattern = f16 ? "argus_hip_gemm_f16_%dx%d_w%dx%d"
-                          : fp8 ? "argus_hip_gemm_fp8_%dx%d_w%dx%d"
-                                : "argus_hip_gemm_%dx%d_w%dx%d";
+    const bool async = k.name.rfind("argus_hip_gemm_async_", 0) == 0; // bf16, staged with copy_async
+    const char *pattern = f16     ? "argus_hip_gemm_f16_%dx%d_w%dx%d"
+                          : fp8   ? "argus_hip_gemm_fp8_%dx%d_w%dx%d"
+                          : async ? "argus_hip_gemm_async_%dx%d_w%dx%d"
+                                  : "argus_hip_gemm_%dx%d_w%dx%d";
     ASSERT_EQ(std::sscanf(k.name.c_str(), pattern, &bm, &bn, &wm, &wn), 4) << k.name;
     // Every 32 x 32 block of a wave's quadrant takes a K step in 64 / 8 MFMAs (fp8: 128 / 16).
     const int blocks = (bm / wm / 32) * (bn / wn / 32);

@@ -223,6 +223,39 @@ ARGUS_HIP_FN V bufferLoad(BufferResource r, uint32_t offset) {
 #endif
 }
 
+/// buffer_load_{ubyte,ushort,dword} ... lds: this lane's Size bytes at
+/// `offset` of buffer `r` (zeros past its end) go straight to LDS at
+/// lds + Size·lane, no register in between; `lds` is the same in every lane
+/// (it becomes M0). Complete only after waitVectorMemory; the emulator copies
+/// at once.
+template <int Size>
+ARGUS_HIP_FN void bufferLoadToLds(BufferResource r, char *lds, uint32_t offset) {
+  static_assert(Size == 1 || Size == 2 || Size == 4, "gfx90a and gfx942 load 1, 2 or 4 bytes a lane into LDS");
+#if ARGUS_HIP_DEVICE_CODE
+  auto *const to = (__attribute__((address_space(3))) void *)lds;
+  if constexpr (Size == 1) // the size must be a literal where clang reads the call, even in a template
+    __builtin_amdgcn_raw_ptr_buffer_load_lds(r.rsrc, to, 1, offset, 0, 0, 0);
+  else if constexpr (Size == 2)
+    __builtin_amdgcn_raw_ptr_buffer_load_lds(r.rsrc, to, 2, offset, 0, 0, 0);
+  else
+    __builtin_amdgcn_raw_ptr_buffer_load_lds(r.rsrc, to, 4, offset, 0, 0, 0);
+#else
+  emu::bufferLoad(r.base, r.bytes, offset, lds + Size * (workItem() % kWaveSize), Size);
+#endif
+}
+
+/// s_waitcnt vmcnt(Outstanding): until at most Outstanding of this wave's
+/// vector memory operations are in flight (they complete in issue order).
+template <int Outstanding>
+ARGUS_HIP_FN void waitVectorMemory() {
+  constexpr int n = Outstanding < 63 ? Outstanding : 63; // vmcnt's 6 bits
+  static_assert(n >= 0, "a count of operations");
+#if ARGUS_HIP_DEVICE_CODE
+  // gfx9's encoding: vmcnt in bits 3:0 and 15:14; expcnt (6:4) and lgkmcnt (11:8) at their maximum: not waited.
+  __builtin_amdgcn_s_waitcnt((n & 15) | (7 << 4) | (15 << 8) | ((n >> 4) << 14));
+#endif
+}
+
 //===----------------------------------------------------------------------===//
 // Scheduling hints (the DSL's priority and schedule_group): nothing to emulate
 //===----------------------------------------------------------------------===//

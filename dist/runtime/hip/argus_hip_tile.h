@@ -217,6 +217,61 @@ ARGUS_HIP_FN void loadGlobal(typename DT::storage (&dst)[L::kPerLane], const Ten
 }
 
 //===----------------------------------------------------------------------===//
+// Asynchronous copies: global memory straight into LDS
+//===----------------------------------------------------------------------===//
+
+/// How many direct-to-LDS loads copyAsync issues for a slot of SlotElems
+/// elements of T placed by Place: a wave writes 64 contiguous elements per
+/// load, one per lane (buffer_load_ushort ... lds for 16-bit elements); 0
+/// where it copies synchronously: a placement that moves elements, or
+/// elements wider than a dword. The HIP backend counts these too (its wait is
+/// s_waitcnt over them: EmitLaneOps.cpp, dmaLoadsOf).
+template <class Place>
+inline constexpr bool kIdentityPlacement = false;
+template <>
+inline constexpr bool kIdentityPlacement<Unswizzled> = true;
+
+template <class T, int SlotElems, class Place>
+inline constexpr int kDmaLoads = (kIdentityPlacement<Place> && sizeof(T) <= 4) ? (SlotElems + 63) / 64 : 0;
+
+/// copy_async on CDNA: slot `slot` of `buffer` filled with the tile of Dims at
+/// `offsets` of `t` (C columns) by kDmaLoads direct-to-LDS loads, complete
+/// after a later waitVectorMemory; elements outside the tensor read zeros.
+/// Element by element, so any pitch and alignment is taken (dword loads,
+/// half as many for 16-bit elements, would need 4-byte aligned rows). Where
+/// kDmaLoads is 0 the copy is a load into registers and a store, done when
+/// the call returns.
+template <class L, class DT, int C, int SlotElems, class Place, int... Dims>
+ARGUS_HIP_FN void copyAsync(typename DT::storage *buffer, int slot, const Tensor &t,
+                            const int64_t (&offsets)[sizeof...(Dims)]) {
+  using T = typename DT::storage;
+  constexpr int loads = kDmaLoads<T, SlotElems, Place>;
+  if constexpr (loads > 0) {
+    constexpr int last = sizeof...(Dims) - 1;
+    const detail::TileBuffer source = detail::tileBuffer<T, Dims...>(t, offsets);
+    T *const slotStart = buffer + Place::place(slot * SlotElems);
+    const int64_t colStride = t.stride[last];
+    const int l = Wave::lane();
+    ARGUS_GPU_UNROLL
+    for (int chunk = 0; chunk < loads; ++chunk) {
+      const int e = chunk * 64 + l, row = e / C, col = e % C;
+      int64_t rowIndex = 0;
+      const int64_t c0 = offsets[last] + col;
+      const bool in = e < SlotElems && detail::rowInTile<Dims...>(t, offsets, row, rowIndex) && c0 >= 0 &&
+                      c0 < t.shape[last];
+      if (e < SlotElems) // lanes past the slot's end write nothing
+        bufferLoadToLds<int(sizeof(T))>(source.resource, reinterpret_cast<char *>(slotStart + chunk * 64),
+                                        in ? uint32_t((rowIndex + col * colStride) * int64_t(sizeof(T)))
+                                           : detail::kOutsideBuffer);
+    }
+  } else {
+    T staged[L::kPerLane];
+    loadGlobal<L, DT, Dims...>(staged, t, offsets, 0.0f);
+    storeShared<L, C, SlotElems, Place>(buffer, slot, staged);
+  }
+}
+
+//===----------------------------------------------------------------------===//
 // MFMA
 //===----------------------------------------------------------------------===//
 

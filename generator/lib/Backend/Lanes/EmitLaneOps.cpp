@@ -139,7 +139,11 @@ LogicalResult LaneEmitter::emitArgusOp(Operation *op) {
       })
       .Case<BufferLoadOp, BufferStoreOp, CopyOp>([&](auto o) { return emitSlotAccess(o); })
       .Case([&](WaitOp o) {
-        if (target.asyncCopies)
+        if (target.isHip()) // the n youngest copies hold at least n times the fewest loads
+          line("argus::hip::waitVectorMemory<" + std::to_string(o.getPending() * fewestDmaLoads) + ">();", op,
+               "wait(" + std::to_string(o.getPending()) + "): " + std::to_string(fewestDmaLoads) +
+                   " direct-to-LDS loads per copy at least");
+        else if (target.asyncCopies)
           line("ak::waitAsync<" + std::to_string(o.getPending()) + ", " + target.laneGroup + ">();", op);
         else
           line("// wait: copies are synchronous here; the DSL's barrier publishes them", op);
@@ -302,6 +306,28 @@ LogicalResult LaneEmitter::emitReduce(ReduceOp o) {
   emitConvert(r, rows, computed, out, o.getResult().getType().getElementType(), o);
   tiles[o.getResult()] = r;
   return success();
+}
+
+/// The direct-to-LDS loads a CDNA copy_async issues (argus_hip_tile.h,
+/// kDmaLoads: 64 elements a load into an unplaced buffer of elements of at
+/// most 4 bytes); 0 where it copies synchronously.
+static int64_t dmaLoadsOf(CopyOp copy) {
+  auto type = cast<BufferType>(copy.getDst().getType());
+  int64_t elems = 1;
+  for (int64_t d : type.getShape().drop_front(copy.getDstIndices().size()))
+    elems *= d;
+  if (type.getLayout() || type.getElementType().getIntOrFloatBitWidth() > 32)
+    return 0;
+  return (elems + 63) / 64;
+}
+
+int64_t fewestDmaLoadsOf(func::FuncOp kernel) {
+  std::optional<int64_t> fewest;
+  kernel.walk([&](CopyOp copy) {
+    if (copy.getAsync())
+      fewest = std::min(fewest.value_or(dmaLoadsOf(copy)), dmaLoadsOf(copy));
+  });
+  return fewest.value_or(0);
 }
 
 /// The slot of `buffer` that `indices` select: (its linear index, its element count).

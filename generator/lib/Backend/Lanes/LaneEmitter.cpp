@@ -387,6 +387,7 @@ llvm::Expected<std::string> LaneEmitter::emitUnit(func::FuncOp kernel, StringRef
 
   func::FuncOp work = copyWithoutTags(kernel);
   llvm::scope_exit eraseWork([&] { work->erase(); });
+  fewestDmaLoads = target.isHip() ? fewestDmaLoadsOf(work) : 0;
   if (target.mma == MmaFamily::MmaSync && wgmmaOperands(work, groups))
     target = warpgroupsOf(target);
   std::string layoutError;

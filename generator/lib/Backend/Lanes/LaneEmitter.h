@@ -71,6 +71,11 @@ public:
   /// mmas all read their operands in place (wgmmaOperands).
   LaneTarget target;
   int64_t groups = 1; // lane groups per workgroup: the DSL's threads
+  /// CDNA: the fewest direct-to-LDS loads of any copy_async of the kernel
+  /// (fewestDmaLoadsOf): wait(n) is s_waitcnt vmcnt(n times it). Any younger
+  /// vector memory operation only makes the wait stricter, and a copy that
+  /// ran synchronously waited for every older one (they complete in order).
+  int64_t fewestDmaLoads = 0;
   /// Tiles read in place by wgmma: the address of their slot.
   llvm::DenseMap<mlir::Value, std::string> sharedOperands;
   std::string symbol;
@@ -113,6 +118,8 @@ private:
 /// for bf16 / f16, int32_t, uint8_t for i1), and the element-type tag of
 /// the tile headers ("ak::Bf16"); none when unsupported.
 std::optional<std::string> storageType(mlir::Type type);
+/// The fewest direct-to-LDS loads of any copy_async of `kernel` on CDNA.
+int64_t fewestDmaLoadsOf(mlir::func::FuncOp kernel);
 std::optional<std::string> elementTag(mlir::Type type);
 
 } // namespace argus::codegen::lanes

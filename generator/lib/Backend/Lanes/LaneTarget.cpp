@@ -45,6 +45,7 @@ static LaneTarget hip(const std::string &name) {
   t.barrier = "argus::hip::barrier();";
   t.mathPrefix = "__builtin_";
   t.checksTileSpans = true;
+  t.asyncCopies = true;
   return t;
 }
 

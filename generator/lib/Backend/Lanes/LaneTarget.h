@@ -47,7 +47,8 @@ struct LaneTarget {
   std::string barrier;           // the workgroup barrier statement
   std::string mathPrefix;        // f32 math functions: prefix + "expf"
   bool checksTileSpans = false;  // loads address a tile by 32-bit offsets (HIP buffers)
-  bool asyncCopies = false;      // copy_async is cp.async, wait cp.async.wait_group (else both synchronous)
+  bool asyncCopies = false;      // copy_async is asynchronous: cp.async (wait: cp.async.wait_group), CDNA's
+                                 // direct-to-LDS buffer loads (wait: s_waitcnt vmcnt)
   bool fp8Fnuz = false;          // takes fp8_fnuz (E4M3FNUZ) tiles, mma on them in v_mfma_*_fp8_fp8 (gfx942)
 
   /// The kernel entry's declaration: "ARGUS_HIP_KERNEL(256) void sym(sym_params p)".
