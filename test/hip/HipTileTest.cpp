@@ -4,6 +4,7 @@
 // it holds, since elementwise ops leave garbage there.
 #include "argus_hip_emulator.h"
 #include "argus_hip_tile.h"
+#include "argus_hip_tile_launch.h"
 
 #include "argus_numerics.h"
 
@@ -83,6 +84,21 @@ TEST(HipTile, Fp8FnuzConversionsMatchTheReference) {
     values.insert(values.end(), {wide(rng), narrow(rng)});
   for (float v : values)
     EXPECT_EQ(int(argus::hip::floatToFp8Fnuz(v)), int(argus_num::f32_to_fp8_e4m3fnuz(v))) << v;
+}
+
+// copy_async moves tiles into LDS in dwords, so a launch refuses a source whose rows do not start on
+// 4-byte boundaries with unit column stride (the generated launch functions call rowsInDwords).
+TEST(HipTile, DirectToLdsCopiesNeedRowsOfWholeDwords) {
+  alignas(16) static uint16_t data[64];
+  const ak::Tensor even{data, {4, 6, 0, 0}, {8, 1, 0, 0}}, oddPitch{data, {4, 6, 0, 0}, {7, 1, 0, 0}};
+  const ak::Tensor oddStart{data + 1, {4, 6, 0, 0}, {8, 1, 0, 0}}, strided{data, {4, 6, 0, 0}, {16, 2, 0, 0}};
+  EXPECT_TRUE(ak::rowsInDwords<uint16_t>(even, 2));
+  EXPECT_FALSE(ak::rowsInDwords<uint16_t>(oddPitch, 2));
+  EXPECT_FALSE(ak::rowsInDwords<uint16_t>(oddStart, 2));
+  EXPECT_FALSE(ak::rowsInDwords<uint16_t>(strided, 2));
+  EXPECT_TRUE(ak::rowsInDwords<float>(oddPitch, 2)); // a float row is whole dwords at any pitch
+  const ak::Tensor bytes{data, {4, 6, 0, 0}, {6, 1, 0, 0}};
+  EXPECT_FALSE(ak::rowsInDwords<uint8_t>(bytes, 2));
 }
 
 } // namespace

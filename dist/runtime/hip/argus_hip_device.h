@@ -223,24 +223,16 @@ ARGUS_HIP_FN V bufferLoad(BufferResource r, uint32_t offset) {
 #endif
 }
 
-/// buffer_load_{ubyte,ushort,dword} ... lds: this lane's Size bytes at
-/// `offset` of buffer `r` (zeros past its end) go straight to LDS at
-/// lds + Size·lane, no register in between; `lds` is the same in every lane
-/// (it becomes M0). Complete only after waitVectorMemory; the emulator copies
-/// at once.
-template <int Size>
+/// buffer_load_dword ... lds: this lane's 4 bytes at `offset` of buffer `r`
+/// (zeros past its end) go straight to LDS at lds + 4·lane, no register in
+/// between; `lds` is the same in every lane (it becomes M0). Complete only
+/// after waitVectorMemory; the emulator copies at once. (The ubyte and
+/// ushort forms also write a dword per lane on gfx9: not used.)
 ARGUS_HIP_FN void bufferLoadToLds(BufferResource r, char *lds, uint32_t offset) {
-  static_assert(Size == 1 || Size == 2 || Size == 4, "gfx90a and gfx942 load 1, 2 or 4 bytes a lane into LDS");
 #if ARGUS_HIP_DEVICE_CODE
-  auto *const to = (__attribute__((address_space(3))) void *)lds;
-  if constexpr (Size == 1) // the size must be a literal where clang reads the call, even in a template
-    __builtin_amdgcn_raw_ptr_buffer_load_lds(r.rsrc, to, 1, offset, 0, 0, 0);
-  else if constexpr (Size == 2)
-    __builtin_amdgcn_raw_ptr_buffer_load_lds(r.rsrc, to, 2, offset, 0, 0, 0);
-  else
-    __builtin_amdgcn_raw_ptr_buffer_load_lds(r.rsrc, to, 4, offset, 0, 0, 0);
+  __builtin_amdgcn_raw_ptr_buffer_load_lds(r.rsrc, (__attribute__((address_space(3))) void *)lds, 4, offset, 0, 0, 0);
 #else
-  emu::bufferLoad(r.base, r.bytes, offset, lds + Size * (workItem() % kWaveSize), Size);
+  emu::bufferLoad(r.base, r.bytes, offset, lds + 4 * (workItem() % kWaveSize), 4);
 #endif
 }
 

@@ -221,48 +221,60 @@ ARGUS_HIP_FN void loadGlobal(typename DT::storage (&dst)[L::kPerLane], const Ten
 //===----------------------------------------------------------------------===//
 
 /// How many direct-to-LDS loads copyAsync issues for a slot of SlotElems
-/// elements of T placed by Place: a wave writes 64 contiguous elements per
-/// load, one per lane (buffer_load_ushort ... lds for 16-bit elements); 0
-/// where it copies synchronously: a placement that moves elements, or
-/// elements wider than a dword. The HIP backend counts these too (its wait is
-/// s_waitcnt over them: EmitLaneOps.cpp, dmaLoadsOf).
+/// elements of T placed by Place with C columns: a wave writes 256
+/// contiguous bytes per buffer_load_dword ... lds (lane l the dword at 4·l:
+/// gfx90a and gfx942 load dwords into LDS, nothing narrower); 0 where it
+/// copies synchronously: a placement that moves elements, elements wider than
+/// a dword, slot rows that are not whole dwords. The HIP backend counts these
+/// too (its wait is s_waitcnt over them: EmitLaneOps.cpp, dmaLoadsOf).
 template <class Place>
 inline constexpr bool kIdentityPlacement = false;
 template <>
 inline constexpr bool kIdentityPlacement<Unswizzled> = true;
 
-template <class T, int SlotElems, class Place>
-inline constexpr int kDmaLoads = (kIdentityPlacement<Place> && sizeof(T) <= 4) ? (SlotElems + 63) / 64 : 0;
+template <class T, int C, int SlotElems, class Place>
+inline constexpr int kDmaLoads = (kIdentityPlacement<Place> && sizeof(T) <= 4 && C % (4 / sizeof(T)) == 0)
+                                     ? (SlotElems * int(sizeof(T)) + 255) / 256
+                                     : 0;
 
 /// copy_async on CDNA: slot `slot` of `buffer` filled with the tile of Dims at
 /// `offsets` of `t` (C columns) by kDmaLoads direct-to-LDS loads, complete
 /// after a later waitVectorMemory; elements outside the tensor read zeros.
-/// Element by element, so any pitch and alignment is taken (dword loads,
-/// half as many for 16-bit elements, would need 4-byte aligned rows). Where
+/// The launch function has checked rowsInDwords, and tile columns start at
+/// multiples of C, so a dword never spans two rows of the tensor; one that
+/// straddles the tensor's last column is loaded element by element and
+/// written with ds_write by its lane instead (zeros past the edge). Where
 /// kDmaLoads is 0 the copy is a load into registers and a store, done when
 /// the call returns.
 template <class L, class DT, int C, int SlotElems, class Place, int... Dims>
 ARGUS_HIP_FN void copyAsync(typename DT::storage *buffer, int slot, const Tensor &t,
                             const int64_t (&offsets)[sizeof...(Dims)]) {
   using T = typename DT::storage;
-  constexpr int loads = kDmaLoads<T, SlotElems, Place>;
+  constexpr int loads = kDmaLoads<T, C, SlotElems, Place>;
   if constexpr (loads > 0) {
-    constexpr int last = sizeof...(Dims) - 1;
+    constexpr int last = sizeof...(Dims) - 1, perDword = 4 / int(sizeof(T)), slotBytes = SlotElems * int(sizeof(T));
     const detail::TileBuffer source = detail::tileBuffer<T, Dims...>(t, offsets);
-    T *const slotStart = buffer + Place::place(slot * SlotElems);
-    const int64_t colStride = t.stride[last];
+    char *const slotStart = reinterpret_cast<char *>(buffer + Place::place(slot * SlotElems));
     const int l = Wave::lane();
     ARGUS_GPU_UNROLL
     for (int chunk = 0; chunk < loads; ++chunk) {
-      const int e = chunk * 64 + l, row = e / C, col = e % C;
+      const int byte = chunk * 256 + 4 * l, e = byte / int(sizeof(T)), row = e / C, col = e % C;
+      if (byte >= slotBytes) // lanes past the slot's end write nothing
+        continue;
       int64_t rowIndex = 0;
-      const int64_t c0 = offsets[last] + col;
-      const bool in = e < SlotElems && detail::rowInTile<Dims...>(t, offsets, row, rowIndex) && c0 >= 0 &&
-                      c0 < t.shape[last];
-      if (e < SlotElems) // lanes past the slot's end write nothing
-        bufferLoadToLds<int(sizeof(T))>(source.resource, reinterpret_cast<char *>(slotStart + chunk * 64),
-                                        in ? uint32_t((rowIndex + col * colStride) * int64_t(sizeof(T)))
-                                           : detail::kOutsideBuffer);
+      const int64_t c0 = offsets[last] + col, width = t.shape[last];
+      const bool rowIn = detail::rowInTile<Dims...>(t, offsets, row, rowIndex);
+      const uint32_t at = uint32_t((rowIndex + col) * int64_t(sizeof(T)));
+      if (!rowIn || c0 + perDword <= width || c0 >= width) { // wholly inside or wholly outside
+        bufferLoadToLds(source.resource, slotStart + chunk * 256,
+                        rowIn && c0 < width ? at : detail::kOutsideBuffer);
+      } else {
+        T dword[perDword];
+        ARGUS_GPU_UNROLL
+        for (int j = 0; j < perDword; ++j)
+          dword[j] = c0 + j < width ? bufferLoad<T>(source.resource, at + uint32_t(j * int(sizeof(T)))) : T(0);
+        *reinterpret_cast<uint32_t *>(slotStart + byte) = __builtin_bit_cast(uint32_t, dword);
+      }
     }
   } else {
     T staged[L::kPerLane];

@@ -309,16 +309,18 @@ LogicalResult LaneEmitter::emitReduce(ReduceOp o) {
 }
 
 /// The direct-to-LDS loads a CDNA copy_async issues (argus_hip_tile.h,
-/// kDmaLoads: 64 elements a load into an unplaced buffer of elements of at
-/// most 4 bytes); 0 where it copies synchronously.
-static int64_t dmaLoadsOf(CopyOp copy) {
+/// kDmaLoads: 256 bytes a load into an unplaced buffer whose slot rows are
+/// whole dwords of elements of at most 4 bytes); 0 where it copies
+/// synchronously.
+int64_t dmaLoadsOf(CopyOp copy) {
   auto type = cast<BufferType>(copy.getDst().getType());
+  int64_t bytes = std::max<int64_t>(1, type.getElementType().getIntOrFloatBitWidth() / 8);
   int64_t elems = 1;
   for (int64_t d : type.getShape().drop_front(copy.getDstIndices().size()))
     elems *= d;
-  if (type.getLayout() || type.getElementType().getIntOrFloatBitWidth() > 32)
+  if (type.getLayout() || bytes > 4 || type.getShape().back() % (4 / bytes) != 0)
     return 0;
-  return (elems + 63) / 64;
+  return (elems * bytes + 255) / 256;
 }
 
 int64_t fewestDmaLoadsOf(func::FuncOp kernel) {

@@ -321,6 +321,14 @@ LogicalResult LaneEmitter::emitTileSpanChecks(func::FuncOp kernel, ArrayRef<std:
     line("if (!ak::tileSpanFits<" + *storageType(type.getElementType()) + dims + ">(p." + name + "))", op);
     line("  return {{0, 0, 0}, 0, 0, \"a tile of " + name + " loaded at " + locString(op->getLoc()) +
          " spans 2 GiB or more of it (" + target.backend + " addresses a tile by 32-bit offsets)\"};");
+    auto copy = dyn_cast<CopyOp>(op);
+    if (target.isHip() && copy && copy.getAsync() && dmaLoadsOf(copy) > 0) {
+      line("if (!ak::rowsInDwords<" + *storageType(type.getElementType()) + ">(p." + name + ", " +
+               std::to_string(type.getRank()) + "))",
+           op);
+      line("  return {{0, 0, 0}, 0, 0, \"copy_async at " + locString(op->getLoc()) + " moves tiles of " + name +
+           " into LDS in dwords: its rows must start on 4-byte boundaries, with unit column stride\"};");
+    }
   });
   return ok;
 }

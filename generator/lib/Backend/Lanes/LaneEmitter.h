@@ -118,7 +118,9 @@ private:
 /// for bf16 / f16, int32_t, uint8_t for i1), and the element-type tag of
 /// the tile headers ("ak::Bf16"); none when unsupported.
 std::optional<std::string> storageType(mlir::Type type);
-/// The fewest direct-to-LDS loads of any copy_async of `kernel` on CDNA.
+/// The direct-to-LDS loads one copy_async issues on CDNA (0: synchronous),
+/// and the fewest of any copy_async of `kernel`.
+int64_t dmaLoadsOf(CopyOp copy);
 int64_t fewestDmaLoadsOf(mlir::func::FuncOp kernel);
 std::optional<std::string> elementTag(mlir::Type type);
 
