@@ -113,8 +113,15 @@ std::string LaneEmitter::operandTile(Operation *op, unsigned index) {
   const RegLayout *want = layouts.conversion(op, index);
   if (!want)
     return tile(v);
+  // A copy made for an op that dominates this one is still in scope (each
+  // region is a C++ block) and holds the same value (tiles are immutable).
+  const std::string layout = want->spell();
+  for (const Conversion &made : conversions[v])
+    if (made.layout == layout && dominance && dominance->properlyDominates(made.madeFor, op))
+      return made.name;
   std::string name = names.unique(nameFor(v) + "_as");
   emitConvert(name, tile(v), layouts.of(v), *want, cast<TileType>(v.getType()).getElementType(), op);
+  conversions[v].push_back({layout, name, op});
   return name;
 }
 
@@ -264,6 +271,8 @@ void LaneEmitter::resetScope() {
   scalars.clear();
   tiles.clear();
   sharedOperands.clear();
+  conversions.clear();
+  dominance.reset();
 }
 
 void LaneEmitter::emitParams(func::FuncOp kernel, ArrayRef<std::string> argNames) {
@@ -371,6 +380,7 @@ LogicalResult LaneEmitter::emitBody(func::FuncOp kernel, ArrayRef<std::string> a
              " * " + std::to_string(bytes) + ";",
          kernel, "this " + target.group + "'s " + target.sharedNoun + " for register layout conversions");
   emitArguments(kernel, argNames);
+  dominance = std::make_unique<DominanceInfo>(kernel);
   if (failed(emitBlock(kernel.getBody().front())))
     return failure();
   dedent();

@@ -24,6 +24,9 @@
 #include "argus/Dialect/Argus.h"
 
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/IR/Dominance.h"
+
+#include <memory>
 
 namespace argus::codegen::lanes {
 
@@ -53,7 +56,9 @@ public:
     return it == readAs.end() ? layouts.of(v) : *it->second;
   }
   /// Operand `index` of `op` in registers of the layout `op` reads it in:
-  /// tile(v), or a copy converted through the group's shared scratch.
+  /// tile(v), or a copy converted through the group's shared scratch (made
+  /// once: an op that reads the same value in the same layout where that copy
+  /// is in scope reads the copy).
   std::string operandTile(mlir::Operation *op, unsigned index);
   /// Emits `dst` (declared) <- `src` moved from layout `from` to `to`.
   void emitConvert(const std::string &dst, const std::string &src, const RegLayout &from, const RegLayout &to,
@@ -109,6 +114,14 @@ private:
   RegisterLayouts layouts;
   /// Operands of the op being emitted that it reads converted.
   llvm::DenseMap<mlir::Value, const RegLayout *> readAs;
+  /// Converted copies made so far of each value: the layout (spelled), the
+  /// copy and the op it was made for; reused by the ops that op dominates.
+  struct Conversion {
+    std::string layout, name;
+    mlir::Operation *madeFor;
+  };
+  llvm::DenseMap<mlir::Value, llvm::SmallVector<Conversion, 1>> conversions;
+  std::unique_ptr<mlir::DominanceInfo> dominance;
   /// Where the lane groups' conversion scratch starts in shared memory.
   int64_t scratchOffset = 0;
   std::string paramsType;
