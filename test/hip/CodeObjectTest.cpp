@@ -15,7 +15,6 @@
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
-#include <map>
 #include <string>
 
 using namespace argus::emit;
@@ -106,7 +105,7 @@ TEST(CodeObject, AttentionAndMoeKernelsAreThereWithNoScratch) {
 // The HIP backend's kernels ($ARGUS_GENERATED_CODE_OBJECT: every instance test/hip/CMakeLists.txt
 // emits; the GEMM ones, argus_hip_gemm[_f16]_<BM>x<BN>_w<WM>x<WN>, are a library's): each wave's
 // GEMM quadrant issues one 32x32x8 MFMA per 32x32 block and 8 k of a 64-deep step, the gate/up
-// kernel 16x16x16 ones (its 16-row tiles), and nothing goes to scratch but where a ceiling allows.
+// kernel 16x16x16 ones (its 16-row tiles), and nothing spills or goes to scratch.
 TEST(CodeObject, GeneratedKernelsHaveMfmaAndNoScratch) {
   const std::string path = environment("ARGUS_GENERATED_CODE_OBJECT");
   if (path.empty())
@@ -117,31 +116,13 @@ TEST(CodeObject, GeneratedKernelsHaveMfmaAndNoScratch) {
   EXPECT_EQ(info.arch, environment("ARGUS_CODE_OBJECT_ARCH")) << info.target;
   ASSERT_EQ(info.kernels.size(), size_t(std::atoi(environment("ARGUS_GENERATED_KERNELS").c_str())))
       << "one kernel per template instance";
-  // Kernels that spill (clang-22 -O3), with ceilings that catch a regression. Prefill attention
-  // needs about 512 registers (head_dim 128 spills 2 VGPRs
-  // and 4 SGPRs, 192 about 90 of each); paged decode spills SGPRs only, into VGPR lanes with no
-  // scratch (about 150, 30 and 420 for the three instances). Every other kernel: none.
-  struct Ceiling {
-    int spills, scratchBytes;
-  };
-  const std::map<std::string, Ceiling> ceilings = {{"gen_prefill_g1_d64_64", {8, 0}},
-                                                   {"gen_prefill_g4_d128_128", {16, 64}},
-                                                   {"gen_prefill_g1_d192_128", {256, 512}},
-                                                   {"gen_decode_g4_d128_128_p16", {200, 0}},
-                                                   {"gen_decode_g8_d64_64_p1", {64, 0}},
-                                                   {"gen_decode_g1_d192_128_p64", {512, 0}}};
+  // No kernel spills or takes scratch: not the attention ones either, which need about 512
+  // registers (VGPRs and AGPRs) at head_dim 192. Their loads and stores check bounds only at a
+  // tile that crosses the tensor's edge (a uniform branch), so no lane masks pile up in SGPRs.
   for (const KernelResources &k : info.kernels) {
-    auto ceiling = ceilings.find(k.name);
-    if (ceiling == ceilings.end()) {
-      EXPECT_EQ(k.scratchBytes, 0) << k.name;
-      EXPECT_EQ(k.vgprSpills + k.sgprSpills, 0) << k.name;
-      EXPECT_EQ(resourceProblems(k), "") << k.name;
-    } else {
-      EXPECT_LE(k.vgprSpills + k.sgprSpills, ceiling->second.spills) << k.name;
-      EXPECT_LE(k.scratchBytes, ceiling->second.scratchBytes) << k.name;
-      EXPECT_LE(k.vgprs, 512) << k.name;
-      EXPECT_LE(k.ldsBytes, 65536) << k.name;
-    }
+    EXPECT_EQ(k.scratchBytes, 0) << k.name;
+    EXPECT_EQ(k.vgprSpills + k.sgprSpills, 0) << k.name;
+    EXPECT_EQ(resourceProblems(k), "") << k.name;
     if (k.name.rfind("gen_decode_", 0) == 0) {
       // Every product is padded onto 16x16x16: the scores (group rows of 16) and P·V.
       ASSERT_EQ(k.mfmaOpcodes.size(), 1u) << k.name;

@@ -101,4 +101,65 @@ TEST(HipTile, DirectToLdsCopiesNeedRowsOfWholeDwords) {
   EXPECT_FALSE(ak::rowsInDwords<uint8_t>(bytes, 2));
 }
 
+// loadGlobal and storeGlobal at every kind of tile: inside the tensor (run by run where rows are
+// aligned, element by element where they are not), over its first row and column (negative
+// offsets) and over its last. A load reads the tensor inside and `padding` outside; a store
+// writes exactly the tile's part of the tensor, nothing past a row's end or the tensor's.
+template <class L, int R, int C>
+void checkGlobalTileAccesses(int originElement) {
+  constexpr int rows = 20, cols = 40, pitch = 44;
+  static uint16_t memory[rows * pitch + 16];
+  uint16_t *const data = memory + originElement;
+  const ak::Tensor t{data, {rows, cols, 0, 0}, {pitch, 1, 0, 0}};
+  const int64_t origins[][2] = {{4, 8}, {-3, -5}, {15, 30}, {-1, 36}, {19, -2}};
+  for (const auto &at : origins) {
+    const auto fill = [&] {
+      for (int i = 0; i < rows * pitch + 16; ++i)
+        memory[i] = argus_num::f32_to_bf16(float(i % 251) - 125.0f);
+    };
+    fill();
+    std::vector<float> loaded(R * C, std::nanf(""));
+    std::vector<uint16_t> stored(R * C);
+    for (int i = 0; i < R * C; ++i)
+      stored[i] = argus_num::f32_to_bf16(1000.0f + float(i));
+    argus::hip::emu::Launch launch;
+    launch.threads = 64;
+    launch.ldsBytes = 0;
+    argus::hip::emu::run(launch, [&] {
+      const int l = argus::hip::lane();
+      uint16_t x[L::kPerLane], y[L::kPerLane];
+      ak::loadGlobal<L, ak::Bf16, R, C>(x, t, {at[0], at[1]}, -7.0f);
+      for (int i = 0; i < L::kPerLane; ++i)
+        if (L::valid(l, i)) {
+          loaded[L::row(l, i) * C + L::col(l, i)] = argus_num::bf16_to_f32(x[i]);
+          y[i] = stored[L::row(l, i) * C + L::col(l, i)];
+        }
+      argus::hip::waveBarrier(); // every lane has loaded before any stores
+      ak::storeGlobal<L, ak::Bf16, R, C>(t, {at[0], at[1]}, y);
+    });
+    for (int r = 0; r < R; ++r)
+      for (int c = 0; c < C; ++c) {
+        const int64_t tr = at[0] + r, tc = at[1] + c;
+        const bool inside = tr >= 0 && tr < rows && tc >= 0 && tc < cols;
+        const float want = inside ? float((originElement + tr * pitch + tc) % 251) - 125.0f : -7.0f;
+        EXPECT_EQ(loaded[r * C + c], want) << "tile at (" << at[0] << ", " << at[1] << "), element " << r << ", " << c;
+      }
+    for (int i = 0; i < rows * pitch + 16; ++i) {
+      const int64_t e = i - originElement, tr = e >= 0 ? e / pitch : -1, tc = e >= 0 ? e % pitch : -1;
+      const bool written = e >= 0 && tr < rows && tc < cols && tr >= at[0] && tr < at[0] + R && tc >= at[1] &&
+                           tc < at[1] + C;
+      const uint16_t want = written ? stored[(tr - at[0]) * C + (tc - at[1])]
+                                    : argus_num::f32_to_bf16(float(i % 251) - 125.0f);
+      ASSERT_EQ(memory[i], want) << "tile at (" << at[0] << ", " << at[1] << "), memory element " << i;
+    }
+  }
+}
+
+TEST(HipTile, GlobalTilesReadPaddingAndWriteNothingPastTheTensor) {
+  checkGlobalTileAccesses<ak::Striped<8, 16, 4>, 8, 16>(0);     // runs of 4: one load each inside
+  checkGlobalTileAccesses<ak::Striped<8, 16, 4>, 8, 16>(1);     // rows not 8-byte aligned: elements
+  checkGlobalTileAccesses<ak::MfmaAcc<16, 32, 16>, 16, 32>(0);  // no runs: elements, every tile
+  checkGlobalTileAccesses<ak::MfmaOperand<4, 16, 16>, 4, 16>(0); // padded to 16 rows: padding unread
+}
+
 } // namespace

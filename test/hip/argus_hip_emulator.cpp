@@ -108,6 +108,14 @@ void bufferLoad(const char *base, uint32_t bytes, uint32_t offset, void *out, in
   std::memcpy(out, base + offset, std::size_t(size));
 }
 
+void bufferStore(char *base, uint32_t bytes, uint32_t offset, const void *in, int size) {
+  if (offset >= bytes)
+    return;
+  if (bytes - offset < uint32_t(size))
+    abortWith("a buffer store straddles the end of its buffer");
+  std::memcpy(base + offset, in, std::size_t(size));
+}
+
 // One wave-wide MFMA on a Block x Block block: lane l's operands are row (A) / column (B)
 // l % Block, k = V (l / Block) + 0..V-1 (V = 4 16-bit values, 8 fp8 ones), so one instruction
 // covers V·64 / Block values of k; its result element e is at column l % Block and row resultRow(l, e).

@@ -33,6 +33,8 @@ float exp2(float x);
 char *lds(int bytes);
 /// `size` bytes at `offset` of the buffer [base, base + bytes) into `out`.
 void bufferLoad(const char *base, uint32_t bytes, uint32_t offset, void *out, int size);
+/// `size` bytes of `in` to `offset` of the buffer [base, base + bytes); dropped past its end.
+void bufferStore(char *base, uint32_t bytes, uint32_t offset, const void *in, int size);
 f32x16 mfma32x32x8(b16x4 a, b16x4 b, f32x16 c, bool f16);
 f32x4 mfma16x16x16(b16x4 a, b16x4 b, f32x4 c, bool f16);
 f32x16 mfma32x32x16Fp8(b8x8 a, b8x8 b, f32x16 c);

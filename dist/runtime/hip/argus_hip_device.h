@@ -72,6 +72,39 @@ ARGUS_HIP_FN int workGroup(int d) {
 ARGUS_HIP_FN int lane() { return workItem() % kWaveSize; }
 ARGUS_HIP_FN int wave() { return workItem() / kWaveSize; }
 
+/// `x`, which the compiler may not see through: values derived from it where
+/// it is taken are computed there, not hoisted out of loops and branches to
+/// hold registers across them (a rarely taken path's loop invariants).
+ARGUS_HIP_FN int opaque(int x) {
+#if ARGUS_HIP_DEVICE_CODE
+  asm volatile("" : "+v"(x));
+#endif
+  return x;
+}
+
+/// `x`, a value the same in every lane (the kernel's scalars are per wave),
+/// in scalar registers: the compiler cannot always tell (a wave's index is
+/// work-item / 64 to it), and a buffer resource built from a value it
+/// thinks divergent costs a waterfall loop around every load.
+ARGUS_HIP_FN int64_t uniform(int64_t x) {
+#if ARGUS_HIP_DEVICE_CODE
+  const uint32_t lo = __builtin_amdgcn_readfirstlane(uint32_t(x));
+  const uint32_t hi = __builtin_amdgcn_readfirstlane(uint32_t(uint64_t(x) >> 32));
+  return int64_t(uint64_t(hi) << 32 | lo);
+#else
+  return x;
+#endif
+}
+
+/// uniform(x), which the compiler may not see through (opaque's reason).
+ARGUS_HIP_FN int64_t opaqueUniform(int64_t x) {
+  x = uniform(x);
+#if ARGUS_HIP_DEVICE_CODE
+  asm volatile("" : "+s"(x));
+#endif
+  return x;
+}
+
 /// __syncthreads: every LDS write before it is seen by every read after it.
 ARGUS_HIP_FN void barrier() {
 #if ARGUS_HIP_DEVICE_CODE
@@ -220,6 +253,29 @@ ARGUS_HIP_FN V bufferLoad(BufferResource r, uint32_t offset) {
   V v;
   emu::bufferLoad(r.base, r.bytes, offset, &v, int(sizeof v));
   return v;
+#endif
+}
+
+/// sizeof(V) bytes (1, 2, 4, 8 or 16) of `v` to `offset` of buffer `r`: one
+/// buffer_store; past the end, the hardware drops it.
+template <class V>
+ARGUS_HIP_FN void bufferStore(BufferResource r, uint32_t offset, V v) {
+#if ARGUS_HIP_DEVICE_CODE
+  constexpr int n = int(sizeof(V));
+  if constexpr (n == 1)
+    __builtin_amdgcn_raw_buffer_store_b8(__builtin_bit_cast(uint8_t, v), r.rsrc, offset, 0, 0);
+  else if constexpr (n == 2)
+    __builtin_amdgcn_raw_buffer_store_b16(__builtin_bit_cast(uint16_t, v), r.rsrc, offset, 0, 0);
+  else if constexpr (n == 4)
+    __builtin_amdgcn_raw_buffer_store_b32(__builtin_bit_cast(uint32_t, v), r.rsrc, offset, 0, 0);
+  else if constexpr (n == 8)
+    __builtin_amdgcn_raw_buffer_store_b64(__builtin_bit_cast(u32x2, v), r.rsrc, offset, 0, 0);
+  else {
+    static_assert(n == 16, "a buffer store of 1, 2, 4, 8 or 16 bytes");
+    __builtin_amdgcn_raw_buffer_store_b128(__builtin_bit_cast(u32x4, v), r.rsrc, offset, 0, 0);
+  }
+#else
+  emu::bufferStore(const_cast<char *>(r.base), r.bytes, offset, &v, int(sizeof v));
 #endif
 }
 

@@ -159,7 +159,7 @@ struct TileBuffer {
 /// 64-bit pointers. The launch function has checked tileSpanFits.
 template <class T, int... Dims>
 ARGUS_HIP_FN TileBuffer tileBuffer(const Tensor &t, const int64_t (&offsets)[sizeof...(Dims)]) {
-  const int64_t origin = originOf(t, offsets);
+  const int64_t origin = uniform(originOf(t, offsets));
   const int64_t bytes = tileSpanBytes<T, Dims...>(t);
 #if ARGUS_HIP_DEVICE_CODE
   __builtin_assume(bytes > 0 && bytes < (int64_t(1) << 31));
@@ -174,46 +174,153 @@ ARGUS_HIP_FN TileBuffer tileBuffer(const Tensor &t, const int64_t (&offsets)[siz
 /// An offset past the end of every tile buffer: the load reads zeros.
 inline constexpr uint32_t kOutsideBuffer = 0x80000000u;
 
+/// A tile of Dims at some offsets of a tensor, in 32 bits: the launch has
+/// checked that a tile spans less than 2 GiB, so element offsets inside it,
+/// and the strides of its dimensions longer than 1, fit. Coordinate c of
+/// dimension d lies inside the tensor where first[d] <= c < end[d]. Uniform
+/// values, one scalar register each, where 64-bit ones take two and the
+/// kernels' loops run out of scalar registers.
+template <int... Dims>
+struct TileFrame {
+  static constexpr int kRank = sizeof...(Dims);
+  static constexpr int kDims[kRank] = {Dims...};
+  int32_t stride[kRank], first[kRank], end[kRank];
+
+  ARGUS_HIP_FN TileFrame(const Tensor &t, const int64_t (&offsets)[kRank]) {
+    ARGUS_GPU_UNROLL
+    for (int d = 0; d < kRank; ++d) {
+      const auto clampToTile = [&](int64_t c) { return int32_t(c < 0 ? 0 : c > kDims[d] ? kDims[d] : c); };
+      stride[d] = kDims[d] == 1 ? 0 : int32_t(t.stride[d]);
+      first[d] = clampToTile(-offsets[d]);
+      end[d] = clampToTile(t.shape[d] - offsets[d]);
+    }
+  }
+  /// Whether every element is inside the tensor.
+  ARGUS_HIP_FN bool inside() const {
+    bool all = true;
+    ARGUS_GPU_UNROLL
+    for (int d = 0; d < kRank; ++d)
+      all = all && first[d] == 0 && end[d] == kDims[d];
+    return all;
+  }
+  /// Element (row, col)'s offset in elements from the tile's origin; rows
+  /// flatten the leading dimensions. `outside`: kOutsideBuffer where it lies
+  /// outside the tensor, else 0, from the sign bits of its distances to the
+  /// edges (a comparison would be a lane mask: two scalar registers).
+  ARGUS_HIP_FN int32_t offsetOf(int row, int col, uint32_t &outside) const {
+    const auto signs = [&](int d, int c) { return uint32_t((c - first[d]) | (end[d] - 1 - c)); };
+    outside = signs(kRank - 1, col);
+    int32_t at = col * stride[kRank - 1];
+    int rest = row;
+    ARGUS_GPU_UNROLL
+    for (int d = kRank - 2; d >= 0; --d) {
+      const int coord = rest % kDims[d];
+      rest /= kDims[d];
+      outside |= signs(d, coord);
+      at += coord * stride[d];
+    }
+    outside &= kOutsideBuffer;
+    return at;
+  }
+  /// Whether runs of N elements of T start aligned in every row, the tile's
+  /// first element at address `origin`: layouts start runs at multiples of N.
+  template <class T, int N>
+  ARGUS_HIP_FN bool rowsAligned(uintptr_t origin) const {
+    bool aligned = origin % (sizeof(T) * N) == 0 && stride[kRank - 1] == 1;
+    ARGUS_GPU_UNROLL
+    for (int d = 0; d < kRank - 1; ++d)
+      aligned = aligned && stride[d] % N == 0;
+    return aligned;
+  }
+};
+
+/// Calls access(i, n, offset) for the runs of L's slots of this lane in a
+/// tile of Dims at `offsets` of `t`: slots i .. i + n - 1 at byte `offset` of
+/// `buffer` (kOutsideBuffer set where the slots lie outside the tensor or
+/// are padding). Layouts with runs take one of two paths by a uniform test: a
+/// tile inside the tensor with aligned rows goes run by run (n = kRun) and
+/// checks nothing per lane; any other tile (the edge of a ragged shape) goes
+/// element by element (n = 1) with bounds in the offset's top bit, as every
+/// tile of a layout without runs does. A per-lane choice would split the wave
+/// at every run and keep an exec mask live for each (SGPR spills).
+template <class L, class T, int... Dims, class Access>
+ARGUS_HIP_FN void forEachRun(const Tensor &t, const int64_t (&offsets)[sizeof...(Dims)], const TileBuffer &buffer,
+                             Access &&access) {
+  // Runs are wholly valid or wholly padding where the tile's columns are whole runs.
+  constexpr bool kRunByRun = L::kRun > 1 && L::kCols % L::kRun == 0;
+  const TileFrame<Dims...> frame(t, offsets);
+  const int l = Wave::lane();
+  if (kRunByRun && frame.inside() && frame.template rowsAligned<T, L::kRun>(buffer.origin)) {
+    ARGUS_GPU_UNROLL
+    for (int i = 0; i < L::kPerLane; i += L::kRun) {
+      uint32_t outside; // 0: the tile is inside
+      const uint32_t at = uint32_t(frame.offsetOf(L::row(l, i), L::col(l, i), outside)) * sizeof(T);
+      access(i, std::integral_constant<int, L::kRun>(), L::valid(l, i) ? at : kOutsideBuffer);
+    }
+    return;
+  }
+  // Offsets computed here from an opaque lane: hoisted out of the kernel's
+  // loop, each would hold a register across it.
+  const int edgeLane = opaque(l);
+  ARGUS_GPU_UNROLL
+  for (int i = 0; i < L::kPerLane; ++i) {
+    uint32_t outside;
+    const uint32_t at = uint32_t(frame.offsetOf(L::row(edgeLane, i), L::col(edgeLane, i), outside)) * sizeof(T);
+    access(i, std::integral_constant<int, 1>(), at | (L::valid(l, i) ? outside : kOutsideBuffer));
+  }
+}
+
+/// A tile's offsets, taken afresh for one store: what the store derives from
+/// them (bounds, its buffer) is computed for it alone. The compiler would
+/// otherwise share those values with a load at the same offsets before the
+/// kernel's loop (the store being after it) and keep them in scalar registers
+/// across the loop, where they run out. (Loads in one loop step do gain from
+/// sharing: a page's keys and values.)
+template <int Rank>
+struct FreshOffsets {
+  int64_t at[Rank];
+  ARGUS_HIP_FN explicit FreshOffsets(const int64_t (&offsets)[Rank]) {
+    ARGUS_GPU_UNROLL
+    for (int d = 0; d < Rank; ++d)
+      at[d] = opaqueUniform(offsets[d]);
+  }
+};
+
 } // namespace detail
 
 /// A tile of Dims at `offsets` of `t` in layout L; elements outside the tensor
 /// read `padding`. Every access goes through one buffer from the tile's origin
-/// (a masked element reads past its end), so no 64-bit address is kept per
-/// lane. A run inside and aligned is one load, any other element by element.
+/// (a masked element reads past its end, zeros), by 32-bit offsets.
 template <class L, class DT, int... Dims>
 ARGUS_HIP_FN void loadGlobal(typename DT::storage (&dst)[L::kPerLane], const Tensor &t,
                              const int64_t (&offsets)[sizeof...(Dims)], float padding) {
   using T = typename DT::storage;
-  using RunT = Wave::Vector<T, L::kRun>;
-  constexpr int last = sizeof...(Dims) - 1;
   const detail::TileBuffer buffer = detail::tileBuffer<T, Dims...>(t, offsets);
   const T pad = DT::store(typename DT::compute(padding));
-  const int64_t colStride = t.stride[last], cols = t.shape[last];
-  const int l = Wave::lane();
-  ARGUS_GPU_UNROLL
-  for (int i = 0; i < L::kPerLane; i += L::kRun) {
-    int64_t rowIndex = 0;
-    const bool rowIn = L::valid(l, i) && detail::rowInTile<Dims...>(t, offsets, L::row(l, i), rowIndex);
-    const int col = L::col(l, i);
-    const int64_t c0 = offsets[last] + col;
-    const uint32_t at = uint32_t((rowIndex + col * colStride) * int64_t(sizeof(T)));
-    RunT run;
-    if (L::kRun > 1 && rowIn && L::valid(l, i + L::kRun - 1) && c0 >= 0 && c0 + L::kRun <= cols &&
-        colStride == 1 && (buffer.origin + at) % (sizeof(T) * L::kRun) == 0) {
-      run = bufferLoad<RunT>(buffer.resource, at);
-    } else {
-      ARGUS_GPU_UNROLL
-      for (int j = 0; j < L::kRun; ++j) {
-        const bool in = rowIn && L::valid(l, i + j) && c0 + j >= 0 && c0 + j < cols;
-        const uint32_t element = at + uint32_t(j * colStride * int64_t(sizeof(T)));
-        const T x = bufferLoad<T>(buffer.resource, in ? element : detail::kOutsideBuffer);
-        run[j] = in ? x : pad;
-      }
-    }
+  detail::forEachRun<L, T, Dims...>(t, offsets, buffer, [&](int i, auto n, uint32_t at) {
+    const auto run = bufferLoad<Wave::Vector<T, decltype(n)::value>>(buffer.resource, at);
     ARGUS_GPU_UNROLL
-    for (int j = 0; j < L::kRun; ++j)
-      dst[i + j] = run[j];
-  }
+    for (int j = 0; j < n; ++j)
+      dst[i + j] = pad == T(0) || !(at & detail::kOutsideBuffer) ? run[j] : pad;
+  });
+}
+
+/// `src` (layout L) to the tile of Dims at `offsets` of `t`; elements outside
+/// the tensor are not written: their buffer stores fall past the buffer's
+/// end and the hardware drops them, so no lane branches.
+template <class L, class DT, int... Dims>
+ARGUS_HIP_FN void storeGlobal(const Tensor &t, const int64_t (&offsets)[sizeof...(Dims)],
+                              const typename DT::storage (&src)[L::kPerLane]) {
+  using T = typename DT::storage;
+  const detail::FreshOffsets<sizeof...(Dims)> fresh(offsets);
+  const detail::TileBuffer buffer = detail::tileBuffer<T, Dims...>(t, fresh.at);
+  detail::forEachRun<L, T, Dims...>(t, fresh.at, buffer, [&](int i, auto n, uint32_t at) {
+    Wave::Vector<T, decltype(n)::value> run;
+    ARGUS_GPU_UNROLL
+    for (int j = 0; j < n; ++j)
+      run[j] = src[i + j];
+    bufferStore(buffer.resource, at, run);
+  });
 }
 
 //===----------------------------------------------------------------------===//
