@@ -12,6 +12,8 @@
 #include <cmath>
 
 using namespace argus::cuda;
+using argus::gpu::test::ClampedSeqlens;
+using argus::gpu::test::clampedSeqlens;
 using argus::gpu::test::DecodeData;
 using argus::gpu::test::DecodeProblem;
 
@@ -80,15 +82,10 @@ TEST(Sm90DecodeEmulated, ClusterLargerThanTheWork) {
 TEST(Sm90DecodeEmulated, SeqlensBeyondTheBlockTableAreClamped) {
   const DecodeProblem p{4, 2, 64, 64, 16, {40, 3}, 0.0f};
   std::mt19937 rng(9);
-  DecodeData data(p, rng);
-  for (int i = 0; i < p.maxPagesPerSeq(); ++i)  // every entry of the first row a real page
-    data.blockTable[size_t(i)] = i % 3;
-  DecodeData expected = data;
-  expected.seqlens = {p.maxPagesPerSeq() * p.pageSize, 0};  // all the table addresses; nothing
-  data.seqlens = {1 << 20, -5};
-  for (DecodeData *d : {&expected, &data})
+  ClampedSeqlens c = clampedSeqlens(p, rng);
+  for (DecodeData *d : {&c.expected, &c.data})
     emulate<Bf16>(paramsOf(p, *d), p.batch(), 2);
-  EXPECT_EQ(data.o, expected.o);
+  EXPECT_EQ(c.data.o, c.expected.o);
 }
 
 TEST(Sm90DecodeClusterRule, GrowsWhileSmsIdleAndEveryWarpHasTwoChunks) {

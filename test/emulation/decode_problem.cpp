@@ -59,6 +59,16 @@ DecodeData::DecodeData(const DecodeProblem &p, std::mt19937 &rng) {
   o.resize(o.size() + kGuardElements, kGuard);
 }
 
+ClampedSeqlens clampedSeqlens(const DecodeProblem &p, std::mt19937 &rng) {
+  DecodeData data(p, rng);
+  for (int i = 0; i < p.maxPagesPerSeq(); ++i) // every entry of the first row a real page
+    data.blockTable[size_t(i)] = i % 3;
+  DecodeData expected = data;
+  expected.seqlens = {p.maxPagesPerSeq() * p.pageSize, 0};
+  data.seqlens = {1 << 20, -5};
+  return {data, expected};
+}
+
 std::string compareWithFloat64(const DecodeProblem &p, const DecodeData &d, DecodeWeights weights) {
   ref::PagedDecodeShape shape;
   shape.batch = p.batch();

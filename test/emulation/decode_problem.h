@@ -38,6 +38,16 @@ struct DecodeData {
   DecodeData(const DecodeProblem &p, std::mt19937 &rng);
 };
 
+/// Sequence lengths past what the block table addresses, for a problem of two
+/// sequences: `data` claims 2^20 tokens for the first (its whole table row real
+/// pages) and -5 for the second; `expected` is the same data with what a
+/// kernel must take them for: all the row addresses, and nothing. Both run
+/// alike give the same o.
+struct ClampedSeqlens {
+  DecodeData data, expected;
+};
+ClampedSeqlens clampedSeqlens(const DecodeProblem &p, std::mt19937 &rng);
+
 /// How a kernel computes P·V: in f32, or with the weights rounded to bf16.
 enum class DecodeWeights { F32, Bf16 };
 

@@ -1,7 +1,6 @@
 //===- emulated_kernels.cpp - kernel symbols to emulated launches ---------===//
 #include "emulated_kernels.h"
 
-#include "argus_hip_decode_kernel.h"
 #include "argus_hip_emulator.h"
 #include "argus_hip_moe_kernel.h"
 #include "argus_hip_prefill_kernel.h"
@@ -27,10 +26,6 @@ const Params &first(void **arguments) {
 }
 
 const OtherKernel kOthers[] = {
-    {"argus_hip_decode", kDecodeWaves * kWaveSize,
-     [](void **a) { decodeAttention<Element::Bf16, kDecodeWaves>(first<DecodeParams>(a)); }},
-    {"argus_hip_decode_f16", kDecodeWaves * kWaveSize,
-     [](void **a) { decodeAttention<Element::F16, kDecodeWaves>(first<DecodeParams>(a)); }},
     {"argus_hip_prefill", kPrefillWaves * kWaveSize,
      [](void **a) { prefillAttention<Element::Bf16>(first<PrefillParams>(a)); }},
     {"argus_hip_prefill_f16", kPrefillWaves * kWaveSize,
@@ -66,12 +61,6 @@ const GeneratedEntry *generatedEntry(const char *symbol) {
 bool registerEmulatedEntry(const GeneratedEntry &entry) {
   generatedEntries().push_back(entry);
   return true;
-}
-
-void emulateDecode(const DecodeParams &params, int kvHeads, int batch, bool f16) {
-  const DecodeParams copy = params;
-  void *arguments[] = {const_cast<DecodeParams *>(&copy)};
-  emulateKernel(f16 ? "argus_hip_decode_f16" : "argus_hip_decode", kvHeads, batch, 1, arguments);
 }
 
 bool isEmulatedKernel(const char *symbol) { return other(symbol) || generatedEntry(symbol); }

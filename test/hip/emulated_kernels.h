@@ -1,10 +1,10 @@
 //===- emulated_kernels.h - the code object's kernels, on the emulator ----===//
 //
 // What a hip library's code object exports, by symbol, as host functions run
-// by the wave emulator: the hand-written attention and MoE kernels
-// (argus_hip_kernels.hip), and the generated GEMM kernels, which register
-// themselves (generated_kernel_entry.cpp.in, one per unit test/hip emits with
-// the library's symbols). The fake HIP runtime launches them by the name a
+// by the wave emulator: the hand-written prefill and MoE kernels
+// (argus_hip_kernels.hip), and the generated GEMM and decode kernels, which
+// register themselves (generated_kernel_entry.cpp.in, one per unit test/hip
+// emits with the library's symbols). The fake HIP runtime launches them by the name a
 // library asks hipModuleGetFunction for.
 //
 //===----------------------------------------------------------------------===//
@@ -14,9 +14,6 @@
 #include "argus_hip_attention_params.h"
 
 namespace argus::hip::test {
-
-/// Runs the decode attention kernel over (KV heads, sequences).
-void emulateDecode(const DecodeParams &params, int kvHeads, int batch, bool f16 = false);
 
 /// A generated kernel, compiled for the host: what its launch function wants
 /// for the arguments a launch passes (work-items; 0 when it refuses them), and

@@ -193,6 +193,12 @@ void withoutDevice(const Library &lib, int64_t n, int64_t k) {
   expect(lib.attentionDecode(&decode, nullptr) == ARGUS_ERROR_UNSUPPORTED && contains(lib.lastError(), "9 query heads"),
          "decode: a GQA group beyond the kernel's is unsupported, with the reason");
   decode.num_heads = kTinyDecode.heads;
+  decode.page_size = 32;
+  expect(lib.attentionDecode(&decode, nullptr) == ARGUS_ERROR_UNSUPPORTED &&
+             contains(lib.lastError(), "page_size 32") && contains(lib.lastError(), "page_size 16"),
+         std::string("decode: a page size the catalog did not name is unsupported, naming the catalog's: ") +
+             lib.lastError());
+  decode.page_size = kTinyDecode.pageSize;
   decode.batch = 0;
   expect(lib.attentionDecode(&decode, nullptr) == ARGUS_OK, "decode: an empty batch needs no device");
   decode.batch = kTinyDecode.batch();
@@ -263,9 +269,11 @@ void onFakeDevice(const Library &lib, void *fake, int64_t n, int64_t k) {
     const int before = launches();
     const argus_status s = lib.attentionDecode(&decode, stream);
     expect(s == ARGUS_OK && launches() == before + 1 && lastStream() == stream &&
-               contains(lastKernel(), "_f16") == f16,
+               contains(lastKernel(), "argus_hip_decode_") && contains(lastKernel(), "_f16") == f16,
            "decode " + decodeProblem.describe() + ": one launch on the caller's stream (" + lastKernel() + ")");
-    const std::string decodeProblems = argus::gpu::test::compareWithFloat64(decodeProblem, data);
+    // The generated kernel rounds the softmax weights to the element type before P·V.
+    const std::string decodeProblems =
+        argus::gpu::test::compareWithFloat64(decodeProblem, data, argus::gpu::test::DecodeWeights::Bf16);
     expect(decodeProblems.empty(), "decode " + decodeProblem.describe() + ": every element matches float64" +
                                        (decodeProblems.empty() ? "" : "\n" + decodeProblems));
 

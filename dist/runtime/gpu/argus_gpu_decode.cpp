@@ -28,9 +28,9 @@ argus_status unsupportedShape(const argus_attention_decode_args &a, const GpuDec
                 "multiple of %d up to %d)",
                 function, static_cast<long long>(a.head_dim), static_cast<long long>(a.v_head_dim), limits.kernel,
                 limits.maxHeadDim, limits.valueDimMultiple, limits.maxValueDim);
-  if (reinterpret_cast<uintptr_t>(a.k_cache) % 16 != 0)
-    return fail(ARGUS_ERROR_UNSUPPORTED, "%s: k_cache must be 16-byte aligned (the kernel reads keys 16 bytes at a time)",
-                function);
+  if (reinterpret_cast<uintptr_t>(a.k_cache) % unsigned(limits.keyAlignment) != 0)
+    return fail(ARGUS_ERROR_UNSUPPORTED, "%s: k_cache must be %d-byte aligned (the kernel reads keys %d bytes at a time)",
+                function, limits.keyAlignment, limits.keyAlignment);
   const unsigned valueLoadBytes = 2u * unsigned(limits.valueDimMultiple);
   if (reinterpret_cast<uintptr_t>(a.v_cache) % valueLoadBytes != 0)
     return fail(ARGUS_ERROR_UNSUPPORTED, "%s: v_cache must be %u-byte aligned (the kernel reads values %u bytes at a time)",
@@ -44,6 +44,10 @@ argus_status unsupportedShape(const argus_attention_decode_args &a, const GpuDec
 
 } // namespace
 
+float decodeScale(const argus_attention_decode_args &a) {
+  return a.scale != 0.0f ? a.scale : 1.0f / std::sqrt(float(a.head_dim));
+}
+
 argus_status prepareGpuDecode(const argus_attention_decode_args *args, const GpuDecodeLimits &limits,
                               argus_attention_decode_args &a, GpuDecodeStep *step, float *scaleLog2) {
   *step = GpuDecodeStep::Noop;
@@ -53,8 +57,7 @@ argus_status prepareGpuDecode(const argus_attention_decode_args *args, const Gpu
     return ARGUS_OK;
   if (argus_status s = unsupportedShape(a, limits))
     return s;
-  const float scale = a.scale != 0.0f ? a.scale : 1.0f / std::sqrt(float(a.head_dim));
-  *scaleLog2 = scale * 1.4426950408889634f;
+  *scaleLog2 = decodeScale(a) * 1.4426950408889634f;
   *step = GpuDecodeStep::Kernel;
   return ARGUS_OK;
 }

@@ -25,12 +25,16 @@ struct GpuDecodeLimits {
   int valueDimMultiple;      // 1, or the elements of one value load
   int64_t maxBatch;          // the grid dimension sequences go on
   bool takesF16;             // f16 as well as bf16
+  int keyAlignment = 16;     // bytes: k_cache's, for the kernel's key loads
 };
 
 enum class GpuDecodeStep { Noop, Kernel };
 
+/// The softmax scale of validated arguments: theirs, 1/sqrt(head_dim) for 0.
+float decodeScale(const argus_attention_decode_args &a);
+
 /// The steps above. On ARGUS_OK with *step == Kernel, `a` holds the validated
-/// arguments and *scaleLog2 the softmax scale (1/sqrt(head_dim) for 0) times log2(e).
+/// arguments and *scaleLog2 decodeScale(a) times log2(e).
 argus_status prepareGpuDecode(const argus_attention_decode_args *args, const GpuDecodeLimits &limits,
                               argus_attention_decode_args &a, GpuDecodeStep *step, float *scaleLog2);
 

@@ -1,33 +1,19 @@
-//===- argus_hip_attention_params.h - the attention kernels' arguments -----===//
+//===- argus_hip_attention_params.h - the prefill kernel's arguments -------===//
 //
-// Plain structs shared by the CDNA attention kernels and the host runtime,
-// passed by value as the kernels' one argument (hipModuleLaunchKernel's
-// kernelParams = { &params }), and the limits the kernels are compiled for.
+// The plain struct shared by the CDNA prefill kernel and the host runtime,
+// passed by value as the kernel's one argument (hipModuleLaunchKernel's
+// kernelParams = { &params }), and the limits the kernel is compiled for.
+// (Paged decode is generated: argus_hip_decode_launch.h.)
 //
 //===----------------------------------------------------------------------===//
 #ifndef ARGUS_HIP_ATTENTION_PARAMS_H
 #define ARGUS_HIP_ATTENTION_PARAMS_H
 
-#include "gpu/argus_gpu_decode_params.h"
 #include "gpu/argus_gpu_prefill_params.h"
 
 #include <stdint.h>
 
 namespace argus::hip {
-
-inline constexpr int kMaxDecodeGroup = 8;       // query heads per KV head
-inline constexpr int kMaxDecodeHeadDim = 256;   // q and k, a multiple of 8
-inline constexpr int kMaxDecodeValueDim = 256;  // v and o
-inline constexpr int kDecodeWaves = 4;
-
-/// LDS of decodeAttention<waves>: q, then each wave's probabilities, then each
-/// wave's partial result for the merge (16-byte aligned pieces).
-constexpr int decodeLdsBytes(int waves) {
-  return kMaxDecodeGroup * kMaxDecodeHeadDim * 4 + waves * kMaxDecodeGroup * 64 * 4 +
-         waves * kMaxDecodeGroup * (kMaxDecodeValueDim + 2) * 4;
-}
-
-using DecodeParams = argus::gpu::DecodeParams;
 
 inline constexpr int kPrefillWaves = 4;          // 32 query rows each
 inline constexpr int kPrefillRows = kPrefillWaves * 32;

@@ -1,47 +1,68 @@
 //===- argus_hip_decode.cpp - argus_attention_decode of a hip library ------===//
 //
-// Validation shared with every target (argus_attention_validate.h), then what
-// the CDNA kernel takes: bf16 or f16; head_dim a multiple of 8 up to 256 (16-byte
-// key loads from a 16-byte aligned k_cache); v_head_dim up to 256; at most 8
-// query heads per KV head. One launch over (KV heads, sequences) on the
-// caller's stream; block_table and seqlens_kv are read on the device.
+// Validation shared with every target (argus_attention_validate.h), then the
+// code object's generated decode kernel for the call's configuration (element
+// type, GQA group, head dims, page size: argus_hip_registry.h), which
+// launches itself over (KV heads, sequences) on the caller's stream;
+// block_table and seqlens_kv are read on the device. A configuration the
+// catalog did not name has no kernel: ARGUS_ERROR_UNSUPPORTED says which the
+// library has.
 //
 //===----------------------------------------------------------------------===//
 #include "argus_error.h"
 #include "argus_gpu_decode.h"
-#include "argus_hip_attention_params.h"
-#include "argus_hip_runtime.h"
+#include "argus_hip_registry.h"
 
+#include <climits>
 #include <cstdint>
+#include <string>
 
 using namespace argus_rt;
-using namespace argus::hip;
+
+namespace {
+
+const argus_hip_decode_kernel *kernelFor(const argus_attention_decode_args &a) {
+  const bool f16 = a.dtype == ARGUS_DTYPE_F16;
+  for (int32_t i = 0; i < argus_hip_decode_kernel_count; ++i) {
+    const argus_hip_decode_kernel &k = argus_hip_decode_kernels[i];
+    if ((k.f16 != 0) == f16 && k.group == a.num_heads / a.num_kv_heads && k.head_dim == a.head_dim &&
+        k.v_head_dim == a.v_head_dim && k.page_size == a.page_size)
+      return &k;
+  }
+  return nullptr;
+}
+
+argus_status noKernelFor(const argus_attention_decode_args &a) {
+  std::string have;
+  for (int32_t i = 0; i < argus_hip_decode_kernel_count; ++i) {
+    const argus_hip_decode_kernel &k = argus_hip_decode_kernels[i];
+    have += std::string(have.empty() ? "" : "; ") + (k.f16 ? "f16" : "bf16") + ", " + std::to_string(k.group) +
+            " query heads per KV head, head_dim " + std::to_string(k.head_dim) + "/" + std::to_string(k.v_head_dim) +
+            ", page_size " + std::to_string(k.page_size);
+  }
+  return fail(ARGUS_ERROR_UNSUPPORTED,
+              "argus_attention_decode: this library has no decode kernel for %s, %lld query heads per KV head, "
+              "head_dim %lld/%lld, page_size %lld; it has kernels for the catalog's: %s",
+              a.dtype == ARGUS_DTYPE_F16 ? "f16" : "bf16", static_cast<long long>(a.num_heads / a.num_kv_heads),
+              static_cast<long long>(a.head_dim), static_cast<long long>(a.v_head_dim),
+              static_cast<long long>(a.page_size), have.empty() ? "none" : have.c_str());
+}
+
+} // namespace
 
 extern "C" ARGUS_API argus_status argus_attention_decode(const argus_attention_decode_args *args, void *stream) {
   return guard("argus_attention_decode", [&] {
-    static constexpr GpuDecodeLimits kLimits{"the CDNA kernel", kMaxDecodeGroup, kMaxDecodeHeadDim,
-                                             kMaxDecodeValueDim, 1, 65535, /*takesF16=*/true};
+    // The generated kernels take any alignment and sizes; what each is compiled for is its table entry.
+    static constexpr GpuDecodeLimits kLimits{"the generated CDNA kernels", INT_MAX, INT_MAX, INT_MAX, 1, 65535,
+                                             /*takesF16=*/true, /*keyAlignment=*/2};
     argus_attention_decode_args a;
     GpuDecodeStep step;
     float scaleLog2 = 0.0f;
     if (argus_status s = prepareGpuDecode(args, kLimits, a, &step, &scaleLog2); s || step == GpuDecodeStep::Noop)
       return s;
-    DecodeParams params{static_cast<const uint16_t *>(a.q),
-                        static_cast<const uint16_t *>(a.k_cache),
-                        static_cast<const uint16_t *>(a.v_cache),
-                        a.block_table,
-                        a.seqlens_kv,
-                        static_cast<uint16_t *>(a.o),
-                        a.max_pages_per_seq,
-                        int32_t(a.num_heads),
-                        int32_t(a.num_kv_heads),
-                        int32_t(a.head_dim),
-                        int32_t(a.v_head_dim),
-                        int32_t(a.page_size),
-                        scaleLog2};
-    void *arguments[] = {&params};
-    const char *kernel = a.dtype == ARGUS_DTYPE_F16 ? "argus_hip_decode_f16" : "argus_hip_decode";
-    return hipLaunch("argus_attention_decode",
-                     {kernel, unsigned(a.num_kv_heads), unsigned(a.batch), kDecodeWaves * 64, arguments}, stream);
+    const argus_hip_decode_kernel *kernel = kernelFor(a);
+    if (!kernel)
+      return noKernelFor(a);
+    return kernel->launch(&a, decodeScale(a), kernel->symbol, stream);
   });
 }

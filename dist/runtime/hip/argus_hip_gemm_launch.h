@@ -10,9 +10,7 @@
 #ifndef ARGUS_HIP_GEMM_LAUNCH_H
 #define ARGUS_HIP_GEMM_LAUNCH_H
 
-#include "argus_error.h"
-#include "argus_hip_runtime.h"
-#include "argus_hip_tile_launch.h"
+#include "argus_hip_generated_launch.h"
 
 #if __has_include("gpu/argus_gpu_generated_gemm.h")
 #include "gpu/argus_gpu_generated_gemm.h"
@@ -27,14 +25,7 @@ namespace argus_rt {
 template <class Params, argus::gpu::tile::LaunchShape (*Launch)(Params &)>
 argus_status launchGeneratedGemm(const argus_gemm_args *args, const char *symbol, void *stream) {
   Params p = generatedGemmParams<Params>(*args);
-  const argus::gpu::tile::LaunchShape shape = Launch(p);
-  if (shape.error)
-    return fail(ARGUS_ERROR_UNSUPPORTED, "argus_gemm: kernel %s refuses the call: %s", symbol, shape.error);
-  void *arguments[] = {&p};
-  return hipLaunch("argus_gemm",
-                   {symbol, unsigned(shape.grid[0]), unsigned(shape.grid[1]), unsigned(shape.threads), arguments,
-                    unsigned(shape.grid[2])},
-                   stream);
+  return launchGenerated<Params, Launch>("argus_gemm", symbol, p, stream);
 }
 
 } // namespace argus_rt

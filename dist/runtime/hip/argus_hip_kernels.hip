@@ -1,25 +1,15 @@
 //===- argus_hip_kernels.hip - the hand-written kernels of a hip library ----===//
 //
-// The attention and MoE kernels a hip-gfx942 / hip-gfx90a library launches,
-// one extern "C" symbol each. argus-gen compiles them device-only by clang-22
-// (no ROCm install) in one code object with the GEMM kernels it generates
-// from templates/gemm/gemm_tn_cdna.argus (HipLibraryBuilder.cpp):
+// The prefill attention and MoE kernels a hip-gfx942 / hip-gfx90a library
+// launches, one extern "C" symbol each. argus-gen compiles them device-only by
+// clang-22 (no ROCm install) in one code object with the GEMM and paged decode
+// kernels it generates from templates (HipLibraryBuilder.cpp):
 //
 //   clang++-22 -x hip --offload-arch=gfx942 -nogpulib -nogpuinc -O3 -std=c++17
 //       --offload-device-only --no-gpu-bundle-output -I dist/runtime/hip
 //       argus_hip_code_object.hip -o argus_hip_gfx942.co
 //
 //===----------------------------------------------------------------------===//
-#include "argus_hip_decode_kernel.h"
-
-ARGUS_HIP_KERNEL(argus::hip::kDecodeWaves * 64) void argus_hip_decode(argus::hip::DecodeParams p) {
-  argus::hip::decodeAttention<argus::hip::Element::Bf16, argus::hip::kDecodeWaves>(p);
-}
-
-ARGUS_HIP_KERNEL(argus::hip::kDecodeWaves * 64) void argus_hip_decode_f16(argus::hip::DecodeParams p) {
-  argus::hip::decodeAttention<argus::hip::Element::F16, argus::hip::kDecodeWaves>(p);
-}
-
 #include "argus_hip_moe_kernel.h"
 
 using argus::hip::MoeParams;

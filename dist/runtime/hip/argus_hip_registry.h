@@ -14,6 +14,10 @@
  * The shape's kernel is the argus_hip_gemm_kernels entry of that shape and
  * element type: a gemm_tn_cdna.argus instance that argus-gen emitted.
  *
+ * Decode dispatch (argus_hip_decode.cpp): the argus_hip_decode_kernels entry
+ * of the call's element type, GQA group, head dims and page size, else
+ * ARGUS_ERROR_UNSUPPORTED naming the configurations the library has.
+ *
  *===----------------------------------------------------------------------===*/
 #ifndef ARGUS_HIP_REGISTRY_H
 #define ARGUS_HIP_REGISTRY_H
@@ -54,6 +58,26 @@ typedef struct {
 
 extern const argus_hip_gemm_kernel argus_hip_gemm_kernels[];
 extern const int32_t argus_hip_gemm_kernel_count;
+
+/** Fills a generated decode kernel's parameters from `args` (validated) and
+ *  `scale` (resolved), asks its launch function for the grid (or its
+ *  refusal) and enqueues kernel `symbol` on `stream` (argus_hip_decode_launch.h). */
+typedef argus_status (*argus_hip_decode_launcher)(const argus_attention_decode_args *args, float scale,
+                                                  const char *symbol, void *stream);
+
+/** One paged decode kernel of the code object: an attention_decode_cdna.argus
+ *  instance for one catalog attention configuration. */
+typedef struct {
+  int32_t f16;                 /**< 1: f16 q, caches and o; 0: bf16 */
+  int32_t group;               /**< query heads per KV head */
+  int32_t head_dim, v_head_dim;
+  int32_t page_size;
+  const char *symbol;          /**< its name in the code object */
+  argus_hip_decode_launcher launch;
+} argus_hip_decode_kernel;
+
+extern const argus_hip_decode_kernel argus_hip_decode_kernels[];
+extern const int32_t argus_hip_decode_kernel_count;
 
 /** The code object (an AMDGPU ELF for argus_hip_arch), embedded by argus-gen. */
 extern const unsigned char argus_hip_code_object[];

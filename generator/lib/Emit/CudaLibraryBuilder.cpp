@@ -5,7 +5,7 @@
 // largest m: a rule fitted to an H100 sweep, so that a library builds on a
 // machine without a GPU. What those Hopper kernels cannot take (f16, operands
 // TMA cannot address) runs on GEMM kernels generated from
-// templates/gemm/gemm_tn_cdna.argus for warps (GeneratedGemms.h). The tables
+// templates/gemm/gemm_tn_cdna.argus for warps (GeneratedKernels.h). The tables
 // (argus_cuda_registry.h), which include the generated units, are emitted as
 // one .cu file and compiled by nvcc with the CUDA runtime
 // (dist/runtime/cuda/sources.txt); the library links the CUDA runtime
@@ -17,7 +17,7 @@
 #include "argus/Catalog/Catalog.h"
 #include "argus/Emit/Compiler.h"
 #include "argus/Emit/GemmPlan.h"
-#include "GeneratedGemms.h"
+#include "GeneratedKernels.h"
 #include "LibraryFiles.h"
 
 #include "argus_sm90_schedule.h"
@@ -113,7 +113,7 @@ json manifestFor(const catalog::Catalog &cat, const BuildOptions &opt, const std
   manifest.update({{"tuning", "Hopper configurations by rule (chooseGemmConfig, fitted to the H100 sweep of "
                               "bench/results/cuda-gemm-h100.md); other shapes by the same rule at run time"},
                    {"gemm_groups", gemmGroups},
-                   {"generated_kernels", generatedGemmsJson(gemms)}});
+                   {"generated_kernels", generatedKernelsJson(kernelsOf(gemms))}});
   return manifest;
 }
 
@@ -180,7 +180,7 @@ std::variant<BuildReport, std::string> buildCudaLibrary(const BuildOptions &opt,
     return failure;
   const std::string cacheDir = opt.cacheDir.empty() ? (out / ".cache").string() : opt.cacheDir;
   const std::vector<GeneratedGemm> gemms = fallbackGemms();
-  if (std::string failure = emitGeneratedGemms(home, srcDir, gemms, opt.target, ".cuh", cacheDir); !failure.empty())
+  if (std::string failure = emitGeneratedKernels(home, srcDir, kernelsOf(gemms), opt.target, ".cuh", cacheDir); !failure.empty())
     return failure;
   const std::string manifest = manifestFor(cat, opt, groups, gemms).dump(2) + "\n";
   std::string error;

@@ -13,9 +13,10 @@
 //     more keys than queries and fewer, an empty sequence, GQA; O poisoned with NaN and a guard
 //     run after it;
 //   - paged decode kernels emitted from templates/attention/attention_decode_cdna.argus (GQA
-//     groups of 4, 8 and 1 on 16-row mma blocks padded from their 4, 8 and 1 query rows; pages of
-//     16, 1 and 64 tokens scattered over the cache; empty and long sequences; the four threads'
-//     partial softmaxes merged through shared memory).
+//     groups of 4, 8, 2 and 1 on 16-row mma blocks padded from their query rows; pages of 16, 1
+//     and 64 tokens scattered over the cache; empty and long sequences, and sequences longer than
+//     their block table row (clamped) or negative (empty); the four threads' partial softmaxes
+//     merged through shared memory; bf16 and f16).
 #include "generated_kernels.h"
 
 #include "argus_numerics.h"
@@ -137,11 +138,26 @@ TEST(GeneratedDecode, MatchesFloat64OverScatteredPages) {
   std::mt19937 rng(12);
   for (const GeneratedDecode &kernel : generated<GeneratedDecode>()) {
     const int kvHeads = 2, heads = kernel.group * kvHeads;
-    const DecodeProblem p{heads, kvHeads, kernel.headDim, kernel.valueDim, kernel.pageSize, {0, 1, 77, 300}, 0.3f};
+    DecodeProblem p{heads, kvHeads, kernel.headDim, kernel.valueDim, kernel.pageSize, {0, 1, 77, 300}, 0.3f};
+    p.f16 = kernel.f16;
     DecodeData data(p, rng);
     kernel.run(p, data);
-    // The template rounds the softmax weights to bf16 before P·V (cast(e, T)).
+    // The template rounds the softmax weights to its element type before P·V (cast(e, T)).
     EXPECT_EQ(compareWithFloat64(p, data, DecodeWeights::Bf16), "") << kernel.symbol << " " << p.describe();
+  }
+}
+
+// seqlens beyond what the block table addresses are clamped to it (as the CPU runtime does),
+// negative ones read nothing: no read past a sequence's table row.
+TEST(GeneratedDecode, SeqlensBeyondTheBlockTableAreClamped) {
+  std::mt19937 rng(9);
+  for (const GeneratedDecode &kernel : generated<GeneratedDecode>()) {
+    DecodeProblem p{kernel.group * 2, 2, kernel.headDim, kernel.valueDim, kernel.pageSize, {40, 3}, 0.0f};
+    p.f16 = kernel.f16;
+    ClampedSeqlens c = clampedSeqlens(p, rng);
+    kernel.run(p, c.expected);
+    kernel.run(p, c.data);
+    EXPECT_EQ(c.data.o, c.expected.o) << kernel.symbol;
   }
 }
 

@@ -73,6 +73,7 @@ struct GeneratedPrefill {
 struct GeneratedDecode {
   std::string symbol;
   int group, headDim, valueDim, pageSize;
+  bool f16; // f16 q, caches and o (else bf16)
   /// Runs the kernel on the emulator (O written).
   std::function<void(const DecodeProblem &, DecodeData &)> run;
 };

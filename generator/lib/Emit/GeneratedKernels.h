@@ -1,0 +1,69 @@
+//===- GeneratedKernels.h - GPU kernels generated from templates -*- C++ -*-===//
+//
+// A GPU library's kernels that argus-gen generates at build time: each an
+// instance of a DSL template under the library's symbol, proved by the
+// verifier and emitted by the target's backend into the build's src/
+// directory. The hip builder's GEMMs (templates/gemm/gemm_tn_cdna.argus) and
+// paged decode attention (templates/attention/attention_decode_cdna.argus);
+// the cuda builder's fallback GEMMs.
+//
+//===----------------------------------------------------------------------===//
+#ifndef ARGUS_EMIT_GENERATEDKERNELS_H
+#define ARGUS_EMIT_GENERATEDKERNELS_H
+
+#include "argus/Lowering/LowerToArgus.h"
+
+#include <nlohmann/json.hpp>
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+namespace argus::emit {
+
+/// One template instance under a symbol.
+struct GeneratedKernel {
+  std::string symbol;
+  std::string templatePath; // relative to the Argus tree
+  lowering::Specialization spec;
+};
+
+/// A GEMM of templates/gemm/gemm_tn_cdna.argus.
+struct GeneratedGemm {
+  std::string symbol;
+  int bm, bn, wm, wn; // the template's BM, BN, WM, WN
+  bool f16;           // T = TC = f16 (else bf16)
+
+  GeneratedKernel kernel() const;
+};
+
+/// A paged decode of templates/attention/attention_decode_cdna.argus.
+struct GeneratedDecode {
+  std::string symbol;
+  int group, headDim, valueDim, pageSize; // the template's GROUP, D, DV, PAGE
+  bool f16;                               // T = f16 (else bf16)
+
+  GeneratedKernel kernel() const;
+};
+
+/// Every item's kernel().
+template <class Items>
+std::vector<GeneratedKernel> kernelsOf(const Items &items) {
+  std::vector<GeneratedKernel> kernels;
+  for (const auto &item : items)
+    kernels.push_back(item.kernel());
+  return kernels;
+}
+
+/// Proves and emits every kernel of `kernels` for `target` into
+/// srcDir/<symbol><extension> (instances cached in `cacheDir`); "" or why not.
+std::string emitGeneratedKernels(const std::filesystem::path &home, const std::filesystem::path &srcDir,
+                                 const std::vector<GeneratedKernel> &kernels, const std::string &target,
+                                 const std::string &extension, const std::string &cacheDir);
+
+/// The manifest's "generated_kernels": each kernel's symbol, template and parameters.
+nlohmann::json generatedKernelsJson(const std::vector<GeneratedKernel> &kernels);
+
+} // namespace argus::emit
+
+#endif // ARGUS_EMIT_GENERATEDKERNELS_H
