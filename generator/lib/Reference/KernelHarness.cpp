@@ -56,10 +56,14 @@ std::string KernelHarness::prepare(const Reference &reference, std::vector<Harne
     if (tensorOf_[i] >= 0) refArgs[i].data = tensor(i)->toDoubles();
   if (reference.arrangeInputs) {
     reference.arrangeInputs(refArgs, rng);
+    // What the arrangement changed (a poisoned output stays NaN, and stays poisoned).
     for (size_t i = 0; i < args_.size(); ++i)
       if (tensorOf_[i] >= 0)
-        for (size_t j = 0; j < refArgs[i].data.size(); ++j)
-          if (!std::isnan(refArgs[i].data[j])) tensor(i)->set(int64_t(j), refArgs[i].data[j]);
+        for (size_t j = 0; j < refArgs[i].data.size(); ++j) {
+          const double was = tensor(i)->get(int64_t(j)), now = refArgs[i].data[j];
+          if (was != now && !(std::isnan(was) && std::isnan(now)))
+            tensor(i)->set(int64_t(j), now);
+        }
   }
   for (size_t i = 0; i < args_.size(); ++i)
     if (tensorOf_[i] >= 0 && std::find(pure.begin(), pure.end(), args_[i].name) == pure.end())
