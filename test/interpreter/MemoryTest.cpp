@@ -3,8 +3,9 @@
 // The memory model the verifier replays counterexamples on: async copies land
 // at the right `wait` (earlier reads see old contents), global loads / copies
 // read padding out of bounds, stores skip it (poisoned outputs stay poisoned
-// where untouched), and buffer layouts / swizzles place elements physically,
-// so an aliasing layout behaves like aliasing memory.
+// where untouched), buffer layouts / swizzles place elements physically,
+// so an aliasing layout behaves like aliasing memory, and a varlen segment
+// is its sequence's rows alone.
 //
 //===----------------------------------------------------------------------===//
 #include "TestUtils.h"
@@ -90,3 +91,58 @@ TEST(InterpreterMemory, BufferLayoutsPlaceElementsPhysically) {
     EXPECT_EQ(y3.data[i], x.data[i / 4 * 4 + 3]) << i;
   }
 }
+
+namespace {
+
+// argus.segment: a varlen sequence's rows as a tensor; masking stops at its
+// end, and its bounds are clamped (to the tensor, to the limit, to nothing
+// for a key with no sequence).
+struct VarlenRun {
+  HostTensor<float> x{{12, 8}}, y{{12, 8}};
+  HostTensor<int32_t> cu{{5}};
+
+  std::string run(int64_t maxRows) {
+    LoadedKernel k = loadInput("segments.mlir");
+    if (!k)
+      return "segments.mlir did not parse";
+    std::mt19937 rng(5);
+    for (auto &v : x.data) v = randomValue(rng);
+    std::fill(y.data.begin(), y.data.end(), nanf32());
+    return errorText(runKernel(k.kernel, {x.arg(), cu.arg(), y.arg(), ScalarArg{0, maxRows}}));
+  }
+  /// Whether row r of Y is X's row plus one (written) or all NaN (untouched).
+  bool written(int64_t r) { return y.at(r, 0) == x.at(r, 0) + 1.0f; }
+  bool untouched(int64_t r) {
+    for (int64_t j = 0; j < 8; ++j)
+      if (!std::isnan(y.at(r, j))) return false;
+    return true;
+  }
+};
+
+TEST(InterpreterSegment, EachSequenceSeesItsRowsAlone) {
+  VarlenRun v;
+  v.cu.data = {0, 3, 3, 10, 12}; // rows 0-2, none, 3-9, 10-11
+  ASSERT_EQ(v.run(7), "");
+  for (int64_t r = 0; r < 12; ++r) {
+    EXPECT_TRUE(v.written(r)) << "row " << r;
+    for (int64_t j = 0; j < 8; ++j) EXPECT_EQ(v.y.at(r, j), v.x.at(r, j) + 1.0f) << r << "," << j;
+  }
+}
+
+TEST(InterpreterSegment, BoundsClampToTheLimitAndTheTensor) {
+  VarlenRun v;
+  v.cu.data = {0, 3, 9, 11, 40}; // rows 0-2, 3-8 (kept: 3-7), 9-10, 11 (40 clamps to the 12 rows)
+  ASSERT_EQ(v.run(5), "");
+  for (int64_t r : {0, 1, 2, 3, 4, 5, 6, 7, 9, 10, 11}) EXPECT_TRUE(v.written(r)) << "row " << r;
+  EXPECT_TRUE(v.untouched(8)) << "row 8 is past the limit of its sequence's 5 rows";
+}
+
+TEST(InterpreterSegment, DecreasingOffsetsGiveEmptySequences) {
+  VarlenRun v;
+  v.cu.data = {-4, 2, 1, 6, 5}; // rows 0-1 (-4 clamps to 0), none (1 < 2), 1-5, none
+  ASSERT_EQ(v.run(12), "");
+  for (int64_t r = 0; r < 6; ++r) EXPECT_TRUE(v.written(r)) << "row " << r;
+  for (int64_t r = 6; r < 12; ++r) EXPECT_TRUE(v.untouched(r)) << "row " << r;
+}
+
+} // namespace

@@ -49,6 +49,8 @@ const ErrorCase kCases[] = {
     {"TensorReadIndexCount", K1 "    t = X[0, 1]\n", 3, 11, "reading one element of X takes 1 index, got 2"},
     {"TileRankMismatch", K1 "    t = load(X.tile((0, 0), (4, 4)))\n", 3, 14, "tensor 'X' has rank 1; tile() needs that many"},
     {"LoadWrongThing", K1 "    t = load(X)\n", 3, 14, "load() reads a tensor tile (A.tile(...)) or a buffer slot"},
+    {"SegmentOffsetsNotATensor", K1 "    x = X.segment(n, 0)\n", 3, 19, "segment() takes the cumulative lengths as a tensor"},
+    {"SegmentOffsetsNotIntegers", K1 "    x = X.segment(X, 0)\n", 3, 19, "segment() needs cumulative lengths of rank 1 and an integer type"},
     {"StoreWrongType", "@kernel(grid=(1,))\ndef k(X: Tensor[N, bf16]):\n    store(X.tile((0,), (4,)), zeros((4,), f32))\n", 3, 5,
      "element type differs from tensor 'X's; use cast(...)"},
     {"StoreWrongShape", K1 "    store(X.tile((0,), (4,)), zeros((8,), f32))\n", 3, 5, "shape differs from the destination tile's"},

@@ -481,6 +481,25 @@ inline void prefetch(const argus_cpu_tensor &t, const int64_t (&off)[RANK], cons
   }
 }
 
+/// Rows [offsets[key], offsets[key + 1]) of `t` (argus.segment: sequence
+/// `key` of a varlen batch), clamped to `t`, at most `limit` of them; no rows
+/// for a key with no segment. Offset: `offsets`' element type.
+template <int ElementBytes, class Offset>
+inline argus_cpu_tensor segment(const argus_cpu_tensor &t, const argus_cpu_tensor &offsets, int64_t key,
+                                int64_t limit = INT64_MAX) {
+  int64_t start = 0, end = 0;
+  if (key >= 0 && key + 1 < offsets.shape[0]) {
+    const Offset *o = static_cast<const Offset *>(offsets.data);
+    start = std::clamp<int64_t>(o[key * offsets.stride[0]], 0, t.shape[0]);
+    end = std::clamp<int64_t>(o[(key + 1) * offsets.stride[0]], start, t.shape[0]);
+    end = std::min(end, start + std::max<int64_t>(limit, 0));
+  }
+  argus_cpu_tensor s = t;
+  s.data = static_cast<char *>(t.data) + start * t.stride[0] * ElementBytes;
+  s.shape[0] = end - start;
+  return s;
+}
+
 /// One element at `idx` as a scalar (argus.read). The verifier proves the
 /// index in bounds; an index that is not (bad caller data) reads 0 here
 /// rather than outside the tensor.

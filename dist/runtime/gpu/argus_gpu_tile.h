@@ -303,6 +303,25 @@ ARGUS_GPU_FN typename DT::compute readGlobal(const Tensor &t, const int64_t (&in
   return DT::load(static_cast<const typename DT::storage *>(t.data)[detail::originOf(t, indices)]);
 }
 
+/// Rows [offsets[key], offsets[key + 1]) of `t` (argus.segment: sequence
+/// `key` of a varlen batch), clamped to `t`, at most `limit` of them; no rows
+/// for a key with no segment. Offset: `offsets`' element type.
+template <int ElementBytes, class Offset>
+ARGUS_GPU_FN Tensor segment(const Tensor &t, const Tensor &offsets, int64_t key, int64_t limit = INT64_MAX) {
+  const auto clamp = [](int64_t v, int64_t lo, int64_t hi) { return v < lo ? lo : v > hi ? hi : v; };
+  int64_t start = 0, end = 0;
+  if (key >= 0 && key + 1 < offsets.shape[0]) {
+    const Offset *o = static_cast<const Offset *>(offsets.data);
+    start = clamp(int64_t(o[key * offsets.stride[0]]), 0, t.shape[0]);
+    end = clamp(int64_t(o[(key + 1) * offsets.stride[0]]), start, t.shape[0]);
+    end = end - start > limit ? start + (limit > 0 ? limit : 0) : end;
+  }
+  Tensor s = t;
+  s.data = static_cast<const char *>(t.data) + start * t.stride[0] * ElementBytes;
+  s.shape[0] = end - start;
+  return s;
+}
+
 template <class L, class DT, int... Dims>
 ARGUS_GPU_FN void storeGlobal(const Tensor &t, const int64_t (&offsets)[sizeof...(Dims)],
                               const typename DT::storage (&src)[L::kPerLane]) {

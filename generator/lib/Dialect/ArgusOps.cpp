@@ -173,6 +173,18 @@ OpFoldResult DimOp::fold(FoldAdaptor) {
   return IntegerAttr::get(IndexType::get(getContext()), d);
 }
 
+LogicalResult SegmentOp::verify() {
+  GlobalTensorType tensor = getTensor().getType(), offsets = getOffsets().getType(), result = getType();
+  if (offsets.getRank() != 1 || !offsets.getElementType().isSignlessInteger())
+    return emitOpError() << "expected offsets of rank 1 and an integer type (cumulative lengths), got " << offsets;
+  if (tensor.getRank() < 1 || result.getRank() != tensor.getRank() ||
+      result.getElementType() != tensor.getElementType() || !result.isDynamicDim(0) ||
+      result.getShape().drop_front() != tensor.getShape().drop_front())
+    return emitOpError() << "expected the result to be " << tensor << " with a dynamic first dimension, got "
+                         << result;
+  return success();
+}
+
 static LogicalResult verifyAxis(Operation *op, int64_t axis) {
   if (axis < 0 || axis > 2)
     return op->emitOpError() << "grid axis must be 0, 1 or 2, got " << axis;

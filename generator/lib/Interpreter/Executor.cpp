@@ -30,6 +30,7 @@ void Executor::resetInstance() {
   env.clear();
   pendingCopies.clear();
   buffers.clear();
+  segments.clear();
 }
 
 //===----------------------------------------------------------------------===//

@@ -121,6 +121,7 @@ public:
   //===--- Memory of the program instance --------------------------------===//
   std::vector<std::unique_ptr<Buffer>> buffers;
   std::deque<PendingCopy> pendingCopies; // oldest first
+  std::deque<TensorArg> segments;        // the views argus.segment made (stable addresses)
 
 private:
   mlir::LogicalResult execute(mlir::Operation *op);

@@ -4,6 +4,9 @@
 //
 //   load / store     masked global access: an element whose coordinate is < 0
 //                    or >= the tensor's dim reads `padding` / is not written.
+//   segment          a view of the rows [offsets[key], offsets[key + 1]) of
+//                    a tensor, clamped to it, at most `limit` of them; an
+//                    absent key: no rows.
 //                    `unmasked` (also on copy): such an element is an error.
 //   alloc            `shared`: one buffer per program instance; `local`: one
 //                    per thread. Fresh buffers hold poison.
@@ -20,6 +23,8 @@
 //
 //===----------------------------------------------------------------------===//
 #include "Executor.h"
+
+#include <algorithm>
 
 #include "argus/Interpreter/Interpreter.h"
 
@@ -226,6 +231,31 @@ LogicalResult evalRead(Executor &ex, ReadOp op) {
   });
 }
 
+LogicalResult evalSegment(Executor &ex, SegmentOp op) {
+  return ex.define(op.getResult(), op->getOperands(), [&](unsigned t) -> FailureOr<Lane> {
+    const TensorArg &tensor = ex.tensor(op.getTensor(), t), &offsets = ex.tensor(op.getOffsets(), t);
+    const int64_t key = ex.scalar(op.getKey(), t).i(), rows = tensor.desc.shape[0];
+    int64_t start = 0, end = 0;
+    if (key >= 0 && key + 1 < offsets.desc.shape[0]) {
+      std::vector<Elem> bounds;
+      const int64_t first[1] = {key}, two[1] = {2};
+      if (failed(readGlobalTile(ex, op, offsets, first, two, elemFromDouble(offsets.elem, 0.0), bounds)))
+        return failure();
+      start = std::clamp<int64_t>(bounds[0].i(), 0, rows);
+      end = std::clamp<int64_t>(bounds[1].i(), start, rows);
+      if (Value limit = op.getLimit())
+        end = std::min(end, start + std::max<int64_t>(ex.scalar(limit, t).i(), 0));
+    }
+    TensorArg &view = ex.segments.emplace_back(tensor);
+    view.type = op.getType();
+    view.desc.data = start == end ? tensor.desc.data : elementAddress(tensor, start * tensor.desc.stride[0]);
+    view.desc.shape[0] = end - start;
+    view.name = "segment " + std::to_string(key) + " (rows " + std::to_string(start) + " to " + std::to_string(end) +
+                ") of " + tensor.name;
+    return Lane(static_cast<const TensorArg *>(&view));
+  });
+}
+
 LogicalResult evalStore(Executor &ex, StoreOp op) {
   ArrayRef<int64_t> shape = op.getValue().getType().getShape();
   return ex.forEachLane(op->getOperands(), [&](unsigned t) -> LogicalResult {
@@ -399,6 +429,7 @@ std::optional<LogicalResult> evalMemoryOp(Executor &ex, Operation *op) {
       .Case([&](LoadOp o) { return evalLoad(ex, o); })
       .Case([&](ReadOp o) { return evalRead(ex, o); })
       .Case([&](StoreOp o) { return evalStore(ex, o); })
+      .Case([&](SegmentOp o) { return evalSegment(ex, o); })
       .Case([&](AllocOp o) { return evalAlloc(ex, o); })
       .Case([&](CopyOp o) { return evalCopy(ex, o); })
       .Case([&](WaitOp o) { return evalWait(ex, o); })

@@ -150,6 +150,7 @@ Sem Lowerer::evalAttribute(const dsl::AttributeExpr &expr) {
   switch (v.kind) {
   case Sem::Tensor: {
     if (a == "tile") return method("tensor.tile");
+    if (a == "segment") return method("tensor.segment");
     auto type = cast<GlobalTensorType>(v.value.getType());
     if (a == "dtype") { Sem d; d.kind = Sem::Dtype; d.dtype = type.getElementType(); return d; }
     if (a == "shape") {
@@ -390,6 +391,28 @@ Sem Lowerer::callBuiltin(const std::string &name, CallArgs &args) {
     t.shape = shape;
     for (size_t i = 0; i < coords.size(); ++i) // element offset = tile coordinate * tile size
       t.indices.push_back(arith::MulIOp::create(builder, at, coords[i], indexConst(shape[i], args.loc)));
+    return t;
+  }
+  if (name == "tensor.segment") {
+    r.expectCount(3, 4);
+    r.allowKeywords({});
+    Sem tensor = args.positional[0], offsets = args.positional[1];
+    if (offsets.kind != Sem::Tensor)
+      fail(args.positionalLocs[1], "segment() takes the cumulative lengths as a tensor argument (cu_seqlens), got " +
+                                       describe(offsets));
+    auto type = cast<GlobalTensorType>(tensor.value.getType());
+    auto offsetsType = cast<GlobalTensorType>(offsets.value.getType());
+    if (offsetsType.getRank() != 1 || !offsetsType.getElementType().isSignlessInteger())
+      fail(args.positionalLocs[1], "segment() needs cumulative lengths of rank 1 and an integer type; '" + offsets.s +
+                                       "' is not");
+    SmallVector<int64_t> shape(type.getShape());
+    shape[0] = ShapedType::kDynamic;
+    Value key = toIndex(args.positional[2], args.positionalLocs[2]);
+    Value limit = args.positional.size() > 3 ? toIndex(args.positional[3], args.positionalLocs[3]) : Value();
+    Sem t = Sem::ofValue(Sem::Tensor, SegmentOp::create(builder, at, GlobalTensorType::get(&ctx, shape,
+                                                                                            type.getElementType()),
+                                                        tensor.value, offsets.value, key, limit));
+    t.s = tensor.s + ".segment";
     return t;
   }
   if (name == "load") {

@@ -139,7 +139,7 @@ void Checker::checkOutputsStored() {
   for (const std::string &out : ref->pureOutputs(args)) {
     bool stored = false;
     for (const GlobalAccessEvent &g : ex.exec.globalAccesses)
-      stored = stored || (g.write && ex.exec.tensors[g.tensor].name == out);
+      stored = stored || (g.write && ex.exec.tensors[g.tensor].name == out); // a segment has its base's name
     if (stored)
       continue;
     // Any launch shows it: take small sizes, element 0.

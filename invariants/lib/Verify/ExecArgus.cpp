@@ -53,20 +53,77 @@ std::optional<PhysicalMap> viewOf(Executor &ex, Operation *op) {
 TileTag globalTile(Executor &ex, int tensor, const std::vector<z3::expr> &offsets,
                    const std::vector<int64_t> &shape) {
   std::vector<z3::expr> coords = ex.freshCoords(shape.size());
-  const std::optional<unsigned> origin = ex.exec.tensors[tensor].tag;
+  const std::optional<SegmentInfo> &segment = ex.exec.tensors[tensor].segment;
+  // A segment's elements carry its base tensor's tags, at base rows.
+  const std::optional<unsigned> origin = ex.exec.tensors[segment ? segment->base : tensor].tag;
   if (!origin)
     return TileTag{coords, ex.ctx.untagged()};
   const TagFunction *fn = &ex.exec.tagFunctions[*origin];
   z3::expr_vector from(ex.ctx.z3), to(ex.ctx.z3);
   for (size_t d = 0; d < fn->params.size() && d < coords.size(); ++d) {
     from.push_back(fn->params[d]);
-    to.push_back(offsets[d] + coords[d]);
+    to.push_back(d == 0 && segment ? segment->start + offsets[d] + coords[d] : offsets[d] + coords[d]);
   }
   TagExpr body{ex.ctx.state(TagState::Tagged), ex.ctx.bv(*origin, 16), {}};
   for (unsigned f = 0; f < ex.ctx.numFields; ++f)
     body.fields.push_back(f < fn->fields.size() ? z3::expr(fn->fields[f]).substitute(from, to)
                                                 : ex.ctx.index(0));
   return TileTag{coords, body};
+}
+
+/// A global access as the checks see it: through a segment, the segment's
+/// key leads the offsets (a 1-wide coordinate).
+GlobalAccessEvent globalAccess(Executor &ex, Operation *op, int tensor, bool write, bool unmasked,
+                               std::vector<z3::expr> offsets, std::vector<int64_t> shape) {
+  if (const std::optional<SegmentInfo> &segment = ex.exec.tensors[tensor].segment) {
+    offsets.insert(offsets.begin(), segment->key);
+    shape.insert(shape.begin(), 1);
+  }
+  return {ex.here(op), tensor, write, unmasked, std::move(offsets), std::move(shape)};
+}
+
+/// The tensor argus.segment `s` makes, one per op: its key must be the same
+/// in every thread and step of the instance (the program ids' alone).
+int segmentTensor(Executor &ex, SegmentOp s) {
+  SymContext &ctx = ex.ctx;
+  const int base = ex.get(s.getTensor()).ref, offsets = ex.get(s.getOffsets()).ref;
+  z3::expr key = signExtendTo(ex.intOf(s.getKey()), kIndexBits);
+  bool varies = ex.exec.thread && mentions(key, *ex.exec.thread);
+  for (const LoopFrame &l : ex.loops)
+    varies = varies || mentions(key, l.iv);
+  if (varies)
+    ex.problem(s, "a segment's key must be the same in every thread and loop step of the instance");
+  auto known = ex.tensorOfSegment.find(s);
+  if (known != ex.tensorOfSegment.end()) {
+    if (!z3::eq(ex.exec.tensors[known->second].segment->key, key))
+      ex.problem(s, "a segment's key must be the same at every execution of the op");
+    return known->second;
+  }
+  const TensorInfo &of = ex.exec.tensors[base];
+  std::optional<z3::expr> limit;
+  if (Value l = s.getLimit()) {
+    limit = signExtendTo(ex.intOf(l), kIndexBits);
+    bool uniform = !(ex.exec.thread && mentions(*limit, *ex.exec.thread));
+    for (const z3::expr &pid : ex.exec.programIds)
+      uniform = uniform && !mentions(*limit, pid);
+    if (!uniform)
+      ex.problem(s, "a segment's limit must be the same in every program instance");
+  }
+  const std::string lengthKey = key.to_string() + (limit ? " limit " + limit->to_string() : "");
+  auto [length, fresh] = ex.segmentLengths.try_emplace({offsets, lengthKey}, ctx.index(0));
+  if (fresh) {
+    length->second = ctx.fresh(ex.exec.tensors[offsets].name + ".segment_rows", kIndexBits, VarRole::Size, false);
+    ex.exec.launchConstraints.push_back(length->second >= ctx.index(0) && length->second <= of.dims[0]);
+    if (limit)
+      ex.exec.launchConstraints.push_back(length->second <= z3::ite(*limit < ctx.index(0), ctx.index(0), *limit));
+  }
+  TensorInfo info{of.name, {ex.exec.tensors[offsets].dims[0] - ctx.index(1), length->second}, std::nullopt,
+                  SegmentInfo{base, key, ctx.choice("segment start", kIndexBits, {key})}};
+  info.dims.insert(info.dims.end(), of.dims.begin() + 1, of.dims.end());
+  const int id = static_cast<int>(ex.exec.tensors.size());
+  ex.tensorOfSegment[s] = id;
+  ex.exec.tensors.push_back(std::move(info));
+  return id;
 }
 
 /// The tile tag of an operand (scalars are untagged everywhere).
@@ -185,9 +242,14 @@ bool execArgus(Executor &ex, Operation *op) {
       .Case<DimOp>([&](DimOp d) {
         const SymValue &t = ex.get(d.getTensor());
         int64_t dim = static_cast<int64_t>(d.getDim());
-        if (t.kind == SymValue::Kind::Tensor)
-          ex.set(d.getResult(), SymValue{SymValue::Kind::Int, exec.tensors[t.ref].dims[dim],
+        if (t.kind == SymValue::Kind::Tensor) {
+          const TensorInfo &info = exec.tensors[t.ref];
+          ex.set(d.getResult(), SymValue{SymValue::Kind::Int, info.dims[dim + (info.segment ? 1 : 0)],
                                          std::nullopt, {}, -1});
+        }
+      })
+      .Case<SegmentOp>([&](SegmentOp s) {
+        ex.set(s.getResult(), SymValue{SymValue::Kind::Tensor, std::nullopt, std::nullopt, {}, segmentTensor(ex, s)});
       })
       .Case<ProgramIdOp>([&](ProgramIdOp p) {
         ex.set(p.getResult(), SymValue{SymValue::Kind::Int,
@@ -212,8 +274,7 @@ bool execArgus(Executor &ex, Operation *op) {
         std::vector<z3::expr> offsets = ints(ex, l.getOffsets());
         ex.set(l.getResult(), tileValue(shape, globalTile(ex, tensor, offsets, shape)));
         if (real)
-          exec.globalAccesses.push_back(
-              {ex.here(op), tensor, false, op->hasAttr("unmasked"), offsets, shape});
+          exec.globalAccesses.push_back(globalAccess(ex, op, tensor, false, op->hasAttr("unmasked"), offsets, shape));
       })
       .Case<PrefetchOp>([&](PrefetchOp) {}) // a hint: no effect on values or tags
       .Case<PriorityOp, ScheduleGroupOp>([&](Operation *) {}) // scheduling hints: likewise
@@ -230,14 +291,13 @@ bool execArgus(Executor &ex, Operation *op) {
           ex.set(r.getResult(), SymValue{});
         }
         if (real)
-          exec.globalAccesses.push_back({ex.here(op), ex.get(r.getTensor()).ref, false, /*unmasked=*/true, indices,
-                                         std::vector<int64_t>(indices.size(), 1)});
+          exec.globalAccesses.push_back(globalAccess(ex, op, ex.get(r.getTensor()).ref, false, /*unmasked=*/true,
+                                                     indices, std::vector<int64_t>(indices.size(), 1)));
       })
       .Case<StoreOp>([&](StoreOp s) {
         if (real)
-          exec.globalAccesses.push_back({ex.here(op), ex.get(s.getTensor()).ref, true,
-                                         op->hasAttr("unmasked"), ints(ex, s.getOffsets()),
-                                         shapeOf(s.getValue().getType())});
+          exec.globalAccesses.push_back(globalAccess(ex, op, ex.get(s.getTensor()).ref, true, op->hasAttr("unmasked"),
+                                                     ints(ex, s.getOffsets()), shapeOf(s.getValue().getType())));
       })
       .Case<AllocOp>([&](AllocOp a) {
         auto it = ex.bufferOfAlloc.find(op);
@@ -281,8 +341,7 @@ bool execArgus(Executor &ex, Operation *op) {
         if (w.async)
           w.seq = c.issued;
         if (real) {
-          exec.globalAccesses.push_back(
-              {ex.here(op), tensor, false, op->hasAttr("unmasked"), offsets, shape});
+          exec.globalAccesses.push_back(globalAccess(ex, op, tensor, false, op->hasAttr("unmasked"), offsets, shape));
           exec.bufferAccesses.push_back(
               {ex.here(op), buffer, true, w.async, slot, shape, std::nullopt, w.seq});
         }

@@ -86,10 +86,20 @@ struct WidthEvent {
   z3::expr fits;
 };
 
+/// A segment of a packed varlen tensor (argus.segment): its rows start at
+/// an unknown row of the base tensor; its key is a leading coordinate of
+/// every access through it, so elements of distinct segments are distinct.
+struct SegmentInfo {
+  int base;         // the tensor it is a segment of
+  z3::expr key;     // the segment's key, a function of the program ids
+  z3::expr start;   // the base row of its row 0 (caller data)
+};
+
 struct TensorInfo {
   std::string name;
-  std::vector<z3::expr> dims;
+  std::vector<z3::expr> dims;  // a segment's: the number of keys, then its own
   std::optional<unsigned> tag; // index into Execution::tagFunctions
+  std::optional<SegmentInfo> segment;
 };
 
 /// The result of executing one kernel.
@@ -134,6 +144,10 @@ public:
   std::unique_ptr<MemoryModel> memoryModel;
   std::vector<z3::expr> gridSizes;
   llvm::DenseMap<mlir::Operation *, int> bufferOfAlloc;
+  llvm::DenseMap<mlir::Operation *, int> tensorOfSegment;
+  /// One length per (offsets tensor, key, limit): segments that share them
+  /// (Q's and O's rows of one sequence) have one length.
+  std::map<std::pair<int, std::string>, z3::expr> segmentLengths;
 
   const SymValue &get(mlir::Value v);
   void set(mlir::Value v, SymValue s) { values[v] = std::move(s); }

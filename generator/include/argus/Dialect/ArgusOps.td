@@ -41,6 +41,36 @@ def Argus_DimOp : Argus_Op<"dim", [Pure]> {
   let hasFolder = 1;
 }
 
+def Argus_SegmentOp : Argus_Op<"segment", [Pure]> {
+  let summary = "the rows of one segment of a packed varlen tensor, as a tensor";
+  let description = [{
+    Rows [offsets[key], offsets[key + 1]) of `tensor` along its first
+    dimension: sequence `key` of a varlen batch packed as [tokens, ...] with
+    cumulative lengths `offsets` (cu_seqlens). The result is a tensor whose
+    first dimension is the segment's length; loads, stores and `dim` on it
+    see that segment alone, so masking stops at the segment's end.
+
+    Total: a key with no segment (key < 0 or key + 1 >= dim(offsets)) gives
+    an empty segment, and the bounds clamp to the tensor (start in [0, dim],
+    end in [start, dim]). With `limit`, a segment keeps at most its first
+    `limit` rows: a grid sized by the longest sequence (max_seqlen) then
+    covers every row it keeps. That segments of distinct keys do not overlap
+    (offsets nondecreasing) is the caller's contract: the verifier takes
+    elements of distinct segments as distinct.
+    Example:
+    ```mlir
+    %q = argus.segment %Q, %cu[%b] limit %max : !argus.tensor<?x32x128xbf16>, !argus.tensor<?xi32>
+      -> !argus.tensor<?x32x128xbf16>
+    ```
+  }];
+  let arguments = (ins Argus_TensorType:$tensor, Argus_TensorType:$offsets, Index:$key, Optional<Index>:$limit);
+  let results = (outs Argus_TensorType:$result);
+  let assemblyFormat = [{
+    $tensor `,` $offsets `[` $key `]` (`limit` $limit^)? attr-dict `:` type($tensor) `,` type($offsets) `->` type($result)
+  }];
+  let hasVerifier = 1;
+}
+
 def Argus_ProgramIdOp : Argus_Op<"program_id", [Pure]> {
   let summary = "index of this program instance along a grid axis";
   let description = [{

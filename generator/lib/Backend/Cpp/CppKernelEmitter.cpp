@@ -48,6 +48,21 @@ std::string CppKernelEmitter::nameFor(Value v, StringRef fallback) {
   return names.unique(hint.empty() ? fallback : StringRef(hint));
 }
 
+LogicalResult CppKernelEmitter::emitSegment(SegmentOp op, StringRef tensorType) {
+  Type element = op.getTensor().getType().getElementType();
+  std::optional<std::string> offset = scalarCType(op.getOffsets().getType().getElementType());
+  if (!offset)
+    return fail(op, llvm::Twine(backend) + " reads cumulative lengths of i32 or i64 only");
+  std::string name = nameFor(op.getResult(), "segment");
+  line("const " + tensorType.str() + " " + name + " = ak::segment<" +
+           std::to_string((element.getIntOrFloatBitWidth() + 7) / 8) + ", " + *offset + ">(" +
+           scalar(op.getTensor()) + ", " + scalar(op.getOffsets()) + ", " + scalar(op.getKey()) +
+           (op.getLimit() ? ", " + scalar(op.getLimit()) : std::string()) + ");",
+       op);
+  scalars[op.getResult()] = name;
+  return success();
+}
+
 LogicalResult CppKernelEmitter::defineScalar(Value v, const Twine &expr, Operation *op, StringRef hint) {
   std::optional<std::string> ctype = scalarCType(v.getType());
   if (!ctype) {

@@ -13,6 +13,8 @@
 
 #include "CppSyntax.h"
 
+#include "argus/Dialect/Argus.h"
+
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/Operation.h"
@@ -58,6 +60,9 @@ public:
   /// A fresh identifier for value `v` (its DSL name when the location has one).
   std::string nameFor(mlir::Value v, llvm::StringRef fallback = "");
   /// Declares `const T name = expr;` for scalar result `v`.
+  /// argus.segment: `const <tensorType> name = ak::segment<...>(...)`, the
+  /// runtime's view of a varlen sequence's rows (a CPU or a GPU tensor).
+  mlir::LogicalResult emitSegment(SegmentOp op, llvm::StringRef tensorType);
   mlir::LogicalResult defineScalar(mlir::Value v, const llvm::Twine &expr, mlir::Operation *op,
                                    llvm::StringRef hint = "");
 

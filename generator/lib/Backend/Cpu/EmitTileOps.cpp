@@ -365,6 +365,7 @@ LogicalResult CpuEmitter::emitArgusOp(Operation *op) {
                  offsets + "}, {" + shape + "});",
              op);
       })
+      .Case([&](SegmentOp sg) { ok = emitSegment(sg, "argus_cpu_tensor"); })
       .Case([&](ReadOp r) {
         std::string indices;
         for (Value i : r.getIndices())

@@ -106,6 +106,7 @@ LogicalResult LaneEmitter::emitArgusOp(Operation *op) {
                                 scalar(o.getTensor()) + ", " + indexListOf(o.getIndices()) + ")",
                             op);
       })
+      .Case([&](SegmentOp o) { return emitSegment(o, "ak::Tensor"); })
       .Case([&](LoadOp o) {
         auto t = cast<TileType>(o.getResult().getType());
         std::string r = declareTile(o.getResult(), op);

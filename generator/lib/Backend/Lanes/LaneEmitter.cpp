@@ -317,6 +317,9 @@ LogicalResult LaneEmitter::emitTileSpanChecks(func::FuncOp kernel, ArrayRef<std:
     } else {
       return;
     }
+    // A segment's tiles span no more of it than of the tensor it is cut from.
+    while (auto segment = tensor.getDefiningOp<SegmentOp>())
+      tensor = segment.getTensor();
     auto arg = dyn_cast<BlockArgument>(tensor);
     if (!arg || arg.getOwner()->getParentOp() != kernel.getOperation()) {
       ok = fail(op, target.backend + " loads tiles of the kernel's tensor arguments only");
