@@ -85,16 +85,77 @@ AttentionShape prefillShape(std::vector<RefArg> &args) {
   return shape;
 }
 
-void attentionPrefill(std::vector<RefArg> &args) {
-  attentionPrefillF64(prefillShape(args), argNamed(args, "Q").data.data(), argNamed(args, "K").data.data(),
-                      argNamed(args, "V").data.data(), argNamed(args, "O").data.data());
+bool hasArg(const std::vector<RefArg> &args, const std::string &name) {
+  return std::any_of(args.begin(), args.end(), [&](const RefArg &a) { return a.name == name; });
 }
+
+/// Calls fn(shape, first query row, first key row) for each sequence: those
+/// cu_seqlens_q / cu_seqlens_kv cut from a varlen batch, or the whole tensors.
+void forEachSequence(std::vector<RefArg> &args,
+                     const std::function<void(const AttentionShape &, int64_t, int64_t)> &fn) {
+  AttentionShape shape = prefillShape(args);
+  if (!hasArg(args, "cu_seqlens_q"))
+    return fn(shape, 0, 0);
+  const std::vector<double> &q = argNamed(args, "cu_seqlens_q").data, &kv = argNamed(args, "cu_seqlens_kv").data;
+  for (size_t b = 0; b + 1 < q.size(); ++b) {
+    shape.seqQ = int64_t(q[b + 1] - q[b]);
+    shape.seqKv = int64_t(kv[b + 1] - kv[b]);
+    fn(shape, int64_t(q[b]), int64_t(kv[b]));
+  }
+}
+
+/// Each sequence's attention into O (and `magnitude`, when given); rows of no
+/// sequence are left as they are.
+void prefillSequences(std::vector<RefArg> &args, std::vector<double> &o, std::vector<double> *magnitude) {
+  const double *q = argNamed(args, "Q").data.data(), *k = argNamed(args, "K").data.data(),
+               *v = argNamed(args, "V").data.data();
+  forEachSequence(args, [&](const AttentionShape &s, int64_t q0, int64_t kv0) {
+    const int64_t qRow = s.numHeads * s.headDim, kRow = s.numKvHeads * s.headDim, vRow = s.numKvHeads * s.valueDim(),
+                  oRow = s.numHeads * s.valueDim();
+    attentionPrefillF64(s, q + q0 * qRow, k + kv0 * kRow, v + kv0 * vRow, o.data() + q0 * oRow,
+                        magnitude ? magnitude->data() + q0 * oRow : nullptr);
+  });
+}
+
+void attentionPrefill(std::vector<RefArg> &args) { prefillSequences(args, argNamed(args, "O").data, nullptr); }
 
 std::map<std::string, std::vector<double>> attentionPrefillMagnitudes(std::vector<RefArg> &args) {
   std::vector<double> out(argNamed(args, "O").data.size()), magnitude(out.size());
-  attentionPrefillF64(prefillShape(args), argNamed(args, "Q").data.data(), argNamed(args, "K").data.data(),
-                      argNamed(args, "V").data.data(), out.data(), magnitude.data());
+  prefillSequences(args, out, &magnitude);
   return {{"O", std::move(magnitude)}};
+}
+
+/// attention_prefill's tensors, then cu_seqlens_q and cu_seqlens_kv: a
+/// sequence per pair of neighbouring entries.
+std::string validateAttentionPrefillVarlen(const std::vector<RefArg> &args) {
+  if (std::string e = validateAttentionPrefill(args); !e.empty())
+    return e;
+  const std::vector<int64_t> &cq = args[4].shape, &ckv = args[5].shape;
+  if (cq.size() != 1 || cq != ckv || cq[0] < 2)
+    return "attention_prefill_varlen expects cu_seqlens_q and cu_seqlens_kv of one length, batch + 1 >= 2";
+  return "";
+}
+
+/// Cuts `total` rows into the sequences of `cu` (cumulative, from 0), none
+/// longer than `most`; sequence 1 is empty when there are three or more, the
+/// last takes what is left up to `most`. Rows past the last sequence belong to none.
+void cutSequences(RefArg &cu, int64_t total, int64_t most, std::mt19937_64 &rng) {
+  const size_t batch = cu.data.size() - 1;
+  int64_t at = 0;
+  cu.data[0] = 0;
+  for (size_t b = 0; b < batch; ++b) {
+    const int64_t room = std::min(most, total - at);
+    std::uniform_int_distribution<int64_t> length(0, std::max<int64_t>(room, 0));
+    at += b == 1 && batch >= 3 ? 0 : b + 1 == batch ? room : length(rng);
+    cu.data[b + 1] = double(at);
+  }
+}
+
+/// Valid cumulative lengths: queries kept to max_seqlen_q, keys any length.
+void arrangeVarlenPrefillInputs(std::vector<RefArg> &args, std::mt19937_64 &rng) {
+  const int64_t maxQ = int64_t(argNamed(args, "max_seqlen_q").scalar);
+  cutSequences(argNamed(args, "cu_seqlens_q"), argNamed(args, "Q").shape[0], std::max<int64_t>(maxQ, 0), rng);
+  cutSequences(argNamed(args, "cu_seqlens_kv"), argNamed(args, "K").shape[0], argNamed(args, "K").shape[0], rng);
 }
 
 /// Q: B x H x D; O: B x H x DV; Kc: P x PAGE x KVH x D; Vc: P x PAGE x KVH x
@@ -249,6 +310,15 @@ const std::map<std::string, Reference> &registry() {
         [](const std::vector<RefArg> &args) { return args[1].shape[0] + args[0].shape[2]; },
         [](const std::vector<RefArg> &) { return std::vector<std::string>{"O"}; }, /*roundings=*/2,
         /*arrangeInputs=*/nullptr, /*toleranceOf=*/"", attentionPrefillMagnitudes}},
+      {"attention_prefill_varlen",
+       {"attention_prefill_varlen",
+        "attention_prefill over a varlen batch: sequence b is rows [cu_seqlens[b], cu_seqlens[b + 1]) of the "
+        "packed tensors",
+        {"Q", "K", "V", "O", "cu_seqlens_q", "cu_seqlens_kv", "max_seqlen_q", "scale", "causal"},
+        validateAttentionPrefillVarlen, attentionPrefill,
+        [](const std::vector<RefArg> &args) { return args[1].shape[0] + args[0].shape[2]; },
+        [](const std::vector<RefArg> &) { return std::vector<std::string>{"O"}; }, /*roundings=*/2,
+        arrangeVarlenPrefillInputs, /*toleranceOf=*/"", attentionPrefillMagnitudes}},
       {"attention_decode",
        {"attention_decode", "one query token per sequence against a paged KV cache (block table, seqlens)",
         {"Q", "Kc", "Vc", "block_table", "seqlens", "O", "scale"}, validateAttentionDecode, attentionDecode,

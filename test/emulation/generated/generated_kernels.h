@@ -60,11 +60,11 @@ struct GeneratedGateUp {
 };
 
 /// One kernel generated from a prefill attention template (attention_prefill_cdna.argus)
-/// for a GQA group and head dims; it serves one sequence per launch.
+/// for a GQA group and head dims; one launch serves a varlen batch.
 struct GeneratedPrefill {
   std::string symbol;
   int group, headDim, valueDim;
-  /// Runs the kernel on the emulator over every sequence of `data` (O written).
+  /// Runs the kernel on the emulator over the batch of `data` (O written).
   std::function<void(const PrefillProblem &, PrefillData &)> run;
 };
 
