@@ -3,7 +3,6 @@
 
 #include "argus_hip_emulator.h"
 #include "argus_hip_moe_kernel.h"
-#include "argus_hip_prefill_kernel.h"
 
 #include <cstring>
 #include <functional>
@@ -26,10 +25,6 @@ const Params &first(void **arguments) {
 }
 
 const OtherKernel kOthers[] = {
-    {"argus_hip_prefill", kPrefillWaves * kWaveSize,
-     [](void **a) { prefillAttention<Element::Bf16>(first<PrefillParams>(a)); }},
-    {"argus_hip_prefill_f16", kPrefillWaves * kWaveSize,
-     [](void **a) { prefillAttention<Element::F16>(first<PrefillParams>(a)); }},
     {"argus_hip_moe_route", kWaveSize, [](void **a) { moeRoute(first<MoeParams>(a)); }},
     {"argus_hip_moe_align", kMoeAlignThreads, [](void **a) { moeAlign(first<MoeParams>(a)); }},
     {"argus_hip_moe_gate_up", kMoeThreads, [](void **a) { moeGateUp(first<MoeParams>(a)); }},

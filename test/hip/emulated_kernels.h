@@ -1,8 +1,8 @@
 //===- emulated_kernels.h - the code object's kernels, on the emulator ----===//
 //
 // What a hip library's code object exports, by symbol, as host functions run
-// by the wave emulator: the hand-written prefill and MoE kernels
-// (argus_hip_kernels.hip), and the generated GEMM and decode kernels, which
+// by the wave emulator: the hand-written MoE kernels (argus_hip_kernels.hip),
+// and the generated GEMM, prefill and decode kernels, which
 // register themselves (generated_kernel_entry.cpp.in, one per unit test/hip
 // emits with the library's symbols). The fake HIP runtime launches them by the name a
 // library asks hipModuleGetFunction for.
@@ -10,8 +10,6 @@
 //===----------------------------------------------------------------------===//
 #ifndef ARGUS_TEST_HIP_EMULATED_KERNELS_H
 #define ARGUS_TEST_HIP_EMULATED_KERNELS_H
-
-#include "argus_hip_attention_params.h"
 
 namespace argus::hip::test {
 

@@ -19,7 +19,7 @@ namespace argus_rt {
 /// The parameters of a generated decode kernel (struct Params) for the
 /// validated call `a`, softmax scale `scale`.
 template <class Params>
-Params generatedDecodeParams(const argus_attention_decode_args &a, float scale) {
+Params generatedAttentionParams(const argus_attention_decode_args &a, float scale) {
   const int64_t batch = a.batch, heads = a.num_heads, kvHeads = a.num_kv_heads, d = a.head_dim, dv = a.v_head_dim;
   const int64_t page = a.page_size, maxPages = a.max_pages_per_seq;
   // The caches' page count is not in the ABI: block_table's entries are int32

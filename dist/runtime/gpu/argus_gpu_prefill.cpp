@@ -12,7 +12,7 @@
 namespace argus_rt {
 namespace {
 
-bool aligned16(const void *p) { return reinterpret_cast<uintptr_t>(p) % 16 == 0; }
+bool aligned(const void *p, int bytes) { return reinterpret_cast<uintptr_t>(p) % uintptr_t(bytes) == 0; }
 
 argus_status unsupportedShape(const argus_attention_prefill_args &a, const GpuPrefillLimits &limits) {
   const char *function = "argus_attention_prefill";
@@ -28,10 +28,13 @@ argus_status unsupportedShape(const argus_attention_prefill_args &a, const GpuPr
                 function, static_cast<long long>(a.head_dim), static_cast<long long>(a.v_head_dim), limits.kernel,
                 limits.headDimMultiple, limits.maxHeadDim, limits.valueDimMultiple, limits.maxValueDim,
                 limits.compiledFor ? ", in the pairs it is compiled for" : "");
-  if (!aligned16(a.q) || !aligned16(a.k) || !aligned16(a.v))
-    return fail(ARGUS_ERROR_UNSUPPORTED, "%s: q, k and v must be 16-byte aligned (16-byte row loads)", function);
-  if (reinterpret_cast<uintptr_t>(a.o) % 4 != 0)
-    return fail(ARGUS_ERROR_UNSUPPORTED, "%s: o must be 4-byte aligned (bf16 pairs are stored together)", function);
+  const int in = limits.inputAlignment, out = limits.outputAlignment;
+  if (!aligned(a.q, in) || !aligned(a.k, in) || !aligned(a.v, in))
+    return fail(ARGUS_ERROR_UNSUPPORTED, "%s: q, k and v must be %d-byte aligned (%s)", function, in,
+                in == 16 ? "16-byte row loads" : "whole elements");
+  if (!aligned(a.o, out))
+    return fail(ARGUS_ERROR_UNSUPPORTED, "%s: o must be %d-byte aligned (%s)", function, out,
+                out == 4 ? "bf16 pairs are stored together" : "whole elements");
   if (a.num_heads > 65535 || a.batch > 65535 || a.max_seqlen_q > INT_MAX - limits.rowsPerBlock ||
       a.max_seqlen_kv > INT_MAX)
     return fail(ARGUS_ERROR_UNSUPPORTED, "%s: num_heads and batch must be at most 65535, the lengths below 2^31",
@@ -40,6 +43,10 @@ argus_status unsupportedShape(const argus_attention_prefill_args &a, const GpuPr
 }
 
 } // namespace
+
+float prefillScale(const argus_attention_prefill_args &a) {
+  return a.scale != 0.0f ? a.scale : 1.0f / std::sqrt(float(a.head_dim));
+}
 
 argus_status prepareGpuPrefill(const argus_attention_prefill_args *args, const GpuPrefillLimits &limits,
                                argus_attention_prefill_args &a, GpuPrefillStep *step,
@@ -51,19 +58,20 @@ argus_status prepareGpuPrefill(const argus_attention_prefill_args *args, const G
     return ARGUS_OK;
   if (argus_status s = unsupportedShape(a, limits))
     return s;
-  const float scale = a.scale != 0.0f ? a.scale : 1.0f / std::sqrt(float(a.head_dim));
-  *params = {static_cast<const uint16_t *>(a.q),
-             static_cast<const uint16_t *>(a.k),
-             static_cast<const uint16_t *>(a.v),
-             static_cast<uint16_t *>(a.o),
-             a.cu_seqlens_q,
-             a.cu_seqlens_kv,
-             int32_t(a.num_heads),
-             int32_t(a.num_kv_heads),
-             int32_t(a.head_dim),
-             int32_t(a.v_head_dim),
-             a.causal != 0 ? 1 : 0,
-             scale * 1.4426950408889634f};
+  const float scale = prefillScale(a);
+  if (params)
+    *params = {static_cast<const uint16_t *>(a.q),
+               static_cast<const uint16_t *>(a.k),
+               static_cast<const uint16_t *>(a.v),
+               static_cast<uint16_t *>(a.o),
+               a.cu_seqlens_q,
+               a.cu_seqlens_kv,
+               int32_t(a.num_heads),
+               int32_t(a.num_kv_heads),
+               int32_t(a.head_dim),
+               int32_t(a.v_head_dim),
+               a.causal != 0 ? 1 : 0,
+               scale * 1.4426950408889634f};
   *step = GpuPrefillStep::Kernel;
   return ARGUS_OK;
 }

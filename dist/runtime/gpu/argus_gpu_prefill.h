@@ -23,12 +23,17 @@ struct GpuPrefillLimits {
   int rowsPerBlock;    // query rows per CTA / workgroup: max_seqlen_q + rows must fit 32 bits
   bool (*compiledFor)(int headDim, int valueDim);  // null: every pair within the limits
   bool takesF16;       // f16 as well as bf16
+  int inputAlignment = 16;  // bytes q, k and v start on (16: 16-byte row loads)
+  int outputAlignment = 4;  // bytes o starts on (4: bf16 pairs stored together)
 };
+
+/// The call's softmax scale: its own, or 1/sqrt(head_dim) for 0.
+float prefillScale(const argus_attention_prefill_args &a);
 
 enum class GpuPrefillStep { Noop, Kernel };
 
 /// The steps above. On ARGUS_OK with *step == Kernel, `a` holds the validated
-/// arguments and `params` the kernel's argument (the scale resolved).
+/// arguments and `params` (unless null) the kernel's argument (the scale resolved).
 argus_status prepareGpuPrefill(const argus_attention_prefill_args *args, const GpuPrefillLimits &limits,
                                argus_attention_prefill_args &a, GpuPrefillStep *step, argus::gpu::PrefillParams *params);
 

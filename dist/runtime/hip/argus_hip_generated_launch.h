@@ -2,7 +2,7 @@
 //
 // What every launcher of a generated kernel does once it has filled the
 // kernel unit's own parameter struct (argus_hip_gemm_launch.h,
-// argus_hip_decode_launch.h): ask the unit's launch function for the grid,
+// argus_hip_attention_launch.h): ask the unit's launch function for the grid,
 // or its refusal, and enqueue the kernel on the caller's stream.
 //
 //===----------------------------------------------------------------------===//

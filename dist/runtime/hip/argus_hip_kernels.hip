@@ -1,9 +1,9 @@
 //===- argus_hip_kernels.hip - the hand-written kernels of a hip library ----===//
 //
-// The prefill attention and MoE kernels a hip-gfx942 / hip-gfx90a library
-// launches, one extern "C" symbol each. argus-gen compiles them device-only by
-// clang-22 (no ROCm install) in one code object with the GEMM and paged decode
-// kernels it generates from templates (HipLibraryBuilder.cpp):
+// The MoE kernels a hip-gfx942 / hip-gfx90a library launches, one extern "C"
+// symbol each. argus-gen compiles them device-only by clang-22 (no ROCm
+// install) in one code object with the GEMM, prefill and paged decode kernels
+// it generates from templates (HipLibraryBuilder.cpp):
 //
 //   clang++-22 -x hip --offload-arch=gfx942 -nogpulib -nogpuinc -O3 -std=c++17
 //       --offload-device-only --no-gpu-bundle-output -I dist/runtime/hip
@@ -20,12 +20,3 @@ ARGUS_HIP_KERNEL(argus::hip::kMoeThreads) void argus_hip_moe_gate_up(MoeParams p
 ARGUS_HIP_KERNEL(argus::hip::kMoeThreads) void argus_hip_moe_down(MoeParams p) { argus::hip::moeDown(p); }
 ARGUS_HIP_KERNEL(argus::hip::kMoeCombineThreads) void argus_hip_moe_combine(MoeParams p) { argus::hip::moeCombine(p); }
 
-#include "argus_hip_prefill_kernel.h"
-
-ARGUS_HIP_KERNEL(argus::hip::kPrefillWaves * 64) void argus_hip_prefill(argus::hip::PrefillParams p) {
-  argus::hip::prefillAttention<argus::hip::Element::Bf16>(p);
-}
-
-ARGUS_HIP_KERNEL(argus::hip::kPrefillWaves * 64) void argus_hip_prefill_f16(argus::hip::PrefillParams p) {
-  argus::hip::prefillAttention<argus::hip::Element::F16>(p);
-}

@@ -14,8 +14,10 @@
  * The shape's kernel is the argus_hip_gemm_kernels entry of that shape and
  * element type: a gemm_tn_cdna.argus instance that argus-gen emitted.
  *
- * Decode dispatch (argus_hip_decode.cpp): the argus_hip_decode_kernels entry
- * of the call's element type, GQA group, head dims and page size, else
+ * Prefill dispatch (argus_hip_prefill.cpp): the argus_hip_prefill_kernels
+ * entry of the call's element type, GQA group and head dims; decode dispatch
+ * (argus_hip_decode.cpp): the argus_hip_decode_kernels entry of the call's
+ * element type, GQA group, head dims and page size. Else
  * ARGUS_ERROR_UNSUPPORTED naming the configurations the library has.
  *
  *===----------------------------------------------------------------------===*/
@@ -59,9 +61,28 @@ typedef struct {
 extern const argus_hip_gemm_kernel argus_hip_gemm_kernels[];
 extern const int32_t argus_hip_gemm_kernel_count;
 
+/** Fills a generated prefill kernel's parameters from `args` (validated) and
+ *  `scale` (resolved), asks its launch function for the grid (or its
+ *  refusal) and enqueues kernel `symbol` on `stream` (argus_hip_attention_launch.h). */
+typedef argus_status (*argus_hip_prefill_launcher)(const argus_attention_prefill_args *args, float scale,
+                                                   const char *symbol, void *stream);
+
+/** One varlen prefill kernel of the code object: an attention_prefill_cdna.argus
+ *  instance for one catalog attention configuration. */
+typedef struct {
+  int32_t f16;                 /**< 1: f16 q, k, v and o; 0: bf16 */
+  int32_t group;               /**< query heads per KV head */
+  int32_t head_dim, v_head_dim;
+  const char *symbol;          /**< its name in the code object */
+  argus_hip_prefill_launcher launch;
+} argus_hip_prefill_kernel;
+
+extern const argus_hip_prefill_kernel argus_hip_prefill_kernels[];
+extern const int32_t argus_hip_prefill_kernel_count;
+
 /** Fills a generated decode kernel's parameters from `args` (validated) and
  *  `scale` (resolved), asks its launch function for the grid (or its
- *  refusal) and enqueues kernel `symbol` on `stream` (argus_hip_decode_launch.h). */
+ *  refusal) and enqueues kernel `symbol` on `stream` (argus_hip_attention_launch.h). */
 typedef argus_status (*argus_hip_decode_launcher)(const argus_attention_decode_args *args, float scale,
                                                   const char *symbol, void *stream);
 

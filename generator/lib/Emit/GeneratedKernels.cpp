@@ -20,6 +20,14 @@ GeneratedKernel GeneratedGemm::kernel() const {
   return k;
 }
 
+GeneratedKernel GeneratedPrefill::kernel() const {
+  GeneratedKernel k{symbol, "templates/attention/attention_prefill_cdna.argus", {}};
+  k.spec.constants = {{"GROUP", int64_t(group)}, {"D", int64_t(headDim)}, {"DV", int64_t(valueDim)}};
+  if (f16)
+    k.spec.constants.insert({"T", std::string("f16")});
+  return k;
+}
+
 GeneratedKernel GeneratedDecode::kernel() const {
   GeneratedKernel k{symbol, "templates/attention/attention_decode_cdna.argus", {}};
   k.spec.constants = {{"GROUP", int64_t(group)}, {"D", int64_t(headDim)}, {"DV", int64_t(valueDim)},

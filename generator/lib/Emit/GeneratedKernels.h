@@ -3,9 +3,10 @@
 // A GPU library's kernels that argus-gen generates at build time: each an
 // instance of a DSL template under the library's symbol, proved by the
 // verifier and emitted by the target's backend into the build's src/
-// directory. The hip builder's GEMMs (templates/gemm/gemm_tn_cdna.argus) and
-// paged decode attention (templates/attention/attention_decode_cdna.argus);
-// the cuda builder's fallback GEMMs.
+// directory. The hip builder's GEMMs (templates/gemm/gemm_tn_cdna.argus),
+// varlen prefill and paged decode attention (templates/attention/
+// attention_prefill_cdna.argus, attention_decode_cdna.argus); the cuda
+// builder's fallback GEMMs.
 //
 //===----------------------------------------------------------------------===//
 #ifndef ARGUS_EMIT_GENERATEDKERNELS_H
@@ -33,6 +34,15 @@ struct GeneratedGemm {
   std::string symbol;
   int bm, bn, wm, wn; // the template's BM, BN, WM, WN
   bool f16;           // T = TC = f16 (else bf16)
+
+  GeneratedKernel kernel() const;
+};
+
+/// A varlen prefill of templates/attention/attention_prefill_cdna.argus.
+struct GeneratedPrefill {
+  std::string symbol;
+  int group, headDim, valueDim; // the template's GROUP, D, DV
+  bool f16;                     // T = f16 (else bf16)
 
   GeneratedKernel kernel() const;
 };

@@ -4,11 +4,13 @@
 // each bucket gets the CDNA kernel shape chooseGemmShape picks for its
 // largest m. The GEMM kernels are generated: every shape of kGemmShapes, bf16
 // and f16, is an instance of templates/gemm/gemm_tn_cdna.argus that is
-// proved and emitted by the HIP backend. So are the paged decode kernels: one
-// instance of templates/attention/attention_decode_cdna.argus per catalog
-// attention configuration (GQA group, head dims, page size), bf16 and f16.
-// Prefill and MoE kernels (hand-written) serve every shape they take, so they
-// need no tables. Three things are compiled:
+// proved and emitted by the HIP backend. So are the attention kernels: one
+// instance of templates/attention/attention_prefill_cdna.argus (varlen
+// prefill) per catalog attention configuration (GQA group, head dims) and one
+// of templates/attention/attention_decode_cdna.argus (paged decode) per
+// configuration and page size, bf16 and f16. The MoE kernels (hand-written)
+// serve every shape they take, so they need no tables. Three things are
+// compiled:
 //   the code object   argus_hip_code_object.hip (the generated units and
 //                     argus_hip_kernels.hip) by clang-22 for the target's
 //                     GPU, inspected (CodeObject.h) before it is accepted;
@@ -39,6 +41,7 @@
 #include <fstream>
 #include <iterator>
 #include <sstream>
+#include <variant>
 
 namespace fs = std::filesystem;
 using json = nlohmann::json;
@@ -95,20 +98,38 @@ std::vector<GeneratedGemm> libraryGemms() {
   return gemms;
 }
 
+/// Adds `item` unless one of `items` has its symbol (several catalog ops share a configuration).
+template <class Item>
+void addOnce(std::vector<Item> &items, Item item) {
+  if (std::none_of(items.begin(), items.end(), [&](const Item &i) { return i.symbol == item.symbol; }))
+    items.push_back(std::move(item));
+}
+
+/// A prefill kernel, bf16 and f16, per attention configuration of the catalog.
+std::vector<GeneratedPrefill> libraryPrefills(const catalog::Catalog &cat) {
+  std::vector<GeneratedPrefill> prefills;
+  for (const AttentionKernel &k : planAttention(catalog::expand(cat))) {
+    if (k.kind != AttentionKind::Prefill || !k.inCatalog)
+      continue;
+    for (bool f16 : {false, true}) // argus_hip_prefill[_f16]_g<GROUP>_d<D>_<DV>, as test/hip names its instances
+      addOnce(prefills, {std::string("argus_hip_prefill_") + (f16 ? "f16_" : "") + "g" + std::to_string(k.group) +
+                             "_d" + std::to_string(k.headDim) + "_" + std::to_string(k.vHeadDim),
+                         int(k.group), int(k.headDim), int(k.vHeadDim), f16});
+  }
+  return prefills;
+}
+
 /// A decode kernel, bf16 and f16, per attention configuration of the catalog.
 std::vector<GeneratedDecode> libraryDecodes(const catalog::Catalog &cat) {
   std::vector<GeneratedDecode> decodes;
   for (const AttentionKernel &k : planAttention(catalog::expand(cat))) {
     if (k.kind != AttentionKind::Decode || !k.inCatalog)
       continue;
-    for (bool f16 : {false, true}) {
-      // argus_hip_decode[_f16]_g<GROUP>_d<D>_<DV>_p<PAGE>, as test/hip names the instances it checks.
-      const std::string symbol = std::string("argus_hip_decode_") + (f16 ? "f16_" : "") + "g" +
-                                 std::to_string(k.group) + "_d" + std::to_string(k.headDim) + "_" +
-                                 std::to_string(k.vHeadDim) + "_p" + std::to_string(k.pageSize);
-      if (std::none_of(decodes.begin(), decodes.end(), [&](const GeneratedDecode &d) { return d.symbol == symbol; }))
-        decodes.push_back({symbol, int(k.group), int(k.headDim), int(k.vHeadDim), int(k.pageSize), f16});
-    }
+    for (bool f16 : {false, true}) // argus_hip_decode[_f16]_g<GROUP>_d<D>_<DV>_p<PAGE>, likewise
+      addOnce(decodes, {std::string("argus_hip_decode_") + (f16 ? "f16_" : "") + "g" + std::to_string(k.group) +
+                            "_d" + std::to_string(k.headDim) + "_" + std::to_string(k.vHeadDim) + "_p" +
+                            std::to_string(k.pageSize),
+                        int(k.group), int(k.headDim), int(k.vHeadDim), int(k.pageSize), f16});
   }
   return decodes;
 }
@@ -124,7 +145,7 @@ std::string codeObjectSource(const std::vector<GeneratedKernel> &generated, cons
 }
 
 json manifestFor(const catalog::Catalog &cat, const BuildOptions &opt, const std::vector<HipGroup> &groups,
-                 const std::vector<GeneratedKernel> &generated, const CodeObjectInfo &code) {
+                 const std::vector<GeneratedKernel> &generated, const CodeObjectInfo &code, const json &leftOut) {
   json gemmGroups = json::array(), kernels = json::array();
   for (const HipGroup &g : groups)
     gemmGroups.push_back(gpuGemmGroupJson(g.group->ops, g.group->n, g.group->k, g.buckets));
@@ -135,23 +156,27 @@ json manifestFor(const catalog::Catalog &cat, const BuildOptions &opt, const std
                               "run these kernels); other shapes by the same rule at run time"},
                    {"code_object", {{"target", code.target}, {"kernels", kernels}}},
                    {"generated_kernels", generatedKernelsJson(generated)},
+                   {"left_out_kernels", leftOut},
                    {"gemm_groups", gemmGroups}});
   return manifest;
 }
 
 std::string tablesSource(const std::vector<HipGroup> &groups, const std::vector<GeneratedGemm> &gemms,
-                         const std::vector<GeneratedDecode> &decodes, const std::string &target,
+                         const std::vector<GeneratedPrefill> &prefills, const std::vector<GeneratedDecode> &decodes,
+                         const std::string &target,
                          const std::string &arch, const std::string &codeObject, const std::string &manifest) {
   std::ostringstream os;
   os << "// Generated by argus-gen: dispatch tables and code object of this " << target
-     << " library. Do not edit.\n#include \"argus_hip_decode_launch.h\"\n#include \"argus_hip_gemm_launch.h\"\n"
+     << " library. Do not edit.\n#include \"argus_hip_attention_launch.h\"\n#include \"argus_hip_gemm_launch.h\"\n"
      << "#include \"argus_hip_registry.h\"\n\n"
      << "// The generated kernels' parameter structs and launch functions (host code only).\n"
      << "#define ARGUS_GPU_LAUNCH_ONLY 1\n";
   for (const GeneratedGemm &g : gemms)
     os << "#include \"" << g.symbol << ".hip\"\n";
-  for (const GeneratedDecode &d : decodes)
-    os << "#include \"" << d.symbol << ".hip\"\n";
+  for (const GeneratedKernel &k : kernelsOf(prefills))
+    os << "#include \"" << k.symbol << ".hip\"\n";
+  for (const GeneratedKernel &k : kernelsOf(decodes))
+    os << "#include \"" << k.symbol << ".hip\"\n";
   os << "\n";
   for (size_t i = 0; i < groups.size(); ++i) {
     const std::string prefix = "group" + std::to_string(i);
@@ -175,11 +200,19 @@ std::string tablesSource(const std::vector<HipGroup> &groups, const std::vector<
     os << "  {" << shapeIndex({g.bm, g.bn, g.wm, g.wn}) << ", " << int(g.f16) << ", " << cString(g.symbol) << ", &argus_rt::launchGeneratedGemm<"
        << g.symbol << "_params, " << g.symbol << "_launch>},\n";
   os << "};\nconst int32_t argus_hip_gemm_kernel_count = " << gemms.size() << ";\n\n"
+     << "const argus_hip_prefill_kernel argus_hip_prefill_kernels[] = {\n";
+  for (const GeneratedPrefill &p : prefills)
+    os << "  {" << int(p.f16) << ", " << p.group << ", " << p.headDim << ", " << p.valueDim << ", " << cString(p.symbol)
+       << ", &argus_rt::launchGeneratedAttention<" << p.symbol << "_params, " << p.symbol
+       << "_launch, argus_attention_prefill_args>},\n";
+  if (prefills.empty())
+    os << "  {0, 0, 0, 0, nullptr, nullptr},  // placeholder, count is 0\n";
+  os << "};\nconst int32_t argus_hip_prefill_kernel_count = " << prefills.size() << ";\n\n"
      << "const argus_hip_decode_kernel argus_hip_decode_kernels[] = {\n";
   for (const GeneratedDecode &d : decodes)
     os << "  {" << int(d.f16) << ", " << d.group << ", " << d.headDim << ", " << d.valueDim << ", " << d.pageSize << ", "
-       << cString(d.symbol) << ", &argus_rt::launchGeneratedDecode<" << d.symbol << "_params, " << d.symbol
-       << "_launch>},\n";
+       << cString(d.symbol) << ", &argus_rt::launchGeneratedAttention<" << d.symbol << "_params, " << d.symbol
+       << "_launch, argus_attention_decode_args>},\n";
   if (decodes.empty())
     os << "  {0, 0, 0, 0, 0, nullptr, nullptr},  // placeholder, count is 0\n";
   os << "};\nconst int32_t argus_hip_decode_kernel_count = " << decodes.size() << ";\n"
@@ -221,17 +254,20 @@ std::variant<BuildReport, std::string> buildHipLibrary(const BuildOptions &opt, 
 
   // The code object: device code only, code-object version 5 (ROCm 5.5 and newer load it).
   const std::vector<GeneratedGemm> gemms = libraryGemms();
+  std::vector<GeneratedPrefill> prefills = libraryPrefills(cat);
   const std::vector<GeneratedDecode> decodes = libraryDecodes(cat);
-  std::vector<GeneratedKernel> generated = kernelsOf(gemms);
-  for (const GeneratedKernel &k : kernelsOf(decodes))
-    generated.push_back(k);
+  const auto generatedKernels = [&] {
+    std::vector<GeneratedKernel> all = kernelsOf(gemms);
+    for (const std::vector<GeneratedKernel> &more : {kernelsOf(prefills), kernelsOf(decodes)})
+      all.insert(all.end(), more.begin(), more.end());
+    return all;
+  };
+  std::vector<GeneratedKernel> generated = generatedKernels();
   if (std::string failure = emitGeneratedKernels(home, srcDir, generated, opt.target, ".hip", cacheDir);
       !failure.empty())
     return failure;
   std::string error;
   const fs::path codeObjectSourcePath = srcDir / "argus_hip_code_object.hip";
-  if (!writeIfChanged(codeObjectSourcePath.string(), codeObjectSource(generated, opt.target), error))
-    return error;
   const fs::path codeObjectPath = objDir / ("argus_hip_" + arch + ".co");
   const std::vector<CompileJob> device = {
       {codeObjectSourcePath.string(),
@@ -240,11 +276,38 @@ std::variant<BuildReport, std::string> buildHipLibrary(const BuildOptions &opt, 
         "--no-gpu-bundle-output", "-mcode-object-version=5", "-O3", "-std=c++17", "-I" + runtimeDir.string(),
         "-I" + (runtimeDir / "hip").string(), "-I" + srcDir.string()},
        clang}};
-  if (std::string failure = compileAll(device, 1, cacheDir, stats); !failure.empty())
-    return "compiling the " + arch + " code object: " + failure;
-  auto inspected = inspectCodeObject(codeObjectPath.string(), objdump);
-  if (auto *error = std::get_if<std::string>(&inspected))
-    return *error;
+  const auto compileCodeObject = [&]() -> std::variant<CodeObjectInfo, std::string> {
+    std::string failure;
+    if (!writeIfChanged(codeObjectSourcePath.string(), codeObjectSource(generated, opt.target), failure))
+      return failure;
+    if (failure = compileAll(device, 1, cacheDir, stats); !failure.empty())
+      return "compiling the " + arch + " code object: " + failure;
+    return inspectCodeObject(codeObjectPath.string(), objdump);
+  };
+  auto inspected = compileCodeObject();
+  if (auto *failure = std::get_if<std::string>(&inspected))
+    return *failure;
+  // A prefill configuration whose kernel cannot keep its budget on this
+  // processor (gfx90a has 102 SGPRs; f16 at head_dim 128 spills) is left out
+  // and the code object built again: calls for it get ARGUS_ERROR_UNSUPPORTED,
+  // and the manifest says why.
+  json leftOut = json::array();
+  for (const KernelResources &k : std::get<CodeObjectInfo>(inspected).kernels)
+    if (std::string problem = resourceProblems(k); !problem.empty() && k.name.rfind("argus_hip_prefill_", 0) == 0) {
+      leftOut.push_back({{"symbol", k.name}, {"why", problem}});
+      prefills.erase(std::remove_if(prefills.begin(), prefills.end(),
+                                    [&](const GeneratedPrefill &p) { return p.symbol == k.name; }),
+                     prefills.end());
+    }
+  if (!leftOut.empty()) {
+    if (opt.log)
+      for (const json &k : leftOut)
+        opt.log("left out " + k["why"].get<std::string>() + "; its calls are ARGUS_ERROR_UNSUPPORTED");
+    generated = generatedKernels();
+    inspected = compileCodeObject();
+    if (auto *failure = std::get_if<std::string>(&inspected))
+      return *failure;
+  }
   const CodeObjectInfo &code = std::get<CodeObjectInfo>(inspected);
   if (code.arch != arch)
     return "the code object is for '" + code.arch + "', not " + arch;
@@ -254,10 +317,10 @@ std::variant<BuildReport, std::string> buildHipLibrary(const BuildOptions &opt, 
   std::ifstream file(codeObjectPath, std::ios::binary);
   const std::string codeObject{std::istreambuf_iterator<char>(file), std::istreambuf_iterator<char>()};
 
-  const std::string manifest = manifestFor(cat, opt, groups, generated, code).dump(2) + "\n";
+  const std::string manifest = manifestFor(cat, opt, groups, generated, code, leftOut).dump(2) + "\n";
   if (!writeIfChanged((out / "manifest.json").string(), manifest, error) ||
       !writeIfChanged((srcDir / "argus_hip_tables.cpp").string(),
-                      tablesSource(groups, gemms, decodes, opt.target, arch, codeObject, manifest), error))
+                      tablesSource(groups, gemms, prefills, decodes, opt.target, arch, codeObject, manifest), error))
     return error;
   if (opt.log)
     opt.log("catalog " + cat.model + ": " + std::to_string(groups.size()) + " GEMM shapes for " + opt.target + ", " +

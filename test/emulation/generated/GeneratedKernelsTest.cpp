@@ -123,7 +123,8 @@ TEST(GeneratedPrefill, MatchesFloat64OnVarlenBatches) {
     const PrefillProblem problems[] = {
         {heads, 2, kernel.headDim, kernel.valueDim, true, {{130, 130}, {0, 0}, {5, 77}, {70, 20}}, 0.0f},
         {heads, 2, kernel.headDim, kernel.valueDim, false, {{33, 200}, {129, 65}}, 0.2f}};
-    for (const PrefillProblem &p : problems) {
+    for (PrefillProblem p : problems) {
+      p.f16 = kernel.f16;
       PrefillData data(p, rng);
       kernel.run(p, data);
       EXPECT_EQ(compareWithFloat64(p, data), "") << kernel.symbol << " " << p.describe();

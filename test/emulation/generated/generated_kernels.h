@@ -64,6 +64,7 @@ struct GeneratedGateUp {
 struct GeneratedPrefill {
   std::string symbol;
   int group, headDim, valueDim;
+  bool f16; // f16 q, k, v and o (else bf16)
   /// Runs the kernel on the emulator over the batch of `data` (O written).
   std::function<void(const PrefillProblem &, PrefillData &)> run;
 };
