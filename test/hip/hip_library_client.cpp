@@ -9,6 +9,9 @@
 //                                  attention and MoE, all against float64, on the caller's stream
 //   wrong-arch  LIB N K FAKE_HIP   the fake device is another processor: a clear ARGUS_ERROR_DEVICE
 //   no-device   LIB N K FAKE_HIP   the runtime sees no device
+//   left-out    LIB N K            a library of test/hip/inputs/wide-heads.yaml (heads of 256), without
+//                                  ROCm: its prefill kernels were left out (too much LDS), so prefill is
+//                                  ARGUS_ERROR_UNSUPPORTED saying so, while its decode kernel is there
 //
 // (N, K) is one of the library's catalog GEMMs.
 #include "argus_kernels.h"
@@ -306,16 +309,42 @@ void onFakeDevice(const Library &lib, void *fake, int64_t n, int64_t k) {
                                   (moeProblems.empty() ? "" : "\n" + moeProblems));
 }
 
+// wide-heads.yaml's attention (2 query heads on 1 KV head of 256): the build left its prefill kernels out.
+void leftOutPrefill(const Library &lib) {
+  expect(contains(lib.manifest(), "\"left_out_kernels\"") &&
+             contains(lib.manifest(), "argus_hip_prefill_g2_d256_256") && contains(lib.manifest(), "bytes of LDS"),
+         "the manifest names the prefill kernel the build left out, and why");
+  std::mt19937 rng(9);
+  const argus::gpu::test::PrefillProblem wide{2, 1, 256, 256, true, {{20, 20}, {3, 9}}, 0.0f};
+  argus::gpu::test::PrefillData prefillData(wide, rng);
+  argus_attention_prefill_args prefill = prefillArgs(wide, prefillData);
+  const argus_status sp = lib.attentionPrefill(&prefill, nullptr);
+  expect(sp == ARGUS_ERROR_UNSUPPORTED && contains(lib.lastError(), "head_dim 256/256") &&
+             contains(lib.lastError(), "left_out_kernels"),
+         std::string("prefill of a left-out configuration is unsupported, pointing at the manifest: ") +
+             lib.lastError());
+  const argus::gpu::test::DecodeProblem wideDecode{2, 1, 256, 256, 16, {5, 40}, 0.0f};
+  argus::gpu::test::DecodeData decodeData(wideDecode, rng);
+  argus_attention_decode_args decode = decodeArgs(wideDecode, decodeData);
+  const argus_status sd = lib.attentionDecode(&decode, nullptr);
+  expect(sd == ARGUS_ERROR_DEVICE && contains(lib.lastError(), "no HIP runtime"),
+         std::string("decode at head_dim 256 has its kernel (without ROCm: ARGUS_ERROR_DEVICE): ") +
+             lib.lastError());
+}
+
 } // namespace
 
 int main(int argc, char **argv) {
-  if (argc < 5 || (std::strcmp(argv[1], "no-runtime") != 0 && argc < 6)) {
-    std::fprintf(stderr, "usage: %s no-runtime|fake|wrong-arch|no-device LIBRARY N K [FAKE_HIP_RUNTIME]\n", argv[0]);
+  const bool withoutRuntime =
+      argc >= 2 && (std::strcmp(argv[1], "no-runtime") == 0 || std::strcmp(argv[1], "left-out") == 0);
+  if (argc < 5 || (!withoutRuntime && argc < 6)) {
+    std::fprintf(stderr, "usage: %s no-runtime|left-out|fake|wrong-arch|no-device LIBRARY N K [FAKE_HIP_RUNTIME]\n",
+                 argv[0]);
     return 2;
   }
   const std::string mode = argv[1];
   const int64_t n = std::atoll(argv[3]), k = std::atoll(argv[4]);
-  if (mode == "no-runtime")
+  if (withoutRuntime)
     setenv("ARGUS_HIP_RUNTIME", "/nonexistent/libamdhip64.so", 1);
   else
     setenv("ARGUS_HIP_RUNTIME", argv[5], 1);
@@ -341,6 +370,8 @@ int main(int argc, char **argv) {
     expect(s == ARGUS_ERROR_DEVICE && contains(lib.lastError(), "no HIP runtime") &&
                contains(lib.lastError(), "/nonexistent/libamdhip64.so"),
            std::string("without ROCm, argus_gemm reports ARGUS_ERROR_DEVICE naming the runtime: ") + lib.lastError());
+  } else if (mode == "left-out") {
+    leftOutPrefill(lib);
   } else if (mode == "fake") {
     void *fake = dlopen(argv[5], RTLD_NOW | RTLD_LOCAL);
     expect(fake != nullptr, "the fake runtime loads");

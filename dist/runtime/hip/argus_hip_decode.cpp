@@ -42,7 +42,8 @@ argus_status noKernelFor(const argus_attention_decode_args &a) {
   }
   return fail(ARGUS_ERROR_UNSUPPORTED,
               "argus_attention_decode: this library has no decode kernel for %s, %lld query heads per KV head, "
-              "head_dim %lld/%lld, page_size %lld; it has kernels for the catalog's: %s",
+              "head_dim %lld/%lld, page_size %lld; it has kernels for the catalog's: %s (the manifest's "
+              "left_out_kernels names any the build left out, and why)",
               a.dtype == ARGUS_DTYPE_F16 ? "f16" : "bf16", static_cast<long long>(a.num_heads / a.num_kv_heads),
               static_cast<long long>(a.head_dim), static_cast<long long>(a.v_head_dim),
               static_cast<long long>(a.page_size), have.empty() ? "none" : have.c_str());

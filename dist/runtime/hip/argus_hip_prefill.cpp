@@ -43,7 +43,7 @@ argus_status noKernelFor(const argus_attention_prefill_args &a) {
   return fail(ARGUS_ERROR_UNSUPPORTED,
               "argus_attention_prefill: this library has no prefill kernel for %s, %lld query heads per KV head, "
               "head_dim %lld/%lld; it has kernels for the catalog's: %s (the manifest's left_out_kernels names any "
-              "the build left out for their resources)",
+              "the build left out, and why)",
               a.dtype == ARGUS_DTYPE_F16 ? "f16" : "bf16", static_cast<long long>(a.num_heads / a.num_kv_heads),
               static_cast<long long>(a.head_dim), static_cast<long long>(a.v_head_dim),
               have.empty() ? "none" : have.c_str());

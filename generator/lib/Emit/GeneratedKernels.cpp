@@ -21,7 +21,7 @@ GeneratedKernel GeneratedGemm::kernel() const {
 }
 
 GeneratedKernel GeneratedPrefill::kernel() const {
-  GeneratedKernel k{symbol, "templates/attention/attention_prefill_cdna.argus", {}};
+  GeneratedKernel k{symbol, "templates/attention/attention_prefill_cdna.argus", {}, /*optional=*/true};
   k.spec.constants = {{"GROUP", int64_t(group)}, {"D", int64_t(headDim)}, {"DV", int64_t(valueDim)}};
   if (f16)
     k.spec.constants.insert({"T", std::string("f16")});
@@ -29,7 +29,7 @@ GeneratedKernel GeneratedPrefill::kernel() const {
 }
 
 GeneratedKernel GeneratedDecode::kernel() const {
-  GeneratedKernel k{symbol, "templates/attention/attention_decode_cdna.argus", {}};
+  GeneratedKernel k{symbol, "templates/attention/attention_decode_cdna.argus", {}, /*optional=*/true};
   k.spec.constants = {{"GROUP", int64_t(group)}, {"D", int64_t(headDim)}, {"DV", int64_t(valueDim)},
                       {"PAGE", int64_t(pageSize)}};
   if (f16)
@@ -39,7 +39,8 @@ GeneratedKernel GeneratedDecode::kernel() const {
 
 std::string emitGeneratedKernels(const fs::path &home, const fs::path &srcDir,
                                  const std::vector<GeneratedKernel> &kernels, const std::string &target,
-                                 const std::string &extension, const std::string &cacheDir) {
+                                 const std::string &extension, const std::string &cacheDir,
+                                 std::vector<LeftOutKernel> *leftOut) {
   mlir::DialectRegistry registry;
   registerArgusDialects(registry);
   mlir::MLIRContext context(registry);
@@ -53,8 +54,13 @@ std::string emitGeneratedKernels(const fs::path &home, const fs::path &srcDir,
       return "the template of " + k.symbol + ": " + error;
     llvm::Expected<std::string> code =
         instantiateKernelCached(context, templatePath, source->second, k.spec, k.symbol, target, cacheDir);
-    if (!code)
-      return "generating kernel " + k.symbol + ": " + llvm::toString(code.takeError());
+    if (!code) {
+      const std::string why = llvm::toString(code.takeError());
+      if (!k.optional || !leftOut)
+        return "generating kernel " + k.symbol + ": " + why;
+      leftOut->push_back({k.symbol, why});
+      continue;
+    }
     if (!writeIfChanged((srcDir / (k.symbol + extension)).string(), *code, error))
       return error;
   }

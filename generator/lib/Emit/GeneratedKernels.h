@@ -27,6 +27,14 @@ struct GeneratedKernel {
   std::string symbol;
   std::string templatePath; // relative to the Argus tree
   lowering::Specialization spec;
+  // The library works without it (an attention configuration: its calls are
+  // refused), so a build that cannot make it leaves it out instead of failing.
+  bool optional = false;
+};
+
+/// An optional kernel a build left out, and why.
+struct LeftOutKernel {
+  std::string symbol, why;
 };
 
 /// A GEMM of templates/gemm/gemm_tn_cdna.argus.
@@ -67,9 +75,11 @@ std::vector<GeneratedKernel> kernelsOf(const Items &items) {
 
 /// Proves and emits every kernel of `kernels` for `target` into
 /// srcDir/<symbol><extension> (instances cached in `cacheDir`); "" or why not.
+/// An optional kernel that fails is added to `leftOut` (when given) instead.
 std::string emitGeneratedKernels(const std::filesystem::path &home, const std::filesystem::path &srcDir,
                                  const std::vector<GeneratedKernel> &kernels, const std::string &target,
-                                 const std::string &extension, const std::string &cacheDir);
+                                 const std::string &extension, const std::string &cacheDir,
+                                 std::vector<LeftOutKernel> *leftOut = nullptr);
 
 /// The manifest's "generated_kernels": each kernel's symbol, template and parameters.
 nlohmann::json generatedKernelsJson(const std::vector<GeneratedKernel> &kernels);

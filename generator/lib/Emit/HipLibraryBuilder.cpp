@@ -134,6 +134,17 @@ std::vector<GeneratedDecode> libraryDecodes(const catalog::Catalog &cat) {
   return decodes;
 }
 
+/// `items` without those `leftOut` names.
+template <class Item>
+void dropLeftOut(std::vector<Item> &items, const std::vector<LeftOutKernel> &leftOut) {
+  items.erase(std::remove_if(items.begin(), items.end(),
+                             [&](const Item &item) {
+                               return std::any_of(leftOut.begin(), leftOut.end(),
+                                                  [&](const LeftOutKernel &k) { return k.symbol == item.symbol; });
+                             }),
+              items.end());
+}
+
 /// The unit clang compiles into the code object: the hand-written kernels and the generated ones.
 std::string codeObjectSource(const std::vector<GeneratedKernel> &generated, const std::string &target) {
   std::ostringstream os;
@@ -145,8 +156,11 @@ std::string codeObjectSource(const std::vector<GeneratedKernel> &generated, cons
 }
 
 json manifestFor(const catalog::Catalog &cat, const BuildOptions &opt, const std::vector<HipGroup> &groups,
-                 const std::vector<GeneratedKernel> &generated, const CodeObjectInfo &code, const json &leftOut) {
-  json gemmGroups = json::array(), kernels = json::array();
+                 const std::vector<GeneratedKernel> &generated, const CodeObjectInfo &code,
+                 const std::vector<LeftOutKernel> &leftOut) {
+  json gemmGroups = json::array(), kernels = json::array(), leftOutJson = json::array();
+  for (const LeftOutKernel &k : leftOut)
+    leftOutJson.push_back({{"symbol", k.symbol}, {"why", k.why}});
   for (const HipGroup &g : groups)
     gemmGroups.push_back(gpuGemmGroupJson(g.group->ops, g.group->n, g.group->k, g.buckets));
   for (const KernelResources &k : code.kernels)
@@ -156,7 +170,7 @@ json manifestFor(const catalog::Catalog &cat, const BuildOptions &opt, const std
                               "run these kernels); other shapes by the same rule at run time"},
                    {"code_object", {{"target", code.target}, {"kernels", kernels}}},
                    {"generated_kernels", generatedKernelsJson(generated)},
-                   {"left_out_kernels", leftOut},
+                   {"left_out_kernels", leftOutJson},
                    {"gemm_groups", gemmGroups}});
   return manifest;
 }
@@ -255,17 +269,31 @@ std::variant<BuildReport, std::string> buildHipLibrary(const BuildOptions &opt, 
   // The code object: device code only, code-object version 5 (ROCm 5.5 and newer load it).
   const std::vector<GeneratedGemm> gemms = libraryGemms();
   std::vector<GeneratedPrefill> prefills = libraryPrefills(cat);
-  const std::vector<GeneratedDecode> decodes = libraryDecodes(cat);
-  const auto generatedKernels = [&] {
-    std::vector<GeneratedKernel> all = kernelsOf(gemms);
+  std::vector<GeneratedDecode> decodes = libraryDecodes(cat);
+  // An attention kernel the build cannot make for this processor (its
+  // template refuses the configuration, or its code breaks the resource
+  // budget) is left out: its calls get ARGUS_ERROR_UNSUPPORTED, and the
+  // manifest and the log say why. GEMMs cannot be left out.
+  std::vector<LeftOutKernel> leftOut;
+  std::vector<GeneratedKernel> generated;
+  const auto assemble = [&] {
+    generated = kernelsOf(gemms);
     for (const std::vector<GeneratedKernel> &more : {kernelsOf(prefills), kernelsOf(decodes)})
-      all.insert(all.end(), more.begin(), more.end());
-    return all;
+      generated.insert(generated.end(), more.begin(), more.end());
   };
-  std::vector<GeneratedKernel> generated = generatedKernels();
-  if (std::string failure = emitGeneratedKernels(home, srcDir, generated, opt.target, ".hip", cacheDir);
+  const auto leaveOut = [&](size_t from) { // leftOut[from...] are new
+    if (opt.log)
+      for (size_t i = from; i < leftOut.size(); ++i)
+        opt.log("left out " + leftOut[i].symbol + " (its calls are ARGUS_ERROR_UNSUPPORTED): " + leftOut[i].why);
+    dropLeftOut(prefills, leftOut);
+    dropLeftOut(decodes, leftOut);
+    assemble();
+  };
+  assemble();
+  if (std::string failure = emitGeneratedKernels(home, srcDir, generated, opt.target, ".hip", cacheDir, &leftOut);
       !failure.empty())
     return failure;
+  leaveOut(0);
   std::string error;
   const fs::path codeObjectSourcePath = srcDir / "argus_hip_code_object.hip";
   const fs::path codeObjectPath = objDir / ("argus_hip_" + arch + ".co");
@@ -287,23 +315,15 @@ std::variant<BuildReport, std::string> buildHipLibrary(const BuildOptions &opt, 
   auto inspected = compileCodeObject();
   if (auto *failure = std::get_if<std::string>(&inspected))
     return *failure;
-  // A prefill configuration whose kernel cannot keep its budget on this
-  // processor (gfx90a has 102 SGPRs; f16 at head_dim 128 spills) is left out
-  // and the code object built again: calls for it get ARGUS_ERROR_UNSUPPORTED,
-  // and the manifest says why.
-  json leftOut = json::array();
-  for (const KernelResources &k : std::get<CodeObjectInfo>(inspected).kernels)
-    if (std::string problem = resourceProblems(k); !problem.empty() && k.name.rfind("argus_hip_prefill_", 0) == 0) {
-      leftOut.push_back({{"symbol", k.name}, {"why", problem}});
-      prefills.erase(std::remove_if(prefills.begin(), prefills.end(),
-                                    [&](const GeneratedPrefill &p) { return p.symbol == k.name; }),
-                     prefills.end());
-    }
-  if (!leftOut.empty()) {
-    if (opt.log)
-      for (const json &k : leftOut)
-        opt.log("left out " + k["why"].get<std::string>() + "; its calls are ARGUS_ERROR_UNSUPPORTED");
-    generated = generatedKernels();
+  const size_t emissionLeftOut = leftOut.size();
+  for (const KernelResources &k : std::get<CodeObjectInfo>(inspected).kernels) {
+    const bool optional = std::any_of(generated.begin(), generated.end(),
+                                      [&](const GeneratedKernel &g) { return g.symbol == k.name && g.optional; });
+    if (std::string problem = resourceProblems(k); !problem.empty() && optional)
+      leftOut.push_back({k.name, problem});
+  }
+  if (leftOut.size() > emissionLeftOut) {
+    leaveOut(emissionLeftOut);
     inspected = compileCodeObject();
     if (auto *failure = std::get_if<std::string>(&inspected))
       return *failure;
