@@ -279,13 +279,13 @@ bool execArgus(Executor &ex, Operation *op) {
       .Case<PrefetchOp>([&](PrefetchOp) {}) // a hint: no effect on values or tags
       .Case<PriorityOp, ScheduleGroupOp>([&](Operation *) {}) // scheduling hints: likewise
       .Case<ReadOp>([&](ReadOp r) {
-        // Caller data (a block table entry): an unknown of the element read,
-        // per execution point; the read itself must be in bounds.
+        // Caller data (a block table entry): an unknown of the element read
+        // (Executor::elementRead); the read itself must be in bounds.
         std::vector<z3::expr> indices = ints(ex, r.getIndices());
         Type type = r.getType();
         if (type.isIntOrIndex()) {
           unsigned bits = type.isIndex() ? kIndexBits : type.getIntOrFloatBitWidth();
-          z3::expr value = ctx.choice("tensor element", bits, ex.position(indices));
+          z3::expr value = ex.elementRead(r.getTensor(), ex.get(r.getTensor()).ref, indices, bits);
           ex.set(r.getResult(), SymValue{SymValue::Kind::Int, value, std::nullopt, {}, -1});
         } else {
           ex.set(r.getResult(), SymValue{});

@@ -57,6 +57,23 @@ std::vector<z3::expr> Executor::position(const std::vector<z3::expr> &extra) con
   return out;
 }
 
+z3::expr Executor::elementRead(Value tensor, int ref, const std::vector<z3::expr> &indices, unsigned bits) {
+  if (!unwrittenTensors.contains(tensor))
+    return ctx.choice("tensor element", bits, position(indices));
+  auto it = elementsOf.find(ref);
+  if (it == elementsOf.end()) {
+    z3::sort_vector domain(ctx.z3);
+    for (const z3::expr &i : indices)
+      domain.push_back(i.get_sort());
+    const std::string name = "element of " + exec.tensors[ref].name;
+    it = elementsOf.emplace(ref, ctx.z3.function(name.c_str(), domain, ctx.z3.bv_sort(bits))).first;
+  }
+  z3::expr_vector args(ctx.z3);
+  for (const z3::expr &i : indices)
+    args.push_back(i);
+  return it->second(args);
+}
+
 void Executor::problem(Operation *op, const std::string &what) {
   if (mode == Mode::Real)
     exec.problems.emplace_back(op, what);
@@ -275,6 +292,17 @@ void Executor::run(func::FuncOp kernel) {
   exec.instanceConstraints.push_back(*exec.thread >= ctx.index(0) &&
                                      *exec.thread < ctx.index(exec.numThreads));
   bindArguments(kernel);
+  // Which arguments no store reaches: their elements hold still for the launch.
+  llvm::DenseSet<Value> written;
+  kernel.walk([&](StoreOp store) {
+    Value t = store.getTensor();
+    while (auto segment = t.getDefiningOp<SegmentOp>())
+      t = segment.getTensor();
+    written.insert(t);
+  });
+  for (BlockArgument a : kernel.getArguments())
+    if (isa<GlobalTensorType>(a.getType()) && !written.contains(a))
+      unwrittenTensors.insert(a);
   evaluateGrid(kernel);
   runBlock(kernel.getBody().front());
 }

@@ -31,6 +31,7 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/DenseSet.h"
 
 namespace argus::verify::detail {
 
@@ -148,6 +149,10 @@ public:
   /// One length per (offsets tensor, key, limit): segments that share them
   /// (Q's and O's rows of one sequence) have one length.
   std::map<std::pair<int, std::string>, z3::expr> segmentLengths;
+  /// The kernel arguments no store reaches (through segments or not).
+  llvm::DenseSet<mlir::Value> unwrittenTensors;
+  /// Per tensor of `unwrittenTensors`, its elements: one unknown per index.
+  std::map<int, z3::func_decl> elementsOf;
 
   const SymValue &get(mlir::Value v);
   void set(mlir::Value v, SymValue s) { values[v] = std::move(s); }
@@ -158,6 +163,11 @@ public:
   /// Where this point of the execution is: enclosing loop indices, thread,
   /// program ids (see SymContext::choice).
   std::vector<z3::expr> position(const std::vector<z3::expr> &extra = {}) const;
+  /// Element `indices` of tensor argument `tensor` (ref `ref`, `bits` wide):
+  /// of a tensor the kernel never writes, one unknown per element that every
+  /// read in any thread, step or instance sees; of any other, an unknown per
+  /// execution point (another thread may have written it in between).
+  z3::expr elementRead(mlir::Value tensor, int ref, const std::vector<z3::expr> &indices, unsigned bits);
   void problem(mlir::Operation *op, const std::string &what);
   /// A fresh tile tag with coordinate variables for `shape`.
   TileTag freshTile(const std::vector<int64_t> &shape, const TagExpr &body);
