@@ -68,7 +68,8 @@ TEST(CodeObject, AttentionAndMoeKernelsAreThereWithNoScratch) {
     GTEST_SKIP() << "ARGUS_CODE_OBJECT names no code object (ctest sets it)";
   auto inspected = inspectCodeObject(path, llvmTool("llvm-objdump"));
   ASSERT_TRUE(std::holds_alternative<CodeObjectInfo>(inspected)) << std::get<std::string>(inspected);
-  // Symbol, work-items, MFMAs expected (the expert GEMMs run the MFMA main loop).
+  // Symbol, work-items, MFMAs expected (the generated expert GEMMs' two waves run MFMAs; the
+  // routing kernels none).
   const struct {
     const char *name;
     int threads;
@@ -80,8 +81,9 @@ TEST(CodeObject, AttentionAndMoeKernelsAreThereWithNoScratch) {
       {"argus_hip_prefill_f16_g2_d64_64", 4 * 64, true},
       {"argus_hip_moe_route", 64, false},
       {"argus_hip_moe_align", argus::hip::kMoeAlignThreads, false},
-      {"argus_hip_moe_gate_up", argus::hip::kMoeThreads, true},
-      {"argus_hip_moe_down", argus::hip::kMoeThreads, true},
+      {"argus_hip_moe_gather", argus::hip::kMoeGatherThreads, false},
+      {"argus_hip_moe_gate_up", 2 * 64, true},
+      {"argus_hip_moe_down", 2 * 64, true},
       {"argus_hip_moe_combine", argus::hip::kMoeCombineThreads, false},
   };
   for (const auto &e : expected) {
@@ -99,8 +101,8 @@ TEST(CodeObject, AttentionAndMoeKernelsAreThereWithNoScratch) {
 
 // The HIP backend's kernels ($ARGUS_GENERATED_CODE_OBJECT: every instance test/hip/CMakeLists.txt
 // emits; the GEMM ones, argus_hip_gemm[_f16]_<BM>x<BN>_w<WM>x<WN>, are a library's): each wave's
-// GEMM quadrant issues one 32x32x8 MFMA per 32x32 block and 8 k of a 64-deep step, the gate/up
-// kernel 16x16x16 ones (its 16-row tiles), and nothing spills or goes to scratch.
+// GEMM quadrant issues one 32x32x8 MFMA per 32x32 block and 8 k of a 64-deep step, the MoE expert
+// kernels 16x16x16 ones (their 16-row tiles), and nothing spills or goes to scratch.
 TEST(CodeObject, GeneratedKernelsHaveMfmaAndNoScratch) {
   const std::string path = environment("ARGUS_GENERATED_CODE_OBJECT");
   if (path.empty())
@@ -126,7 +128,7 @@ TEST(CodeObject, GeneratedKernelsHaveMfmaAndNoScratch) {
       EXPECT_EQ(k.workgroupSize, 4 * 64) << k.name;
       continue;
     }
-    if (k.name == "gen_moe_gate_up") {
+    if (k.name == "argus_hip_moe_gate_up" || k.name == "argus_hip_moe_down") {
       // Four 16 x 32 products of a 64-deep step: 2 blocks x 4 k-steps each.
       EXPECT_GE(k.mfmaInstructions, 4 * 2 * 4) << k.name;
       ASSERT_EQ(k.mfmaOpcodes.size(), 1u) << k.name;

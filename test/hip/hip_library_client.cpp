@@ -149,6 +149,18 @@ const argus::gpu::test::PrefillProblem kTinyPrefill{4, 2, 64, 64, true, {{70, 70
 // A Mixtral-shaped MoE, small: top 2 of 8 experts, sizes off the tiles.
 const argus::gpu::test::MoeProblem kSmallMoe{37, 128, 96, 8, 2, true};
 
+// What the fake device runs the MoE pipeline on: experts that get no token, one that gets every
+// token, tied logits, 8 to 256 experts, top-1 to top-8, renormalised or not, intermediate and
+// hidden sizes that are not multiples of the tiles.
+const argus::gpu::test::MoeProblem kMoeProblems[] = {
+    kSmallMoe,
+    {1, 64, 40, 8, 2, false},            // one token: most experts empty, most blocks past the routing's
+    {70, 72, 64, 8, 2, true, 3},         // every token to expert 3
+    {5, 64, 32, 128, 8, true},           // Qwen-like: top 8 of many experts
+    {24, 64, 32, 16, 4, false, -1, true}, // tied logits go to the lower expert
+    {9, 64, 64, 256, 1, false},          // the most experts, top 1
+};
+
 // Argument checks and planning: no device is asked.
 void withoutDevice(const Library &lib, int64_t n, int64_t k) {
   alignas(16) static uint16_t buffer[64];
@@ -294,19 +306,23 @@ void onFakeDevice(const Library &lib, void *fake, int64_t n, int64_t k) {
                                         (prefillProblems.empty() ? "" : "\n" + prefillProblems));
   }
 
-  argus::gpu::test::MoeData moeData(kSmallMoe, rng);
-  argus_moe_args moe = moeArgs(kSmallMoe, moeData);
-  std::vector<uint64_t> workspace(lib.moeWorkspaceSize(&moe) / 8 + 1);
-  moe.workspace = workspace.data();
-  moe.workspace_size = workspace.size() * 8;
-  const int beforeMoe = launches();
-  const argus_status m = lib.moe(&moe, stream);
-  expect(m == ARGUS_OK && launches() == beforeMoe + 5 && lastStream() == stream,
-         "MoE " + kSmallMoe.describe() + ": five launches on the caller's stream, the last " + lastKernel() +
-             (m == ARGUS_OK ? "" : std::string(" (") + lib.lastError() + ")"));
-  const std::string moeProblems = argus::gpu::test::compareWithFloat64(kSmallMoe, moeData);
-  expect(moeProblems.empty(), "MoE " + kSmallMoe.describe() + ": every element matches float64" +
-                                  (moeProblems.empty() ? "" : "\n" + moeProblems));
+  for (const argus::gpu::test::MoeProblem &p : kMoeProblems) {
+    argus::gpu::test::MoeData moeData(p, rng);
+    argus_moe_args moe = moeArgs(p, moeData);
+    std::vector<uint64_t> workspace(lib.moeWorkspaceSize(&moe) / 8 + 1);
+    // NaN as bf16 or f32 wherever a kernel reads what none wrote; as i32, an index far out of range.
+    std::fill(workspace.begin(), workspace.end(), uint64_t(0x7fc07fc07fc07fc0));
+    moe.workspace = workspace.data();
+    moe.workspace_size = workspace.size() * 8;
+    const int beforeMoe = launches();
+    const argus_status m = lib.moe(&moe, stream);
+    expect(m == ARGUS_OK && launches() == beforeMoe + 6 && lastStream() == stream,
+           "MoE " + p.describe() + ": six launches on the caller's stream, the last " + lastKernel() +
+               (m == ARGUS_OK ? "" : std::string(" (") + lib.lastError() + ")"));
+    const std::string moeProblems = argus::gpu::test::compareWithFloat64(p, moeData);
+    expect(moeProblems.empty(), "MoE " + p.describe() + ": every element matches float64" +
+                                    (moeProblems.empty() ? "" : "\n" + moeProblems));
+  }
 }
 
 // wide-heads.yaml's attention (2 query heads on 1 KV head of 256): the build left its prefill kernels out.

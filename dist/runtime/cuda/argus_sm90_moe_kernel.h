@@ -155,7 +155,7 @@ ARGUS_CUDA_FN void moeGateUp(const MoeParams &p) {
   }
 }
 
-/// down, CTA (block, c): Y[choice] = weight · (H row · down_eᵀ) for hidden
+/// down, CTA (block, c): Y[block row] = H row · down_eᵀ for hidden
 /// columns 128c .. 128c + 127.
 ARGUS_CUDA_FN void moeDown(const MoeParams &p) {
   const int n0 = blockIndex(1) * kMoeDownColumns;
@@ -178,12 +178,12 @@ ARGUS_CUDA_FN void moeDown(const MoeParams &p) {
     for (int m = 0; m < 2; ++m)
       ARGUS_CUDA_UNROLL
       for (int half = 0; half < 2; ++half) {
-        const int choice = b.rows[16 * m + g + 8 * half];
-        if (choice < 0)
+        const int row = 16 * m + g + 8 * half;
+        if (b.rows[row] < 0)
           continue;
-        float *y = p.y + int64_t(choice) * p.hidden + column;
-        y[0] = p.weights[choice] * acc[m][j][2 * half];
-        y[1] = p.weights[choice] * acc[m][j][2 * half + 1];
+        float *y = p.y + (int64_t(b.index) * kMoeBlockRows + row) * p.hidden + column;
+        y[0] = acc[m][j][2 * half];
+        y[1] = acc[m][j][2 * half + 1];
       }
   }
 }

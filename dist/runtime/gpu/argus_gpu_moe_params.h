@@ -6,13 +6,20 @@
 //   route     per token: softmax over the router logits, top-k (largest
 //             first, ties to the lower expert), renormalised or not
 //   align     one block: tokens per expert, each expert's rows padded to
-//             blocks of kMoeBlockRows, the block -> expert table, and every
-//             (token, choice) placed in its expert's blocks
+//             blocks of kMoeBlockRows, the block -> expert table (-1 past
+//             the routing's blocks), every (token, choice) placed in its
+//             expert's blocks, and where each landed
 //   gate_up   per (column tile, block): gathered tokens · the expert's gate
 //             and up rows, SiLU(gate) · up, into H (bf16)
-//   down      per (column tile, block): H · the expert's down rows, times
-//             the routing weight, into Y (f32, one row per (token, choice))
-//   combine   per token: the sum of its top-k rows of Y, rounded to bf16
+//   down      per (column tile, block): H · the expert's down rows into Y
+//             (f32, one row per block row)
+//   combine   per token: the routing-weighted sum of its top-k rows of Y,
+//             rounded to bf16
+//
+// A target whose expert GEMMs read dense blocks (CDNA's, generated from
+// templates) runs a gather between align and gate_up that copies the
+// tokens' rows into the blocks' order, in Y's region: Y is written only
+// after gate_up has read them, and holds them twice over.
 //
 // No launch depends on a count the host would have to read back: grids are
 // sized for the most blocks any routing can need, and blocks past the
@@ -24,6 +31,12 @@
 //===----------------------------------------------------------------------===//
 #ifndef ARGUS_GPU_MOE_PARAMS_H
 #define ARGUS_GPU_MOE_PARAMS_H
+
+#if __has_include("argus_scalar_ops.h")
+#include "argus_scalar_ops.h" // ARGUS_SCALAR_FN
+#else
+#include "../argus_scalar_ops.h"
+#endif
 
 #include <stdint.h>
 
@@ -48,15 +61,21 @@ struct MoeParams {
   int32_t *blockCount;          // [1]
   int32_t *blockExpert;         // [maxBlocks]
   int32_t *blockRows;           // [maxBlocks * kMoeBlockRows]: (token * topK + j), or -1 for padding
+  int32_t *choiceRow;           // [tokens * topK]: the block row of (token, j)
   uint16_t *h;                  // [maxBlocks * kMoeBlockRows, intermediate]
-  float *y;                     // [tokens * topK, hidden]
+  float *y;                     // [maxBlocks * kMoeBlockRows, hidden]
   int32_t tokens, hidden, intermediate, experts, topK, maxBlocks;
   int32_t renormalize;
 };
 
+/// Where the gather (targets whose expert GEMMs read dense blocks) puts the
+/// blocks' token rows, maxBlocks x kMoeBlockRows x hidden bf16: Y's region,
+/// free until down writes it, after gate_up has read them.
+ARGUS_SCALAR_FN uint16_t *moeGatheredRows(const MoeParams &p) { return reinterpret_cast<uint16_t *>(p.y); }
+
 /// Where each workspace region starts, and the whole size; every region 256-byte aligned.
 struct MoeLayout {
-  uint64_t choices, weights, blockCount, blockExpert, blockRows, h, y, bytes;
+  uint64_t choices, weights, blockCount, blockExpert, blockRows, choiceRow, h, y, bytes;
 };
 
 constexpr uint64_t alignTo256(uint64_t x) { return (x + 255) / 256 * 256; }
@@ -74,9 +93,10 @@ constexpr MoeLayout moeLayout(int64_t tokens, int64_t hidden, int64_t intermedia
   l.blockCount = alignTo256(l.weights + 4 * choices);
   l.blockExpert = alignTo256(l.blockCount + 4);
   l.blockRows = alignTo256(l.blockExpert + 4 * blocks);
-  l.h = alignTo256(l.blockRows + 4 * blocks * kMoeBlockRows);
+  l.choiceRow = alignTo256(l.blockRows + 4 * blocks * kMoeBlockRows);
+  l.h = alignTo256(l.choiceRow + 4 * choices);
   l.y = alignTo256(l.h + 2 * blocks * kMoeBlockRows * uint64_t(intermediate));
-  l.bytes = alignTo256(l.y + 4 * choices * uint64_t(hidden));
+  l.bytes = alignTo256(l.y + 4 * blocks * kMoeBlockRows * uint64_t(hidden));
   return l;
 }
 
@@ -101,6 +121,7 @@ inline MoeParams moeParams(const MoeShape &s, const void *x, const float *router
           reinterpret_cast<int32_t *>(w + l.blockCount),
           reinterpret_cast<int32_t *>(w + l.blockExpert),
           reinterpret_cast<int32_t *>(w + l.blockRows),
+          reinterpret_cast<int32_t *>(w + l.choiceRow),
           reinterpret_cast<uint16_t *>(w + l.h),
           reinterpret_cast<float *>(w + l.y),
           s.tokens,

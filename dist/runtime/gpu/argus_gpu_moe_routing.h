@@ -90,7 +90,9 @@ ARGUS_GPU_FN void moeRoute(const MoeParams &p) {
 }
 
 /// Align: one block of kMoeAlignThreads groups the choices by expert, in
-/// `shared` (kMoeAlignSharedBytes, 4-byte aligned).
+/// `shared` (kMoeAlignSharedBytes, 4-byte aligned). Blocks past the
+/// routing's own count name no expert (-1): a kernel that reads the table
+/// for every block of the grid finds nothing to do there.
 template <class Threads>
 ARGUS_GPU_FN void moeAlign(const MoeParams &p, char *shared) {
   int *const count = reinterpret_cast<int *>(shared);
@@ -114,13 +116,35 @@ ARGUS_GPU_FN void moeAlign(const MoeParams &p, char *shared) {
     *p.blockCount = firstBlock[p.experts];
   }
   Threads::barrier();
+  for (int b = firstBlock[p.experts] + item; b < p.maxBlocks; b += kMoeAlignThreads)
+    p.blockExpert[b] = -1;
   for (int r = item; r < firstBlock[p.experts] * kMoeBlockRows; r += kMoeAlignThreads)
     p.blockRows[r] = -1;
   Threads::barrier();
   for (int i = item; i < choices; i += kMoeAlignThreads) {
     const int e = p.choices[i];
-    p.blockRows[firstBlock[e] * kMoeBlockRows + Threads::atomicAdd(&cursor[e], 1)] = i;
+    const int row = firstBlock[e] * kMoeBlockRows + Threads::atomicAdd(&cursor[e], 1);
+    p.blockRows[row] = i;
+    p.choiceRow[i] = row;
   }
+}
+
+/// Gather, for targets whose expert GEMMs read dense blocks: block row
+/// Threads::group(0) of `rows` (the blocks' rows, hidden wide) is its
+/// (token, choice)'s row of x, zeros for padding. kThreads items copy 16
+/// bytes at a time (hidden is a multiple of 8); rows of blocks past the
+/// routing's count are left alone (their expert GEMMs take no K step).
+template <class Threads, int kThreads>
+ARGUS_GPU_FN void moeGather(const MoeParams &p, uint16_t *rows) {
+  const int row = Threads::group(0);
+  if (row >= *p.blockCount * kMoeBlockRows)
+    return;
+  const int choice = p.blockRows[row];
+  struct alignas(16) Chunk { uint32_t word[4]; };
+  const Chunk *from = choice < 0 ? nullptr : reinterpret_cast<const Chunk *>(p.x + int64_t(choice / p.topK) * p.hidden);
+  Chunk *to = reinterpret_cast<Chunk *>(rows + int64_t(row) * p.hidden);
+  for (int c = Threads::item(); c < p.hidden / 8; c += kThreads)
+    to[c] = from ? from[c] : Chunk{{0, 0, 0, 0}};
 }
 
 /// What an expert GEMM's CTA / workgroup reads of the routing for its block.
@@ -159,7 +183,8 @@ ARGUS_GPU_FN float swiglu(float gate, float up) {
   return gate / (1.0f + Threads::exp2(-gate * kMoeLog2e)) * up;
 }
 
-/// Combine: out[t] = sum over j of Y[t, j], in choice order. Block (t, c)
+/// Combine: out[t] = sum over j of weight(t, j) · Y[row of (t, j)], in
+/// choice order. Block (t, c)
 /// sums the columns kThreads c .. kThreads (c + 1) - 1 of token t.
 template <class Threads, int kThreads>
 ARGUS_GPU_FN void moeCombine(const MoeParams &p) {
@@ -167,8 +192,10 @@ ARGUS_GPU_FN void moeCombine(const MoeParams &p) {
   if (column >= p.hidden)
     return;
   float sum = 0.0f;
-  for (int j = 0; j < p.topK; ++j)
-    sum += p.y[(int64_t(token) * p.topK + j) * p.hidden + column];
+  for (int j = 0; j < p.topK; ++j) {
+    const int64_t choice = int64_t(token) * p.topK + j;
+    sum += p.weights[choice] * p.y[int64_t(p.choiceRow[choice]) * p.hidden + column];
+  }
   p.out[int64_t(token) * p.hidden + column] = Threads::floatToBf16(sum);
 }
 

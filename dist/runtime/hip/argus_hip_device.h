@@ -395,9 +395,6 @@ ARGUS_HIP_FN f32x4 mfma16x16x32Fp8(b8x8 a, b8x8 b, f32x4 c) {
 #endif
 }
 
-/// Row of result element `e` of mfma32x32x8 in lane `l` (its column is l % 32).
-ARGUS_HIP_FN int mfmaResultRow(int l, int e) { return 8 * (e / 4) + 4 * (l / 32) + e % 4; }
-
 //===----------------------------------------------------------------------===//
 // bf16 (round to nearest even, NaN kept, as argus_numerics.h) and f16
 //===----------------------------------------------------------------------===//

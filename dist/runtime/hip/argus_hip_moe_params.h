@@ -1,7 +1,11 @@
 //===- argus_hip_moe_params.h - the CDNA MoE pipeline's launches -----------===//
 //
 // argus_moe on CDNA is the GPU pipeline of gpu/argus_gpu_moe_params.h (its
-// argument and workspace), launched as five kernels of the shapes below.
+// argument and workspace) in six launches: the hand-written route, align
+// and gather (the tokens' rows into the blocks' order, which the generated
+// expert GEMMs read densely), the two generated expert GEMMs
+// (argus_hip_moe_kernels: templates/moe/moe_{gate_up,down}_cdna.argus),
+// and the hand-written combine.
 //
 //===----------------------------------------------------------------------===//
 #ifndef ARGUS_HIP_MOE_PARAMS_H
@@ -15,28 +19,34 @@ using argus::gpu::kMoeAlignThreads;
 using argus::gpu::kMoeBlockRows;
 using argus::gpu::MoeParams;
 
-inline constexpr int kMoeGateUpColumns = 64;  // output columns of a gate_up tile (128 B rows)
-inline constexpr int kMoeDownColumns = 128;
-inline constexpr int kMoeThreads = 128;       // the two waves of the 32 x 128 MFMA tile
+inline constexpr int kMoeGatherThreads = 64;
 inline constexpr int kMoeCombineThreads = 256;
 
-/// One kernel launch of the pipeline: grid in workgroups, workgroup size.
+/// One launch of a hand-written kernel: grid in workgroups, workgroup size.
 struct MoeLaunch {
   const char *kernel;
   unsigned gridX, gridY, threads;
 };
 
-/// The five launches, in order.
-inline void moeLaunches(const MoeParams &p, MoeLaunch (&launches)[5]) {
-  const unsigned blocks = unsigned(p.maxBlocks);
-  launches[0] = {"argus_hip_moe_route", unsigned(p.tokens), 1, 64};
-  launches[1] = {"argus_hip_moe_align", 1, 1, kMoeAlignThreads};
-  launches[2] = {"argus_hip_moe_gate_up", unsigned((p.intermediate + kMoeGateUpColumns - 1) / kMoeGateUpColumns),
-                 blocks, kMoeThreads};
-  launches[3] = {"argus_hip_moe_down", unsigned((p.hidden + kMoeDownColumns - 1) / kMoeDownColumns), blocks,
-                 kMoeThreads};
-  launches[4] = {"argus_hip_moe_combine", unsigned(p.tokens),
-                 unsigned((p.hidden + kMoeCombineThreads - 1) / kMoeCombineThreads), kMoeCombineThreads};
+/// Runs the pipeline in order: each hand-written launch through
+/// `handWritten(const MoeLaunch &)`, each generated expert GEMM (0:
+/// gate_up, 1: down) through `generated(int)`. Stops at the first launch
+/// that returns non-zero, and returns that.
+template <class HandWritten, class Generated>
+int runMoePipeline(const MoeParams &p, HandWritten handWritten, Generated generated) {
+  const MoeLaunch before[] = {
+      {"argus_hip_moe_route", unsigned(p.tokens), 1, 64},
+      {"argus_hip_moe_align", 1, 1, kMoeAlignThreads},
+      {"argus_hip_moe_gather", unsigned(p.maxBlocks) * kMoeBlockRows, 1, kMoeGatherThreads}};
+  const MoeLaunch combine = {"argus_hip_moe_combine", unsigned(p.tokens),
+                             unsigned((p.hidden + kMoeCombineThreads - 1) / kMoeCombineThreads), kMoeCombineThreads};
+  for (const MoeLaunch &l : before)
+    if (int s = handWritten(l))
+      return s;
+  for (int expertGemm = 0; expertGemm < 2; ++expertGemm)
+    if (int s = generated(expertGemm))
+      return s;
+  return handWritten(combine);
 }
 
 } // namespace argus::hip

@@ -20,6 +20,9 @@
  * element type, GQA group, head dims and page size. Else
  * ARGUS_ERROR_UNSUPPORTED naming the configurations the library has.
  *
+ * MoE (argus_hip_moe.cpp): the pipeline's expert GEMMs are the two
+ * argus_hip_moe_kernels, which serve every shape.
+ *
  *===----------------------------------------------------------------------===*/
 #ifndef ARGUS_HIP_REGISTRY_H
 #define ARGUS_HIP_REGISTRY_H
@@ -99,6 +102,22 @@ typedef struct {
 
 extern const argus_hip_decode_kernel argus_hip_decode_kernels[];
 extern const int32_t argus_hip_decode_kernel_count;
+
+/** Fills a generated MoE expert kernel's parameters from the pipeline's
+ *  argument `pipeline` (an argus::gpu::MoeParams, gpu/argus_gpu_moe_params.h),
+ *  asks its launch function for the grid and enqueues kernel `symbol` on
+ *  `stream` (argus_hip_moe_launch.h). */
+typedef argus_status (*argus_hip_moe_launcher)(const void *pipeline, const char *symbol, void *stream);
+
+/** One MoE expert kernel of the code object: an instance of
+ *  templates/moe/moe_gate_up_cdna.argus or moe_down_cdna.argus. */
+typedef struct {
+  const char *symbol;
+  argus_hip_moe_launcher launch;
+} argus_hip_moe_kernel;
+
+/** gate_up, then down. */
+extern const argus_hip_moe_kernel argus_hip_moe_kernels[2];
 
 /** The code object (an AMDGPU ELF for argus_hip_arch), embedded by argus-gen. */
 extern const unsigned char argus_hip_code_object[];

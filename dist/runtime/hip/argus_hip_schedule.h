@@ -1,9 +1,9 @@
 //===- argus_hip_schedule.h - the CDNA GEMM's tiles, LDS swizzle and rule --===//
 //
-// The integer bookkeeping of the CDNA MFMA main loop (argus_hip_mfma_tile.h,
-// which the MoE and prefill kernels run) and the GEMM kernel shapes of a hip
-// library (generated from templates/gemm/gemm_tn_cdna.argus), as constexpr C++ that clang compiles for gfx90a/gfx942 and any C++17
-// compiler for the host, so the host runtime plans with the very numbers the
+// The LDS swizzle of the CDNA kernels' operand tiles (the templates'
+// swizzle(3, 3, 3)) and the GEMM kernel shapes of a hip library (generated
+// from templates/gemm/gemm_tn_cdna.argus), as constexpr C++ that clang
+// compiles for gfx90a/gfx942 and any C++17 compiler for the host, so the host runtime plans with the very numbers the
 // kernels use and test/hip checks their invariants without a GPU.
 //
 // LDS holds each operand tile as rows of BK = 64 bf16, one 128-byte row per

@@ -5,8 +5,9 @@
 // verifier and emitted by the target's backend into the build's src/
 // directory. The hip builder's GEMMs (templates/gemm/gemm_tn_cdna.argus),
 // varlen prefill and paged decode attention (templates/attention/
-// attention_prefill_cdna.argus, attention_decode_cdna.argus); the cuda
-// builder's fallback GEMMs.
+// attention_prefill_cdna.argus, attention_decode_cdna.argus) and MoE expert
+// GEMMs (templates/moe/moe_{gate_up,down}_cdna.argus); the cuda builder's
+// fallback GEMMs.
 //
 //===----------------------------------------------------------------------===//
 #ifndef ARGUS_EMIT_GENERATEDKERNELS_H
@@ -62,6 +63,16 @@ struct GeneratedDecode {
   bool f16;                               // T = f16 (else bf16)
 
   GeneratedKernel kernel() const;
+};
+
+/// A grouped MoE expert GEMM of templates/moe/moe_gate_up_cdna.argus or
+/// moe_down_cdna.argus, at the template's defaults (bf16): one serves
+/// every shape.
+struct GeneratedMoe {
+  std::string symbol;
+  std::string templatePath; // relative to the Argus tree
+
+  GeneratedKernel kernel() const { return {symbol, templatePath, {}}; }
 };
 
 /// Every item's kernel().

@@ -2,6 +2,7 @@
 #include "argus/Reference/References.h"
 
 #include "argus/Reference/AttentionReference.h"
+#include "GroupedMoeReference.h"
 
 #include <algorithm>
 #include <cmath>
@@ -341,6 +342,21 @@ const std::map<std::string, Reference> &registry() {
         {"X", "Wg", "Wu", "H"}, validateMoeGateUp, moeGateUp,
         [](const std::vector<RefArg> &args) { return args[0].shape[1]; },
         [](const std::vector<RefArg> &) { return std::vector<std::string>{"H"}; }}},
+      {"moe_grouped_gate_up",
+       {"moe_grouped_gate_up",
+        "H[b] = silu(X[b]·Wg[e]ᵀ) * (X[b]·Wu[e]ᵀ) per block b of routed rows, e = block_expert[b] (zeros for a "
+        "block of no expert)",
+        {"X", "Wg", "Wu", "block_expert", "H"}, validateMoeGroupedGateUp, moeGroupedGateUp,
+        [](const std::vector<RefArg> &args) { return args[0].shape[2]; },
+        [](const std::vector<RefArg> &) { return std::vector<std::string>{"H"}; }, /*roundings=*/1,
+        arrangeMoeBlocks}},
+      {"moe_grouped_down",
+       {"moe_grouped_down",
+        "Y[b] = X[b]·W[e]ᵀ per block b of routed rows, e = block_expert[b] (zeros for a block of no expert)",
+        {"X", "W", "block_expert", "Y"}, validateMoeGroupedDown, moeGroupedDown,
+        [](const std::vector<RefArg> &args) { return args[0].shape[2]; },
+        [](const std::vector<RefArg> &) { return std::vector<std::string>{"Y"}; }, /*roundings=*/1,
+        arrangeMoeBlocks}},
   };
   return refs;
 }

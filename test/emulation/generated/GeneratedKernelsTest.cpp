@@ -5,8 +5,9 @@
 //   - GEMM kernels emitted from templates/gemm/gemm_tn_cdna.argus, one per kernel shape: ragged
 //     m, n and k, padded pitches, alpha, beta and bias, C poisoned with NaN when beta is 0 (it must
 //     not be read, every element must be written), row padding and a guard row checked untouched;
-//   - MoE gate/up kernels (moe_gate_up_cdna.argus; on CUDA also moe_gate_up_sm90_mma.argus, the
-//     shipped kernel's schedule): the same checks of H;
+//   - MoE gate/up kernels (on CUDA: moe_gate_up_sm90_mma.argus, the shipped kernel's schedule,
+//     and moe_gate_up_sm90.argus): the same checks of H (a hip library's grouped expert kernels
+//     run in the whole MoE pipeline instead, test/hip/hip_library_client.cpp);
 //   - prefill attention kernels emitted from templates/attention/attention_prefill_cdna.argus
 //     (row max and sum across lanes, P and the row statistics converted between mma layouts
 //     through shared memory, V read transposed): varlen batches, causal (bottom-right) and not,

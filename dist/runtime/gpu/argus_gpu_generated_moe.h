@@ -1,0 +1,72 @@
+//===- argus_gpu_generated_moe.h - MoE blocks as a generated kernel's args -===//
+//
+// The grouped expert kernels argus-gen generates from
+// templates/moe/moe_gate_up_cdna.argus and moe_down_cdna.argus (a hip
+// library's) take the pipeline's blocks (gpu/argus_gpu_moe_params.h) as
+// tensors: the blocks' rows MB x 32 x width, the experts' weights E x rows x
+// width, and the block -> expert table. Parameter order is the templates':
+// gate_up (X, Wg, Wu, block_expert, H), down (X, W, block_expert, Y).
+//
+//===----------------------------------------------------------------------===//
+#ifndef ARGUS_GPU_GENERATED_MOE_H
+#define ARGUS_GPU_GENERATED_MOE_H
+
+#include "argus_gpu_launch.h"
+#include "argus_gpu_moe_params.h"
+
+#include <stdint.h>
+
+namespace argus_rt {
+
+namespace detail {
+
+using argus::gpu::kMoeBlockRows;
+using argus::gpu::tile::Tensor;
+
+/// Every block's rows of `data`, `width` elements each: MB x kMoeBlockRows x width.
+inline Tensor moeBlocks(const void *data, int64_t blocks, int64_t width) {
+  return {data, {blocks, kMoeBlockRows, width, 0}, {kMoeBlockRows * width, width, 1, 0}};
+}
+
+/// `rows` rows of `width` per expert, the experts `expertStride` elements apart.
+inline Tensor moeWeights(const void *data, int64_t experts, int64_t rows, int64_t width, int64_t expertStride) {
+  return {data, {experts, rows, width, 0}, {expertStride, width, 1, 0}};
+}
+
+inline Tensor moeBlockExperts(const argus::gpu::MoeParams &p) {
+  return {p.blockExpert, {p.maxBlocks, 0, 0, 0}, {1, 0, 0, 0}};
+}
+
+} // namespace detail
+
+/// The gate_up kernel's parameters (struct Params) for the pipeline `p`:
+/// the gathered tokens (argus::gpu::moeGatheredRows) times each expert's
+/// gate rows (the first `intermediate` of w_gate_up) and up rows (the rest).
+template <class Params>
+Params generatedGateUpParams(const argus::gpu::MoeParams &p) {
+  const int64_t hidden = p.hidden, inter = p.intermediate, pitch = 2 * inter * hidden;
+  Params g{};
+  g.X = detail::moeBlocks(argus::gpu::moeGatheredRows(p), p.maxBlocks, hidden);
+  g.Wg = detail::moeWeights(p.wGateUp, p.experts, inter, hidden, pitch);
+  g.Wu = detail::moeWeights(p.wGateUp + inter * hidden, p.experts, inter, hidden, pitch);
+  g.block_expert = detail::moeBlockExperts(p);
+  g.H = detail::moeBlocks(p.h, p.maxBlocks, inter);
+  return g;
+}
+
+/// The down kernel's parameters (struct Params) for the pipeline `p`: H
+/// times each expert's down rows into Y.
+template <class Params>
+Params generatedDownParams(const argus::gpu::MoeParams &p) {
+  const int64_t hidden = p.hidden, inter = p.intermediate;
+  Params d{};
+  d.X = detail::moeBlocks(p.h, p.maxBlocks, inter);
+  d.W = detail::moeWeights(p.wDown, p.experts, hidden, inter, hidden * inter);
+  d.block_expert = detail::moeBlockExperts(p);
+  d.Y = detail::moeBlocks(p.y, p.maxBlocks, hidden);
+  return d;
+}
+
+} // namespace argus_rt
+
+#endif // ARGUS_GPU_GENERATED_MOE_H
