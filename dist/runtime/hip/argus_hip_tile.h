@@ -13,6 +13,7 @@
 //                         gfx942's fp8, Fp8Fnuz, 32x32x16 and 16x16x32);
 //   MfmaOperand<R, K, B, V> its A / B operand layout (row l % B, k V·(l / B)...);
 //   loadGlobal            through one buffer resource per tile;
+//   TileReader            the same, one slot at a time where it is used;
 //   mma                   the MFMAs of one product.
 //
 // MFMA layouts pad their tiles to whole blocks (slots not `valid`). Values
@@ -234,6 +235,17 @@ struct TileFrame {
   }
 };
 
+/// The byte offset of slot i of lane l in layout L of a tile framed by
+/// `frame`, checked element by element: kOutsideBuffer set where the element
+/// lies outside the tensor or is padding. `edgeLane` is l made opaque by the
+/// caller (so that the offsets are not hoisted out of the kernel's loops).
+template <class L, class T, int... Dims>
+ARGUS_HIP_FN uint32_t elementOffset(const TileFrame<Dims...> &frame, int l, int edgeLane, int i) {
+  uint32_t outside;
+  const uint32_t at = uint32_t(frame.offsetOf(L::row(edgeLane, i), L::col(edgeLane, i), outside)) * sizeof(T);
+  return at | (L::valid(l, i) ? outside : kOutsideBuffer);
+}
+
 /// Calls access(i, n, offset) for the runs of L's slots of this lane in a
 /// tile of Dims at `offsets` of `t`: slots i .. i + n - 1 at byte `offset` of
 /// `buffer` (kOutsideBuffer set where the slots lie outside the tensor or
@@ -263,11 +275,15 @@ ARGUS_HIP_FN void forEachRun(const Tensor &t, const int64_t (&offsets)[sizeof...
   // loop, each would hold a register across it.
   const int edgeLane = opaque(l);
   ARGUS_GPU_UNROLL
-  for (int i = 0; i < L::kPerLane; ++i) {
-    uint32_t outside;
-    const uint32_t at = uint32_t(frame.offsetOf(L::row(edgeLane, i), L::col(edgeLane, i), outside)) * sizeof(T);
-    access(i, std::integral_constant<int, 1>(), at | (L::valid(l, i) ? outside : kOutsideBuffer));
-  }
+  for (int i = 0; i < L::kPerLane; ++i)
+    access(i, std::integral_constant<int, 1>(), elementOffset<L, T>(frame, l, edgeLane, i));
+}
+
+/// `run` read at `at`, or `pad` where `at` lies outside the tensor (the
+/// buffer read zeros there).
+template <class T>
+ARGUS_HIP_FN T paddedRead(T run, uint32_t at, T pad) {
+  return pad == T(0) || !(at & kOutsideBuffer) ? run : pad;
 }
 
 /// A tile's offsets, taken afresh for one store: what the store derives from
@@ -301,9 +317,35 @@ ARGUS_HIP_FN void loadGlobal(typename DT::storage (&dst)[L::kPerLane], const Ten
     const auto run = bufferLoad<Wave::Vector<T, decltype(n)::value>>(buffer.resource, at);
     ARGUS_GPU_UNROLL
     for (int j = 0; j < n; ++j)
-      dst[i + j] = pad == T(0) || !(at & detail::kOutsideBuffer) ? run[j] : pad;
+      dst[i + j] = detail::paddedRead(run[j], at, pad);
   });
 }
+
+/// A tile of Dims at `offsets` of `t` in layout L, read one slot at a time
+/// where it is used: reader(i) is slot i of this lane (padding outside the
+/// tensor), as loadGlobal would have read it. The HIP backend reads a tile
+/// so when elementwise ops are its only use and its layout is read element
+/// by element anyway (no runs): the epilogue `acc * alpha + C * beta` then
+/// holds one C element at a time, not a second copy of the accumulator (a
+/// 256 x 256 tile's epilogue spilled 43 registers).
+template <class L, class DT, int... Dims>
+class TileReader {
+public:
+  using T = typename DT::storage;
+  ARGUS_HIP_FN TileReader(const Tensor &t, const int64_t (&offsets)[sizeof...(Dims)], float padding)
+      : buffer(detail::tileBuffer<T, Dims...>(t, offsets)), frame(t, offsets), edgeLane(opaque(Wave::lane())),
+        pad(DT::store(typename DT::compute(padding))) {}
+  ARGUS_HIP_FN T operator()(int i) const {
+    const uint32_t at = detail::elementOffset<L, T>(frame, Wave::lane(), edgeLane, i);
+    return detail::paddedRead(bufferLoad<Wave::Vector<T, 1>>(buffer.resource, at)[0], at, pad);
+  }
+
+private:
+  detail::TileBuffer buffer;
+  detail::TileFrame<Dims...> frame;
+  int edgeLane;
+  T pad;
+};
 
 /// `src` (layout L) to the tile of Dims at `offsets` of `t`; elements outside
 /// the tensor are not written: their buffer stores fall past the buffer's

@@ -43,10 +43,19 @@ LogicalResult LaneEmitter::emitArgusOp(Operation *op) {
   auto element = [&](Value v) {
     if (!isa<TileType>(v.getType()))
       return scalar(v);
+    if (auto it = fusedSlots.find(v); it != fusedSlots.end())
+      return "(" + it->second + ")";
     return *elementTag(elementOf(v)) + "::load(" + tile(v) + "[ix])";
   };
-  // `result[ix] = store(expr)` over the result's slots.
+  // `result[ix] = store(expr)` over the result's slots; a fused result is
+  // the expression, rounded to its type, in its user's loop.
   auto elementwise = [&](Value result, const std::string &expr) {
+    if (fused.contains(result)) {
+      Type t = elementOf(result);
+      const std::string tag = *elementTag(t);
+      fusedSlots[result] = t.isF32() ? expr : tag + "::load(" + tag + "::store(" + expr + "))";
+      return success();
+    }
     std::string r = declareTile(result, op);
     line("ARGUS_GPU_UNROLL for (int ix = 0; ix < " + std::to_string(layoutOf(result).perLane()) + "; ++ix) " + r +
              "[ix] = " + *elementTag(elementOf(result)) + "::store(" + expr + ");",
@@ -109,11 +118,19 @@ LogicalResult LaneEmitter::emitArgusOp(Operation *op) {
       .Case([&](SegmentOp o) { return emitSegment(o, "ak::Tensor"); })
       .Case([&](LoadOp o) {
         auto t = cast<TileType>(o.getResult().getType());
+        const std::string tag = *elementTag(t.getElementType());
+        const std::string layoutAndShape = layoutOf(o.getResult()).spell() + ", " + tag + ", " + joinInts(t.getShape());
+        const std::string source = scalar(o.getTensor()) + ", " + indexListOf(o.getOffsets()) + ", " +
+                                   floatLiteral(o.getPadding().convertToDouble(), Builder(op).getF32Type());
+        if (fused.contains(o.getResult())) { // read slot by slot in its user's loop
+          std::string reader = nameFor(o.getResult());
+          line("const ak::TileReader<" + layoutAndShape + "> " + reader + "(" + source + ");", op,
+               "read where it is used");
+          fusedSlots[o.getResult()] = tag + "::load(" + reader + "(ix))";
+          return success();
+        }
         std::string r = declareTile(o.getResult(), op);
-        line("ak::loadGlobal<" + layoutOf(o.getResult()).spell() + ", " + *elementTag(t.getElementType()) + ", " +
-                 joinInts(t.getShape()) + ">(" + r + ", " + scalar(o.getTensor()) + ", " +
-                 indexListOf(o.getOffsets()) + ", " + floatLiteral(o.getPadding().convertToDouble(), Builder(op).getF32Type()) + ");",
-             op);
+        line("ak::loadGlobal<" + layoutAndShape + ">(" + r + ", " + source + ");", op);
         return success();
       })
       .Case([&](StoreOp o) {

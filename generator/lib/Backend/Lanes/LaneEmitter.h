@@ -16,6 +16,7 @@
 #ifndef ARGUS_BACKEND_LANES_LANEEMITTER_H
 #define ARGUS_BACKEND_LANES_LANEEMITTER_H
 
+#include "ElementwiseFusion.h"
 #include "LaneTarget.h"
 #include "RegisterLayouts.h"
 
@@ -85,6 +86,10 @@ public:
   llvm::DenseMap<mlir::Value, std::string> sharedOperands;
   std::string symbol;
   llvm::DenseMap<mlir::Value, std::string> tiles;
+  /// Tiles computed in their one user's loop (ElementwiseFusion.h), and the
+  /// expression of slot `ix` of each emitted so far, in its compute type.
+  llvm::DenseSet<mlir::Value> fused;
+  llvm::DenseMap<mlir::Value, std::string> fusedSlots;
   llvm::DenseMap<mlir::Value, SharedBuffer> buffers;
   /// The Place functor of each buffer access with a `view`.
   llvm::DenseMap<mlir::Operation *, std::string> viewPlacements;

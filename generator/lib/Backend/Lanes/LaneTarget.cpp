@@ -46,6 +46,7 @@ static LaneTarget hip(const std::string &name) {
   t.mathPrefix = "__builtin_";
   t.checksTileSpans = true;
   t.asyncCopies = true;
+  t.readsTileElements = true;
   return t;
 }
 

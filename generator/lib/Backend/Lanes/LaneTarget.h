@@ -49,6 +49,8 @@ struct LaneTarget {
   bool checksTileSpans = false;  // loads address a tile by 32-bit offsets (HIP buffers)
   bool asyncCopies = false;      // copy_async is asynchronous: cp.async (wait: cp.async.wait_group), CDNA's
                                  // direct-to-LDS buffer loads (wait: s_waitcnt vmcnt)
+  bool readsTileElements = false; // has ak::TileReader: a load elementwise ops alone read may be read slot by
+                                  // slot where they use it (ElementwiseFusion.h)
   bool fp8Fnuz = false;          // takes fp8_fnuz (E4M3FNUZ) tiles, mma on them in v_mfma_*_fp8_fp8 (gfx942)
 
   /// The kernel entry's declaration: "ARGUS_HIP_KERNEL(256) void sym(sym_params p)".

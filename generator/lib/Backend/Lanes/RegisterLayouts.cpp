@@ -71,6 +71,18 @@ bool RegLayout::rowsReducible() const {
   return false;
 }
 
+bool RegLayout::readByElement() const {
+  switch (kind) {
+  case Kind::Striped: return run == 1 || cols % run != 0; // forEachRun's kRunByRun
+  case Kind::MmaAcc: return family == MmaFamily::Mfma;    // ak::MfmaAcc's kRun is 1
+  case Kind::Transposed: return true;
+  case Kind::Broadcast: return !keepCols || base->readByElement();
+  case Kind::MmaOperand:
+  case Kind::SharedOperand: return false;
+  }
+  return false;
+}
+
 std::pair<int64_t, int64_t> tileRowsCols(ArrayRef<int64_t> shape) {
   if (shape.empty())
     return {1, 1};

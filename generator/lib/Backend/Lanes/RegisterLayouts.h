@@ -60,6 +60,9 @@ struct RegLayout {
   int64_t perLane() const;
   /// Whether ak::reduceRows can reduce its rows (lanes split every row alike).
   bool rowsReducible() const;
+  /// Whether CDNA's ak::loadGlobal reads it element by element (it has no
+  /// runs of whole columns to load as vectors).
+  bool readByElement() const;
   bool operator==(const RegLayout &o) const { return spell() == o.spell(); }
 };
 
