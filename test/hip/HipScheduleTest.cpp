@@ -66,8 +66,12 @@ TEST(HipSchedule, EveryKernelShapeFitsItsWorkgroup) {
 
 TEST(HipSchedule, RulePicksLargeTilesForPrefillAndSmallForDecode) {
   const GemmShape prefill = chooseGemmShape(8192, 8192, computeUnits(true));
-  EXPECT_EQ(prefill.bm, 128);
+  EXPECT_EQ(prefill.bm, 256);
   EXPECT_EQ(prefill.bn, 256);
+  // 128 tiles of 256x256 would leave more than half of MI300X's 304 compute units idle.
+  const GemmShape shorter = chooseGemmShape(2048, 4096, computeUnits(true));
+  EXPECT_EQ(shorter.bm, 128);
+  EXPECT_EQ(shorter.bn, 256);
   for (int64_t m : {1, 7, 16, 31}) {
     const GemmShape decode = chooseGemmShape(m, 4096, computeUnits(true));
     EXPECT_EQ(decode.bm, 32) << m;

@@ -56,7 +56,7 @@ argus_status prepare(const argus_gemm_args *args, const char *function, HipGemmP
   } else if (strict) {
     return strictGemmRefusal(g, function);
   } else {
-    const GemmShape s = argus::hip::chooseGemmShape(g.m, g.n, argus::hip::computeUnits(isGfx942()));
+    const GemmShape s = argus::hip::chooseGemmShape(g.m, g.n, argus::hip::computeUnits(isGfx942()), f16);
     for (int32_t i = 0; i < argus::hip::kGemmShapeCount; ++i)
       if (argus::hip::kGemmShapes[i] == s)
         shape = i;

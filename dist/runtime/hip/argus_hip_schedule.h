@@ -35,6 +35,9 @@ constexpr int ldsByte(int row, int chunk) { return kLdsRowBytes * row + 16 * (ch
 /// each wave a (BM/WM) x (BN/WN) block of 32x32 MFMA results.
 struct GemmShape {
   int bm, bn, wm, wn;
+  /// Whether the library has an f16 kernel of it too (argus_hip_gemm_f16_*),
+  /// besides the bf16 one.
+  bool inF16 = true;
 
   constexpr int waves() const { return wm * wn; }
   constexpr int threads() const { return waves() * 64; }
@@ -61,11 +64,14 @@ struct GemmShape {
 
 /// Every GEMM kernel shape a hip library's code object holds (each an
 /// instance of templates/gemm/gemm_tn_cdna.argus, bf16 and f16), largest tile
-/// first. The prefill tile is 128x256 on eight waves: the template's 256x256
-/// instance (HipKittens' and hipBLASLt's tile) spills 16 VGPRs at the 256
-/// registers an 8-wave workgroup leaves each lane, because its epilogue holds
-/// the accumulator and C together, and a library kernel must not spill.
+/// first. The largest is HipKittens' and hipBLASLt's 256x256 on eight waves:
+/// each wave's 128 x 64 quadrant is 128 accumulator registers of the 256 an
+/// 8-wave workgroup leaves a lane, and all 64 KiB of LDS. In bf16 it takes
+/// 225 VGPRs (its epilogue reads C one element at a time, ElementwiseFusion.h:
+/// read whole, C and the accumulator together spilled 43 registers); in f16
+/// clang spills 14 at the join of the bias branch, so f16 calls stop at 128x256.
 inline constexpr GemmShape kGemmShapes[] = {
+    {256, 256, 2, 4, /*inF16=*/false},
     {128, 256, 2, 4},
     {128, 128, 2, 2},
     {64, 128, 2, 2},
@@ -76,13 +82,15 @@ inline constexpr int kGemmShapeCount = int(sizeof(kGemmShapes) / sizeof(kGemmSha
 /// Compute units: MI300X has 304, one MI250X GCD 110 (MI250: 104).
 constexpr int computeUnits(bool gfx942) { return gfx942 ? 304 : 104; }
 
-/// The kernel for an m x n GEMM on `units` compute units: the largest tile
-/// that still gives at least half of the compute units a workgroup, else the
-/// smallest tile (decode: m <= 64 leaves too few tiles for any larger shape).
-/// A rule by occupancy, not fitted to measurements: no AMD GPU has run these
-/// kernels.
-constexpr GemmShape chooseGemmShape(int64_t m, int64_t n, int units) {
+/// The kernel for an m x n GEMM (bf16, or f16) on `units` compute units: the
+/// largest tile that still gives at least half of the compute units a
+/// workgroup, else the smallest tile (decode: m <= 64 leaves too few tiles
+/// for any larger shape). A rule by occupancy, not fitted to measurements:
+/// no AMD GPU has run these kernels.
+constexpr GemmShape chooseGemmShape(int64_t m, int64_t n, int units, bool f16 = false) {
   for (const GemmShape &s : kGemmShapes) {
+    if (f16 && !s.inF16)
+      continue;
     const int64_t tiles = ((m + s.bm - 1) / s.bm) * ((n + s.bn - 1) / s.bn);
     // Not a tile that is mostly padding: m must fill at least half of its rows.
     if (2 * tiles >= units && 2 * m >= s.bm)

@@ -3,7 +3,7 @@
 // The catalog's GEMMs are grouped and bucketed as for the CPU (planGemms);
 // each bucket gets the CDNA kernel shape chooseGemmShape picks for its
 // largest m. The GEMM kernels are generated: every shape of kGemmShapes, bf16
-// and f16, is an instance of templates/gemm/gemm_tn_cdna.argus that is
+// and (where the shape says so) f16, is an instance of templates/gemm/gemm_tn_cdna.argus that is
 // proved and emitted by the HIP backend. So are the attention kernels: one
 // instance of templates/attention/attention_prefill_cdna.argus (varlen
 // prefill) per catalog attention configuration (GQA group, head dims) and one
@@ -86,11 +86,14 @@ std::vector<HipGroup> planHipGemms(const GemmPlan &plan, const std::string &arch
   return groups;
 }
 
-/// Every GEMM kernel of the code object: each shape of kGemmShapes, bf16 and f16.
+/// Every GEMM kernel of the code object: each shape of kGemmShapes in bf16,
+/// and in f16 where the shape says so.
 std::vector<GeneratedGemm> libraryGemms() {
   std::vector<GeneratedGemm> gemms;
   for (const hip::GemmShape &s : hip::kGemmShapes)
     for (bool f16 : {false, true}) {
+      if (f16 && !s.inF16)
+        continue;
       char symbol[48];
       hip::gemmKernelSymbol(s, f16, symbol);
       gemms.push_back({symbol, s.bm, s.bn, s.wm, s.wn, f16});
