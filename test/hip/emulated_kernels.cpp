@@ -27,8 +27,6 @@ const Params &first(void **arguments) {
 const OtherKernel kOthers[] = {
     {"argus_hip_moe_route", kWaveSize, [](void **a) { moeRoute(first<MoeParams>(a)); }},
     {"argus_hip_moe_align", kMoeAlignThreads, [](void **a) { moeAlign(first<MoeParams>(a)); }},
-    {"argus_hip_moe_gather", kMoeGatherThreads, [](void **a) { moeGather(first<MoeParams>(a)); }},
-    {"argus_hip_moe_combine", kMoeCombineThreads, [](void **a) { moeCombine(first<MoeParams>(a)); }},
 };
 
 const OtherKernel *other(const char *symbol) {

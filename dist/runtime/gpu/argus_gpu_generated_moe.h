@@ -1,11 +1,15 @@
 //===- argus_gpu_generated_moe.h - MoE blocks as a generated kernel's args -===//
 //
-// The grouped expert kernels argus-gen generates from
-// templates/moe/moe_gate_up_cdna.argus and moe_down_cdna.argus (a hip
-// library's) take the pipeline's blocks (gpu/argus_gpu_moe_params.h) as
-// tensors: the blocks' rows MB x 32 x width, the experts' weights E x rows x
-// width, and the block -> expert table. Parameter order is the templates':
-// gate_up (X, Wg, Wu, block_expert, H), down (X, W, block_expert, Y).
+// The MoE kernels argus-gen generates for a hip library take the pipeline's
+// workspace (gpu/argus_gpu_moe_params.h) as tensors. The grouped expert
+// GEMMs (templates/moe/moe_gate_up_cdna.argus, moe_down_cdna.argus): the
+// blocks' rows MB x 32 x width, the experts' weights E x rows x width, and
+// the block -> expert table; gather and combine (templates/moe/
+// moe_gather.argus, moe_combine.argus): the tokens, the blocks' rows
+// flattened to MB * 32 rows, and the routing's per-(token, choice) tables.
+// Parameter order is the templates': gather (x, block_rows, rows, top_k),
+// gate_up (X, Wg, Wu, block_expert, H), down (X, W, block_expert, Y),
+// combine (Y, choice_row, weights, out).
 //
 //===----------------------------------------------------------------------===//
 #ifndef ARGUS_GPU_GENERATED_MOE_H
@@ -33,11 +37,34 @@ inline Tensor moeWeights(const void *data, int64_t experts, int64_t rows, int64_
   return {data, {experts, rows, width, 0}, {expertStride, width, 1, 0}};
 }
 
-inline Tensor moeBlockExperts(const argus::gpu::MoeParams &p) {
-  return {p.blockExpert, {p.maxBlocks, 0, 0, 0}, {1, 0, 0, 0}};
+/// `n` elements, densely.
+inline Tensor moeVector(const void *data, int64_t n) { return {data, {n, 0, 0, 0}, {1, 0, 0, 0}}; }
+
+inline Tensor moeBlockExperts(const argus::gpu::MoeParams &p) { return moeVector(p.blockExpert, p.maxBlocks); }
+
+/// The rows of every block the grid covers.
+inline int64_t moeAllBlockRows(const argus::gpu::MoeParams &p) { return int64_t(p.maxBlocks) * kMoeBlockRows; }
+
+/// `rows` rows of `width` elements, densely.
+inline Tensor moeMatrix(const void *data, int64_t rows, int64_t width) {
+  return {data, {rows, width, 0, 0}, {width, 1, 0, 0}};
 }
 
 } // namespace detail
+
+/// The gather kernel's parameters (struct Params) for the pipeline `p`:
+/// each block row's token of x, into the gathered rows (the blocks' rows
+/// flattened).
+template <class Params>
+Params generatedGatherParams(const argus::gpu::MoeParams &p) {
+  const int64_t blockRows = detail::moeAllBlockRows(p);
+  Params g{};
+  g.x = detail::moeMatrix(p.x, p.tokens, p.hidden);
+  g.block_rows = detail::moeVector(p.blockRows, blockRows);
+  g.rows = detail::moeMatrix(argus::gpu::moeGatheredRows(p), blockRows, p.hidden);
+  g.top_k = p.topK;
+  return g;
+}
 
 /// The gate_up kernel's parameters (struct Params) for the pipeline `p`:
 /// the gathered tokens (argus::gpu::moeGatheredRows) times each expert's
@@ -65,6 +92,18 @@ Params generatedDownParams(const argus::gpu::MoeParams &p) {
   d.block_expert = detail::moeBlockExperts(p);
   d.Y = detail::moeBlocks(p.y, p.maxBlocks, hidden);
   return d;
+}
+
+/// The combine kernel's parameters (struct Params) for the pipeline `p`:
+/// each token's weighted rows of Y into out.
+template <class Params>
+Params generatedCombineParams(const argus::gpu::MoeParams &p) {
+  Params c{};
+  c.Y = detail::moeMatrix(p.y, detail::moeAllBlockRows(p), p.hidden);
+  c.choice_row = detail::moeMatrix(p.choiceRow, p.tokens, p.topK);
+  c.weights = detail::moeMatrix(p.weights, p.tokens, p.topK);
+  c.out = detail::moeMatrix(p.out, p.tokens, p.hidden);
+  return c;
 }
 
 } // namespace argus_rt

@@ -1,8 +1,11 @@
 //===- argus_gpu_moe_routing.h - MoE route, align, combine, for any GPU ---===//
 //
 // The three kernels of the MoE pipeline (argus_gpu_moe_params.h) that are
-// not matrix products, and the SwiGLU activation, written once for every GPU target over the handful of
-// primitives a target's `Threads` supplies (static functions):
+// not matrix products, and the SwiGLU activation, written once for every GPU
+// target over the handful of primitives a target's `Threads` supplies
+// (static functions). A hip library generates its combine from
+// templates/moe/moe_combine.argus instead (and its gather, a step CUDA's
+// expert GEMMs do not need, from moe_gather.argus).
 //
 //   kLanes                 threads of a wave / warp
 //   lane(), item()         this thread's lane, and index in its block
@@ -11,7 +14,7 @@
 //   laneXor(v, mask)       v of the lane whose index is this lane's XOR mask
 //   atomicAdd(p, v)        *p += v in shared memory, atomically; the old value
 //   exp2(x)                2^x, 2^-inf = 0
-//   floatToBf16(f)         round to nearest even, NaN kept
+//   floatToBf16(f)         round to nearest even, NaN kept (combine only)
 //
 // Include after the target's device header, which defines ARGUS_GPU_FN (its
 // device-function qualifier).
@@ -91,8 +94,9 @@ ARGUS_GPU_FN void moeRoute(const MoeParams &p) {
 
 /// Align: one block of kMoeAlignThreads groups the choices by expert, in
 /// `shared` (kMoeAlignSharedBytes, 4-byte aligned). Blocks past the
-/// routing's own count name no expert (-1): a kernel that reads the table
-/// for every block of the grid finds nothing to do there.
+/// routing's own count name no expert (-1), and every row of theirs is
+/// padding (-1): a kernel that reads the tables for every block of the grid
+/// finds nothing to do there, and nothing left from an earlier call.
 template <class Threads>
 ARGUS_GPU_FN void moeAlign(const MoeParams &p, char *shared) {
   int *const count = reinterpret_cast<int *>(shared);
@@ -118,7 +122,7 @@ ARGUS_GPU_FN void moeAlign(const MoeParams &p, char *shared) {
   Threads::barrier();
   for (int b = firstBlock[p.experts] + item; b < p.maxBlocks; b += kMoeAlignThreads)
     p.blockExpert[b] = -1;
-  for (int r = item; r < firstBlock[p.experts] * kMoeBlockRows; r += kMoeAlignThreads)
+  for (int r = item; r < p.maxBlocks * kMoeBlockRows; r += kMoeAlignThreads)
     p.blockRows[r] = -1;
   Threads::barrier();
   for (int i = item; i < choices; i += kMoeAlignThreads) {
@@ -127,24 +131,6 @@ ARGUS_GPU_FN void moeAlign(const MoeParams &p, char *shared) {
     p.blockRows[row] = i;
     p.choiceRow[i] = row;
   }
-}
-
-/// Gather, for targets whose expert GEMMs read dense blocks: block row
-/// Threads::group(0) of `rows` (the blocks' rows, hidden wide) is its
-/// (token, choice)'s row of x, zeros for padding. kThreads items copy 16
-/// bytes at a time (hidden is a multiple of 8); rows of blocks past the
-/// routing's count are left alone (their expert GEMMs take no K step).
-template <class Threads, int kThreads>
-ARGUS_GPU_FN void moeGather(const MoeParams &p, uint16_t *rows) {
-  const int row = Threads::group(0);
-  if (row >= *p.blockCount * kMoeBlockRows)
-    return;
-  const int choice = p.blockRows[row];
-  struct alignas(16) Chunk { uint32_t word[4]; };
-  const Chunk *from = choice < 0 ? nullptr : reinterpret_cast<const Chunk *>(p.x + int64_t(choice / p.topK) * p.hidden);
-  Chunk *to = reinterpret_cast<Chunk *>(rows + int64_t(row) * p.hidden);
-  for (int c = Threads::item(); c < p.hidden / 8; c += kThreads)
-    to[c] = from ? from[c] : Chunk{{0, 0, 0, 0}};
 }
 
 /// What an expert GEMM's CTA / workgroup reads of the routing for its block.

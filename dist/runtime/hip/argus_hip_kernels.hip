@@ -3,8 +3,8 @@
 // The MoE routing kernels a hip-gfx942 / hip-gfx90a library launches, one
 // extern "C" symbol each. argus-gen compiles them device-only by clang-22 (no
 // ROCm install) in one code object with the kernels it generates from
-// templates (GEMM, prefill, paged decode, the MoE expert GEMMs;
-// HipLibraryBuilder.cpp):
+// templates (GEMM, prefill, paged decode, the MoE gather, expert GEMMs and
+// combine; HipLibraryBuilder.cpp):
 //
 //   clang++-22 -x hip --offload-arch=gfx942 -nogpulib -nogpuinc -O3 -std=c++17
 //       --offload-device-only --no-gpu-bundle-output -I dist/runtime/hip
@@ -17,6 +17,4 @@ using argus::hip::MoeParams;
 
 ARGUS_HIP_KERNEL(64) void argus_hip_moe_route(MoeParams p) { argus::hip::moeRoute(p); }
 ARGUS_HIP_KERNEL(argus::hip::kMoeAlignThreads) void argus_hip_moe_align(MoeParams p) { argus::hip::moeAlign(p); }
-ARGUS_HIP_KERNEL(argus::hip::kMoeGatherThreads) void argus_hip_moe_gather(MoeParams p) { argus::hip::moeGather(p); }
-ARGUS_HIP_KERNEL(argus::hip::kMoeCombineThreads) void argus_hip_moe_combine(MoeParams p) { argus::hip::moeCombine(p); }
 

@@ -2,8 +2,8 @@
 //
 // The GPU front (gpu/argus_gpu_moe.h: validation, what the pipeline takes,
 // the workspace), then the six launches of argus_hip_moe_params.h, in
-// order, on the caller's stream: the hand-written ones by name, the expert
-// GEMMs through the library's table (argus_hip_registry.h).
+// order, on the caller's stream: the hand-written ones by name, the
+// generated ones through the library's table (argus_hip_registry.h).
 //
 //===----------------------------------------------------------------------===//
 #include "argus_error.h"
@@ -15,6 +15,9 @@
 using namespace argus_rt;
 using namespace argus::hip;
 
+static_assert(sizeof(argus_hip_moe_kernels) / sizeof(argus_hip_moe_kernels[0]) == kMoeGeneratedKernels,
+              "the library's table holds every generated kernel of the pipeline");
+
 extern "C" ARGUS_API argus_status argus_moe(const argus_moe_args *args, void *stream) {
   return guard("argus_moe", [&] {
     GpuMoeStep step;
@@ -25,8 +28,8 @@ extern "C" ARGUS_API argus_status argus_moe(const argus_moe_args *args, void *st
     return argus_status(runMoePipeline(
         params,
         [&](const MoeLaunch &l) { return hipLaunch("argus_moe", {l.kernel, l.gridX, l.gridY, l.threads, arguments}, stream); },
-        [&](int expertGemm) {
-          const argus_hip_moe_kernel &k = argus_hip_moe_kernels[expertGemm];
+        [&](int generated) {
+          const argus_hip_moe_kernel &k = argus_hip_moe_kernels[generated];
           return k.launch(&params, k.symbol, stream);
         }));
   });

@@ -2,9 +2,9 @@
 //
 // The hand-written kernels of argus_moe (the pipeline and its workspace are
 // described in gpu/argus_gpu_moe_params.h, its launches in
-// argus_hip_moe_params.h): route, align, gather and combine, the GPU ones
-// (gpu/argus_gpu_moe_routing.h) on a CDNA wave. The expert GEMMs between
-// gather and combine are generated from templates.
+// argus_hip_moe_params.h): route and align, the GPU ones
+// (gpu/argus_gpu_moe_routing.h) on a CDNA wave. The gather, expert GEMMs
+// and combine after them are generated from templates.
 //
 //===----------------------------------------------------------------------===//
 #ifndef ARGUS_HIP_MOE_KERNEL_H
@@ -16,7 +16,7 @@
 
 namespace argus::hip {
 
-/// What the shared route, align and combine kernels (gpu/argus_gpu_moe_routing.h) take of a CDNA wave.
+/// What the shared route and align kernels (gpu/argus_gpu_moe_routing.h) take of a CDNA wave.
 struct HipThreads {
   static constexpr int kLanes = kWaveSize;
   static ARGUS_HIP_FN int lane() { return hip::lane(); }
@@ -26,7 +26,6 @@ struct HipThreads {
   static ARGUS_HIP_FN float laneXor(float v, int mask) { return shuffle(v, hip::lane() ^ mask); }
   static ARGUS_HIP_FN int atomicAdd(int *p, int v) { return hip::atomicAdd(p, v); }
   static ARGUS_HIP_FN float exp2(float x) { return hip::exp2(x); }
-  static ARGUS_HIP_FN uint16_t floatToBf16(float f) { return hip::floatToBf16(f); }
 };
 
 ARGUS_HIP_FN void moeRoute(const MoeParams &p) { gpu::moeRoute<HipThreads>(p); }
@@ -34,12 +33,6 @@ ARGUS_HIP_FN void moeRoute(const MoeParams &p) { gpu::moeRoute<HipThreads>(p); }
 ARGUS_HIP_FN void moeAlign(const MoeParams &p) {
   ARGUS_LDS(shared, gpu::kMoeAlignSharedBytes);
   gpu::moeAlign<HipThreads>(p, shared);
-}
-
-ARGUS_HIP_FN void moeCombine(const MoeParams &p) { gpu::moeCombine<HipThreads, kMoeCombineThreads>(p); }
-
-ARGUS_HIP_FN void moeGather(const MoeParams &p) {
-  gpu::moeGather<HipThreads, kMoeGatherThreads>(p, gpu::moeGatheredRows(p));
 }
 
 } // namespace argus::hip

@@ -1,11 +1,12 @@
 //===- argus_hip_moe_params.h - the CDNA MoE pipeline's launches -----------===//
 //
 // argus_moe on CDNA is the GPU pipeline of gpu/argus_gpu_moe_params.h (its
-// argument and workspace) in six launches: the hand-written route, align
-// and gather (the tokens' rows into the blocks' order, which the generated
-// expert GEMMs read densely), the two generated expert GEMMs
-// (argus_hip_moe_kernels: templates/moe/moe_{gate_up,down}_cdna.argus),
-// and the hand-written combine.
+// argument and workspace) in six launches: the hand-written route and align,
+// then the four generated kernels (argus_hip_moe_kernels): the gather (the
+// tokens' rows into the blocks' order, which the expert GEMMs read densely;
+// templates/moe/moe_gather.argus), the two expert GEMMs
+// (templates/moe/moe_{gate_up,down}_cdna.argus) and the combine
+// (templates/moe/moe_combine.argus).
 //
 //===----------------------------------------------------------------------===//
 #ifndef ARGUS_HIP_MOE_PARAMS_H
@@ -19,34 +20,30 @@ using argus::gpu::kMoeAlignThreads;
 using argus::gpu::kMoeBlockRows;
 using argus::gpu::MoeParams;
 
-inline constexpr int kMoeGatherThreads = 64;
-inline constexpr int kMoeCombineThreads = 256;
-
 /// One launch of a hand-written kernel: grid in workgroups, workgroup size.
 struct MoeLaunch {
   const char *kernel;
   unsigned gridX, gridY, threads;
 };
 
+/// The generated kernels, in pipeline order (argus_hip_moe_kernels).
+inline constexpr int kMoeGeneratedKernels = 4;
+
 /// Runs the pipeline in order: each hand-written launch through
-/// `handWritten(const MoeLaunch &)`, each generated expert GEMM (0:
-/// gate_up, 1: down) through `generated(int)`. Stops at the first launch
-/// that returns non-zero, and returns that.
+/// `handWritten(const MoeLaunch &)`, each generated kernel (0: gather, 1:
+/// gate_up, 2: down, 3: combine) through `generated(int)`. Stops at the
+/// first launch that returns non-zero, and returns that.
 template <class HandWritten, class Generated>
 int runMoePipeline(const MoeParams &p, HandWritten handWritten, Generated generated) {
-  const MoeLaunch before[] = {
-      {"argus_hip_moe_route", unsigned(p.tokens), 1, 64},
-      {"argus_hip_moe_align", 1, 1, kMoeAlignThreads},
-      {"argus_hip_moe_gather", unsigned(p.maxBlocks) * kMoeBlockRows, 1, kMoeGatherThreads}};
-  const MoeLaunch combine = {"argus_hip_moe_combine", unsigned(p.tokens),
-                             unsigned((p.hidden + kMoeCombineThreads - 1) / kMoeCombineThreads), kMoeCombineThreads};
-  for (const MoeLaunch &l : before)
+  const MoeLaunch handWrittenLaunches[] = {{"argus_hip_moe_route", unsigned(p.tokens), 1, 64},
+                                           {"argus_hip_moe_align", 1, 1, kMoeAlignThreads}};
+  for (const MoeLaunch &l : handWrittenLaunches)
     if (int s = handWritten(l))
       return s;
-  for (int expertGemm = 0; expertGemm < 2; ++expertGemm)
-    if (int s = generated(expertGemm))
+  for (int kernel = 0; kernel < kMoeGeneratedKernels; ++kernel)
+    if (int s = generated(kernel))
       return s;
-  return handWritten(combine);
+  return 0;
 }
 
 } // namespace argus::hip

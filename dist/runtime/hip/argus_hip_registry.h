@@ -20,8 +20,8 @@
  * element type, GQA group, head dims and page size. Else
  * ARGUS_ERROR_UNSUPPORTED naming the configurations the library has.
  *
- * MoE (argus_hip_moe.cpp): the pipeline's expert GEMMs are the two
- * argus_hip_moe_kernels, which serve every shape.
+ * MoE (argus_hip_moe.cpp): the pipeline's gather, expert GEMMs and combine
+ * are the four argus_hip_moe_kernels, which serve every shape.
  *
  *===----------------------------------------------------------------------===*/
 #ifndef ARGUS_HIP_REGISTRY_H
@@ -103,21 +103,22 @@ typedef struct {
 extern const argus_hip_decode_kernel argus_hip_decode_kernels[];
 extern const int32_t argus_hip_decode_kernel_count;
 
-/** Fills a generated MoE expert kernel's parameters from the pipeline's
- *  argument `pipeline` (an argus::gpu::MoeParams, gpu/argus_gpu_moe_params.h),
- *  asks its launch function for the grid and enqueues kernel `symbol` on
+/** Fills a generated MoE kernel's parameters from the pipeline's argument
+ *  `pipeline` (an argus::gpu::MoeParams, gpu/argus_gpu_moe_params.h), asks
+ *  its launch function for the grid and enqueues kernel `symbol` on
  *  `stream` (argus_hip_moe_launch.h). */
 typedef argus_status (*argus_hip_moe_launcher)(const void *pipeline, const char *symbol, void *stream);
 
-/** One MoE expert kernel of the code object: an instance of
- *  templates/moe/moe_gate_up_cdna.argus or moe_down_cdna.argus. */
+/** One generated MoE kernel of the code object: an instance of
+ *  templates/moe/moe_gather.argus, moe_gate_up_cdna.argus,
+ *  moe_down_cdna.argus or moe_combine.argus. */
 typedef struct {
   const char *symbol;
   argus_hip_moe_launcher launch;
 } argus_hip_moe_kernel;
 
-/** gate_up, then down. */
-extern const argus_hip_moe_kernel argus_hip_moe_kernels[2];
+/** In pipeline order: gather, gate_up, down, combine. */
+extern const argus_hip_moe_kernel argus_hip_moe_kernels[4];
 
 /** The code object (an AMDGPU ELF for argus_hip_arch), embedded by argus-gen. */
 extern const unsigned char argus_hip_code_object[];

@@ -5,9 +5,9 @@
 // verifier and emitted by the target's backend into the build's src/
 // directory. The hip builder's GEMMs (templates/gemm/gemm_tn_cdna.argus),
 // varlen prefill and paged decode attention (templates/attention/
-// attention_prefill_cdna.argus, attention_decode_cdna.argus) and MoE expert
-// GEMMs (templates/moe/moe_{gate_up,down}_cdna.argus); the cuda builder's
-// fallback GEMMs.
+// attention_prefill_cdna.argus, attention_decode_cdna.argus) and MoE
+// pipeline kernels (templates/moe/: gather, expert GEMMs, combine); the cuda
+// builder's fallback GEMMs.
 //
 //===----------------------------------------------------------------------===//
 #ifndef ARGUS_EMIT_GENERATEDKERNELS_H
@@ -65,12 +65,13 @@ struct GeneratedDecode {
   GeneratedKernel kernel() const;
 };
 
-/// A grouped MoE expert GEMM of templates/moe/moe_gate_up_cdna.argus or
-/// moe_down_cdna.argus, at the template's defaults (bf16): one serves
+/// A kernel of the MoE pipeline (the gather, a grouped expert GEMM, the
+/// combine: templates/moe/), at the template's defaults (bf16): one serves
 /// every shape.
 struct GeneratedMoe {
   std::string symbol;
   std::string templatePath; // relative to the Argus tree
+  std::string fillParams;   // its parameters from the pipeline's (gpu/argus_gpu_generated_moe.h)
 
   GeneratedKernel kernel() const { return {symbol, templatePath, {}}; }
 };

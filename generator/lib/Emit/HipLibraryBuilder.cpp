@@ -8,9 +8,10 @@
 // instance of templates/attention/attention_prefill_cdna.argus (varlen
 // prefill) per catalog attention configuration (GQA group, head dims) and one
 // of templates/attention/attention_decode_cdna.argus (paged decode) per
-// configuration and page size, bf16 and f16; and the MoE expert GEMMs,
-// templates/moe/moe_{gate_up,down}_cdna.argus, which serve every shape (the
-// MoE routing kernels are hand-written). Three things are compiled:
+// configuration and page size, bf16 and f16; and the MoE pipeline's gather,
+// expert GEMMs and combine, templates/moe/moe_gather.argus,
+// moe_{gate_up,down}_cdna.argus and moe_combine.argus, which serve every
+// shape (its route and align are hand-written). Three things are compiled:
 //   the code object   argus_hip_code_object.hip (the generated units and
 //                     argus_hip_kernels.hip) by clang-22 for the target's
 //                     GPU, inspected (CodeObject.h) before it is accepted;
@@ -101,11 +102,14 @@ std::vector<GeneratedGemm> libraryGemms() {
   return gemms;
 }
 
-/// The MoE expert GEMMs, gate_up then down (argus_hip_moe_kernels' order).
+/// The generated MoE kernels in pipeline order (argus_hip_moe_kernels'), each
+/// with the function of argus_gpu_generated_moe.h that fills its parameters.
 const std::vector<GeneratedMoe> &libraryMoe() {
   static const std::vector<GeneratedMoe> moe = {
-      {"argus_hip_moe_gate_up", "templates/moe/moe_gate_up_cdna.argus"},
-      {"argus_hip_moe_down", "templates/moe/moe_down_cdna.argus"}};
+      {"argus_hip_moe_gather", "templates/moe/moe_gather.argus", "generatedGatherParams"},
+      {"argus_hip_moe_gate_up", "templates/moe/moe_gate_up_cdna.argus", "generatedGateUpParams"},
+      {"argus_hip_moe_down", "templates/moe/moe_down_cdna.argus", "generatedDownParams"},
+      {"argus_hip_moe_combine", "templates/moe/moe_combine.argus", "generatedCombineParams"}};
   return moe;
 }
 
@@ -244,13 +248,10 @@ std::string tablesSource(const std::vector<HipGroup> &groups, const std::vector<
   if (decodes.empty())
     os << "  {0, 0, 0, 0, 0, nullptr, nullptr},  // placeholder, count is 0\n";
   os << "};\nconst int32_t argus_hip_decode_kernel_count = " << decodes.size() << ";\n\n"
-     << "const argus_hip_moe_kernel argus_hip_moe_kernels[2] = {\n";
-  const char *launchers[] = {"launchGeneratedGateUp", "launchGeneratedDown"};
-  for (size_t i = 0; i < libraryMoe().size(); ++i) {
-    const std::string &symbol = libraryMoe()[i].symbol;
-    os << "  {" << cString(symbol) << ", &argus_rt::" << launchers[i] << "<" << symbol << "_params, " << symbol
-       << "_launch>},\n";
-  }
+     << "const argus_hip_moe_kernel argus_hip_moe_kernels[" << libraryMoe().size() << "] = {\n";
+  for (const GeneratedMoe &m : libraryMoe())
+    os << "  {" << cString(m.symbol) << ", &argus_rt::launchGeneratedMoe<" << m.symbol << "_params, " << m.symbol
+       << "_launch, &argus_rt::" << m.fillParams << "<" << m.symbol << "_params>>},\n";
   os << "};\n"
      << "const char argus_hip_arch[] = " << cString(arch) << ";\n"
      << "const char argus_generated_target[] = " << cString(target) << ";\n"

@@ -3,6 +3,7 @@
 
 #include "argus/Reference/AttentionReference.h"
 #include "GroupedMoeReference.h"
+#include "MoeRowsReference.h"
 
 #include <algorithm>
 #include <cmath>
@@ -357,6 +358,21 @@ const std::map<std::string, Reference> &registry() {
         [](const std::vector<RefArg> &args) { return args[0].shape[2]; },
         [](const std::vector<RefArg> &) { return std::vector<std::string>{"Y"}; }, /*roundings=*/1,
         arrangeMoeBlocks}},
+      {"moe_gather",
+       {"moe_gather",
+        "rows[r] = x[block_rows[r] / top_k]: the routed tokens' rows in the routing's block order (zeros for a "
+        "row that names no token)",
+        {"x", "block_rows", "rows", "top_k"}, validateMoeGather, moeGather,
+        [](const std::vector<RefArg> &) { return int64_t(1); },
+        [](const std::vector<RefArg> &) { return std::vector<std::string>{"rows"}; }, /*roundings=*/1,
+        arrangeMoeGather}},
+      {"moe_combine",
+       {"moe_combine",
+        "out[t] = sum over j of weights[t, j] · Y[choice_row[t, j]]: each token's routing-weighted expert rows",
+        {"Y", "choice_row", "weights", "out"}, validateMoeCombine, moeCombine,
+        [](const std::vector<RefArg> &args) { return args[1].shape[1]; },
+        [](const std::vector<RefArg> &) { return std::vector<std::string>{"out"}; }, /*roundings=*/1,
+        arrangeMoeCombine}},
   };
   return refs;
 }

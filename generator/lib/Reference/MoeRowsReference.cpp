@@ -1,0 +1,71 @@
+//===- MoeRowsReference.cpp - float64 MoE gather and combine --------------===//
+#include "MoeRowsReference.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace argus::ref {
+
+std::string validateMoeGather(const std::vector<RefArg> &args) {
+  const RefArg &x = args[0], &blockRows = args[1], &rows = args[2], &topK = args[3];
+  if (x.shape.size() != 2 || blockRows.shape.size() != 1 || rows.shape.size() != 2 ||
+      rows.shape[0] != blockRows.shape[0] || rows.shape[1] != x.shape[1])
+    return "moe_gather expects x of [tokens, H], block_rows of [R] and rows of [R, H]";
+  if (topK.scalar < 1)
+    return "moe_gather expects top_k >= 1";
+  return "";
+}
+
+void moeGather(std::vector<RefArg> &args) {
+  const RefArg &x = args[0], &blockRows = args[1];
+  RefArg &rows = args[2];
+  const int64_t tokens = x.shape[0], H = x.shape[1], topK = int64_t(args[3].scalar);
+  for (size_t r = 0; r < blockRows.data.size(); ++r) {
+    const int64_t choice = int64_t(blockRows.data[r]);
+    const int64_t token = choice < 0 ? -1 : choice / topK;
+    for (int64_t h = 0; h < H; ++h)
+      rows.data[r * size_t(H) + size_t(h)] = token < tokens && token >= 0 ? x.data[size_t(token * H + h)] : 0.0;
+  }
+}
+
+void arrangeMoeGather(std::vector<RefArg> &args, std::mt19937_64 &rng) {
+  const int64_t pairs = args[0].shape[0] * int64_t(args[3].scalar);
+  std::vector<double> &blockRows = args[1].data;
+  std::uniform_int_distribution<int64_t> entry(-1, pairs - 1);
+  for (double &choice : blockRows)
+    choice = double(entry(rng));
+  if (blockRows.size() >= 3)
+    blockRows[1] = double(pairs);
+}
+
+std::string validateMoeCombine(const std::vector<RefArg> &args) {
+  const RefArg &Y = args[0], &choiceRow = args[1], &weights = args[2], &out = args[3];
+  if (Y.shape.size() != 2 || choiceRow.shape.size() != 2 || weights.shape != choiceRow.shape ||
+      out.shape.size() != 2 || out.shape[0] != choiceRow.shape[0] || out.shape[1] != Y.shape[1])
+    return "moe_combine expects Y of [R, N], choice_row and weights of [tokens, top_k] and out of [tokens, N]";
+  return "";
+}
+
+void moeCombine(std::vector<RefArg> &args) {
+  const RefArg &Y = args[0], &choiceRow = args[1], &weights = args[2];
+  RefArg &out = args[3];
+  const int64_t R = Y.shape[0], N = Y.shape[1], tokens = choiceRow.shape[0], topK = choiceRow.shape[1];
+  for (int64_t t = 0; t < tokens; ++t)
+    for (int64_t n = 0; n < N; ++n) {
+      double sum = 0;
+      for (int64_t j = 0; j < topK; ++j) {
+        const int64_t row = int64_t(choiceRow.data[size_t(t * topK + j)]);
+        if (row >= 0 && row < R)
+          sum += weights.data[size_t(t * topK + j)] * Y.data[size_t(row * N + n)];
+      }
+      out.data[size_t(t * N + n)] = sum;
+    }
+}
+
+void arrangeMoeCombine(std::vector<RefArg> &args, std::mt19937_64 &rng) {
+  std::uniform_int_distribution<int64_t> row(0, args[0].shape[0] - 1);
+  for (double &landed : args[1].data)
+    landed = double(row(rng));
+}
+
+} // namespace argus::ref

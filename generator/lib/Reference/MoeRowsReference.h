@@ -1,0 +1,39 @@
+//===- MoeRowsReference.h - float64 MoE gather and combine ------*- C++ -*-===//
+//
+// The references of the kernels that move rows between the tokens' order
+// and the routing's blocks (templates/moe/moe_gather.argus before the
+// grouped expert GEMMs, moe_combine.argus after them). Registered in
+// References.cpp; arguments in kernel order.
+//
+//===----------------------------------------------------------------------===//
+#ifndef ARGUS_REFERENCE_MOEROWSREFERENCE_H
+#define ARGUS_REFERENCE_MOEROWSREFERENCE_H
+
+#include "argus/Reference/References.h"
+
+#include <random>
+#include <string>
+#include <vector>
+
+namespace argus::ref {
+
+/// x: TOK x H; block_rows: R; rows: R x H; top_k >= 1.
+std::string validateMoeGather(const std::vector<RefArg> &args);
+/// rows[r] = x[block_rows[r] / top_k]; zeros where that names no token
+/// (negative, or past x).
+void moeGather(std::vector<RefArg> &args);
+/// Block rows as align leaves them: (token, choice) pairs and padding
+/// (-1); with three or more rows also one past the last pair, which must
+/// read nothing either.
+void arrangeMoeGather(std::vector<RefArg> &args, std::mt19937_64 &rng);
+
+/// Y: R x N; choice_row, weights: TOK x KT; out: TOK x N.
+std::string validateMoeCombine(const std::vector<RefArg> &args);
+/// out[t] = sum over j of weights[t, j] · Y[choice_row[t, j]].
+void moeCombine(std::vector<RefArg> &args);
+/// Every choice landed on a row of Y.
+void arrangeMoeCombine(std::vector<RefArg> &args, std::mt19937_64 &rng);
+
+} // namespace argus::ref
+
+#endif // ARGUS_REFERENCE_MOEROWSREFERENCE_H
