@@ -105,7 +105,13 @@ std::optional<z3::model> Checker::violation(const std::vector<z3::expr> &constra
     solver.add(c);
   ++report.queries;
   auto start = std::chrono::steady_clock::now();
-  z3::check_result r = solver.check();
+  z3::check_result r = z3::unknown;
+  std::string failure;
+  try {
+    r = solver.check();
+  } catch (const z3::exception &e) { // a fault inside Z3 (4.8.12 has some): undecided, not a crash
+    failure = std::string("Z3 failed: ") + e.msg();
+  }
   if (std::getenv("ARGUS_VERIFY_TRACE"))
     std::fprintf(stderr, "argus-verify: %s query at %s: %s in %.1f ms, rlimit %.0f\n", checkName(kind),
                  interp::formatLocation(op->getLoc()).c_str(),
@@ -120,7 +126,7 @@ std::optional<z3::model> Checker::violation(const std::vector<z3::expr> &constra
     Finding f;
     f.kind = CheckKind::Unsupported;
     f.message = std::string("Z3 could not decide the ") + checkName(kind) + " property (" +
-                solver.reason_unknown() + ")";
+                (failure.empty() ? solver.reason_unknown() : failure) + ")";
     f.accesses.push_back(Access{});
     f.accesses.back().point.location = interp::formatLocation(op->getLoc());
     f.accesses.back().point.op = op->getName().getStringRef().str();
@@ -129,22 +135,26 @@ std::optional<z3::model> Checker::violation(const std::vector<z3::expr> &constra
   }
   // Prefer counterexamples that are easy to read and to replay: sizes that
   // are multiples of 64 (no tile straddles an edge, so no padding hides an
-  // element's identity) and small, else just small, else any.
-  for (int preference = 0; preference < 2; ++preference) {
-    solver.push();
-    for (const VarInfo &v : ctx.vars()) {
-      if (v.role != VarRole::Size)
-        continue;
-      solver.add(v.var <= ctx.index(preference == 0 ? 256 : 64));
-      if (preference == 0)
-        solver.add(z3::urem(v.var, ctx.index(64)) == ctx.index(0));
+  // element's identity) and small, else just small, else any. Z3 4.8.12 can
+  // fault when an incremental check follows a sat one: then the first model.
+  const z3::model any = solver.get_model();
+  try {
+    for (int preference = 0; preference < 2; ++preference) {
+      solver.push();
+      for (const VarInfo &v : ctx.vars()) {
+        if (v.role != VarRole::Size)
+          continue;
+        solver.add(v.var <= ctx.index(preference == 0 ? 256 : 64));
+        if (preference == 0)
+          solver.add(z3::urem(v.var, ctx.index(64)) == ctx.index(0));
+      }
+      if (solver.check() == z3::sat)
+        return solver.get_model();
+      solver.pop();
     }
-    if (solver.check() == z3::sat)
-      return solver.get_model();
-    solver.pop();
+  } catch (const z3::exception &) {
   }
-  solver.check();
-  return solver.get_model();
+  return any;
 }
 
 //===----------------------------------------------------------------------===//

@@ -92,8 +92,9 @@ witness(SymContext &ctx, const GlobalAccessEvent &store, const std::vector<z3::e
   // Loop indices nobody determined run from their first iteration.
   for (const LoopFrame &l : store.at.loops)
     if (!assigned(l.iv)) {
+      z3::expr first = substituted(l.lb, from, to); // before l.iv joins `from`: the vectors pair up
       from.push_back(l.iv);
-      to.push_back(substituted(l.lb, from, to));
+      to.push_back(first);
     }
   for (const z3::expr &v : vars)
     if (!assigned(v)) {
