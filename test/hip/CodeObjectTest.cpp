@@ -73,7 +73,7 @@ TEST(CodeObject, AttentionAndMoeKernelsAreThereWithNoScratch) {
   auto inspected = inspectCodeObject(path, llvmTool("llvm-objdump"));
   ASSERT_TRUE(std::holds_alternative<CodeObjectInfo>(inspected)) << std::get<std::string>(inspected);
   // Symbol, work-items, MFMAs expected (the generated expert GEMMs' two waves run MFMAs; the
-  // routing kernels none: the hand-written route and align, the generated one-wave gather and
+  // routing kernels none: the hand-written align, the generated one-wave route, gather and
   // combine).
   const struct {
     const char *name;
@@ -141,8 +141,8 @@ TEST(CodeObject, GeneratedKernelsHaveMfmaAndNoScratch) {
       EXPECT_EQ(k.workgroupSize, 128) << k.name;
       continue;
     }
-    if (k.name == "argus_hip_moe_gather" || k.name == "argus_hip_moe_combine") {
-      // One wave moving rows: no products.
+    if (k.name == "argus_hip_moe_route" || k.name == "argus_hip_moe_gather" || k.name == "argus_hip_moe_combine") {
+      // One wave ranking a token's experts, or moving rows: no products.
       EXPECT_EQ(k.mfmaInstructions, 0) << k.name;
       EXPECT_EQ(k.workgroupSize, 64) << k.name;
       continue;

@@ -12,7 +12,7 @@
 namespace argus::hip::test {
 namespace {
 
-// The hand-written kernels: symbol, work-items, body over the launch's arguments.
+// The hand-written kernel: symbol, work-items, body over the launch's arguments.
 struct OtherKernel {
   const char *symbol;
   int threads;
@@ -25,7 +25,6 @@ const Params &first(void **arguments) {
 }
 
 const OtherKernel kOthers[] = {
-    {"argus_hip_moe_route", kWaveSize, [](void **a) { moeRoute(first<MoeParams>(a)); }},
     {"argus_hip_moe_align", kMoeAlignThreads, [](void **a) { moeAlign(first<MoeParams>(a)); }},
 };
 

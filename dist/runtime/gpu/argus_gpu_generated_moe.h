@@ -1,13 +1,16 @@
 //===- argus_gpu_generated_moe.h - MoE blocks as a generated kernel's args -===//
 //
 // The MoE kernels argus-gen generates for a hip library take the pipeline's
-// workspace (gpu/argus_gpu_moe_params.h) as tensors. The grouped expert
+// argument and workspace (gpu/argus_gpu_moe_params.h) as tensors. The route
+// (templates/moe/moe_route.argus): the router logits and the per-(token,
+// choice) tables it fills. The grouped expert
 // GEMMs (templates/moe/moe_gate_up_cdna.argus, moe_down_cdna.argus): the
 // blocks' rows MB x 32 x width, the experts' weights E x rows x width, and
 // the block -> expert table; gather and combine (templates/moe/
 // moe_gather.argus, moe_combine.argus): the tokens, the blocks' rows
 // flattened to MB * 32 rows, and the routing's per-(token, choice) tables.
-// Parameter order is the templates': gather (x, block_rows, rows, top_k),
+// Parameter order is the templates': route (logits, choices, weights,
+// renormalize), gather (x, block_rows, rows, top_k),
 // gate_up (X, Wg, Wu, block_expert, H), down (X, W, block_expert, Y),
 // combine (Y, choice_row, weights, out).
 //
@@ -51,6 +54,18 @@ inline Tensor moeMatrix(const void *data, int64_t rows, int64_t width) {
 }
 
 } // namespace detail
+
+/// The route kernel's parameters (struct Params) for the pipeline `p`: each
+/// token's router logits into its choices and weights.
+template <class Params>
+Params generatedRouteParams(const argus::gpu::MoeParams &p) {
+  Params r{};
+  r.logits = detail::moeMatrix(p.routerLogits, p.tokens, p.experts);
+  r.choices = detail::moeMatrix(p.choices, p.tokens, p.topK);
+  r.weights = detail::moeMatrix(p.weights, p.tokens, p.topK);
+  r.renormalize = p.renormalize;
+  return r;
+}
 
 /// The gather kernel's parameters (struct Params) for the pipeline `p`:
 /// each block row's token of x, into the gathered rows (the blocks' rows

@@ -2,8 +2,8 @@
 //
 // The GPU front (gpu/argus_gpu_moe.h: validation, what the pipeline takes,
 // the workspace), then the six launches of argus_hip_moe_params.h, in
-// order, on the caller's stream: the hand-written ones by name, the
-// generated ones through the library's table (argus_hip_registry.h).
+// order, on the caller's stream: the hand-written align by name, the
+// generated kernels through the library's table (argus_hip_registry.h).
 //
 //===----------------------------------------------------------------------===//
 #include "argus_error.h"
@@ -26,7 +26,6 @@ extern "C" ARGUS_API argus_status argus_moe(const argus_moe_args *args, void *st
       return s;
     void *arguments[] = {&params};
     return argus_status(runMoePipeline(
-        params,
         [&](const MoeLaunch &l) { return hipLaunch("argus_moe", {l.kernel, l.gridX, l.gridY, l.threads, arguments}, stream); },
         [&](int generated) {
           const argus_hip_moe_kernel &k = argus_hip_moe_kernels[generated];

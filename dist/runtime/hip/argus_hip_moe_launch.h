@@ -1,8 +1,8 @@
 //===- argus_hip_moe_launch.h - the pipeline into a generated MoE kernel --===//
 //
 // A hip library's generated MoE kernels are the instances of
-// templates/moe/moe_gather.argus, moe_gate_up_cdna.argus, moe_down_cdna.argus
-// and moe_combine.argus that argus-gen emitted (parameters:
+// templates/moe/moe_route.argus, moe_gather.argus, moe_gate_up_cdna.argus,
+// moe_down_cdna.argus and moe_combine.argus that argus-gen emitted (parameters:
 // argus_gpu_generated_moe.h); they serve every shape. The library's tables
 // include the units with ARGUS_GPU_LAUNCH_ONLY and instantiate this launcher
 // for each, as for the GEMMs (argus_hip_gemm_launch.h).

@@ -8,10 +8,11 @@
 // instance of templates/attention/attention_prefill_cdna.argus (varlen
 // prefill) per catalog attention configuration (GQA group, head dims) and one
 // of templates/attention/attention_decode_cdna.argus (paged decode) per
-// configuration and page size, bf16 and f16; and the MoE pipeline's gather,
-// expert GEMMs and combine, templates/moe/moe_gather.argus,
-// moe_{gate_up,down}_cdna.argus and moe_combine.argus, which serve every
-// shape (its route and align are hand-written). Three things are compiled:
+// configuration and page size, bf16 and f16; and the MoE pipeline's route,
+// gather, expert GEMMs and combine, templates/moe/moe_route.argus,
+// moe_gather.argus, moe_{gate_up,down}_cdna.argus and moe_combine.argus,
+// which serve every shape (its align is hand-written). Three things are
+// compiled:
 //   the code object   argus_hip_code_object.hip (the generated units and
 //                     argus_hip_kernels.hip) by clang-22 for the target's
 //                     GPU, inspected (CodeObject.h) before it is accepted;
@@ -106,6 +107,7 @@ std::vector<GeneratedGemm> libraryGemms() {
 /// with the function of argus_gpu_generated_moe.h that fills its parameters.
 const std::vector<GeneratedMoe> &libraryMoe() {
   static const std::vector<GeneratedMoe> moe = {
+      {"argus_hip_moe_route", "templates/moe/moe_route.argus", "generatedRouteParams"},
       {"argus_hip_moe_gather", "templates/moe/moe_gather.argus", "generatedGatherParams"},
       {"argus_hip_moe_gate_up", "templates/moe/moe_gate_up_cdna.argus", "generatedGateUpParams"},
       {"argus_hip_moe_down", "templates/moe/moe_down_cdna.argus", "generatedDownParams"},

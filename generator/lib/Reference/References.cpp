@@ -3,7 +3,7 @@
 
 #include "argus/Reference/AttentionReference.h"
 #include "GroupedMoeReference.h"
-#include "MoeRowsReference.h"
+#include "MoeRoutingReference.h"
 
 #include <algorithm>
 #include <cmath>
@@ -358,6 +358,14 @@ const std::map<std::string, Reference> &registry() {
         [](const std::vector<RefArg> &args) { return args[0].shape[2]; },
         [](const std::vector<RefArg> &) { return std::vector<std::string>{"Y"}; }, /*roundings=*/1,
         arrangeMoeBlocks}},
+      {"moe_route",
+       {"moe_route",
+        "per token the top-k experts of its router logits (ties to the lower expert) and their softmax "
+        "weights, renormalised to sum to 1 when renormalize is not 0",
+        {"logits", "choices", "weights", "renormalize"}, validateMoeRoute, moeRoute,
+        [](const std::vector<RefArg> &args) { return args[0].shape[1]; },
+        [](const std::vector<RefArg> &) { return std::vector<std::string>{"choices", "weights"}; }, /*roundings=*/1,
+        arrangeMoeRoute}},
       {"moe_gather",
        {"moe_gather",
         "rows[r] = x[block_rows[r] / top_k]: the routed tokens' rows in the routing's block order (zeros for a "

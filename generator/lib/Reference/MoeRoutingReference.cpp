@@ -1,10 +1,55 @@
-//===- MoeRowsReference.cpp - float64 MoE gather and combine --------------===//
-#include "MoeRowsReference.h"
+//===- MoeRoutingReference.cpp - float64 MoE route, gather, combine -------===//
+#include "MoeRoutingReference.h"
 
 #include <algorithm>
 #include <cmath>
+#include <numeric>
 
 namespace argus::ref {
+
+std::string validateMoeRoute(const std::vector<RefArg> &args) {
+  const RefArg &logits = args[0], &choices = args[1], &weights = args[2];
+  if (logits.shape.size() != 2 || choices.shape.size() != 2 || weights.shape != choices.shape ||
+      choices.shape[0] != logits.shape[0])
+    return "moe_route expects logits of [tokens, E] and choices and weights of [tokens, top_k]";
+  if (choices.shape[1] > logits.shape[1])
+    return "moe_route expects top_k <= E";
+  return "";
+}
+
+void moeRoute(std::vector<RefArg> &args) {
+  const RefArg &logits = args[0];
+  RefArg &choices = args[1], &weights = args[2];
+  const int64_t tokens = logits.shape[0], E = logits.shape[1], K = choices.shape[1];
+  const bool renormalize = args[3].scalar != 0;
+  std::vector<int64_t> order(size_t(E), 0);
+  for (int64_t t = 0; t < tokens; ++t) {
+    const double *l = logits.data.data() + t * E;
+    const double high = *std::max_element(l, l + E);
+    double total = 0;
+    for (int64_t e = 0; e < E; ++e)
+      total += std::exp(l[e] - high);
+    std::iota(order.begin(), order.end(), int64_t(0));
+    std::stable_sort(order.begin(), order.end(), [&](int64_t a, int64_t b) { return l[a] > l[b]; });
+    double chosen = 0;
+    for (int64_t j = 0; j < K; ++j)
+      chosen += std::exp(l[order[size_t(j)]] - high) / total;
+    for (int64_t j = 0; j < K; ++j) {
+      const int64_t e = order[size_t(j)];
+      choices.data[size_t(t * K + j)] = double(e);
+      weights.data[size_t(t * K + j)] = std::exp(l[e] - high) / total / (renormalize ? chosen : 1.0);
+    }
+  }
+}
+
+void arrangeMoeRoute(std::vector<RefArg> &args, std::mt19937_64 &rng) {
+  std::vector<double> &logits = args[0].data;
+  const int64_t tokens = args[0].shape[0], E = args[0].shape[1];
+  if (E >= 2)
+    logits[size_t(std::uniform_int_distribution<int64_t>(1, E - 1)(rng))] = logits[0];
+  if (tokens >= 2)
+    std::fill(logits.begin() + E, logits.begin() + 2 * E, logits[size_t(E)]);
+}
 
 std::string validateMoeGather(const std::vector<RefArg> &args) {
   const RefArg &x = args[0], &blockRows = args[1], &rows = args[2], &topK = args[3];
