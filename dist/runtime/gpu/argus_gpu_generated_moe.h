@@ -1,18 +1,17 @@
 //===- argus_gpu_generated_moe.h - MoE blocks as a generated kernel's args -===//
 //
 // The MoE kernels argus-gen generates for a hip library take the pipeline's
-// argument and workspace (gpu/argus_gpu_moe_params.h) as tensors. The route
-// (templates/moe/moe_route.argus): the router logits and the per-(token,
-// choice) tables it fills. The grouped expert
-// GEMMs (templates/moe/moe_gate_up_cdna.argus, moe_down_cdna.argus): the
-// blocks' rows MB x 32 x width, the experts' weights E x rows x width, and
-// the block -> expert table; gather and combine (templates/moe/
-// moe_gather.argus, moe_combine.argus): the tokens, the blocks' rows
-// flattened to MB * 32 rows, and the routing's per-(token, choice) tables.
+// argument and workspace (gpu/argus_gpu_moe_params.h) as tensors: the router
+// logits and the per-(token, choice) tables (route, combine); the blocks'
+// rows MB x 32 x width, the block -> expert table and the range of live
+// blocks (gather, the grouped expert GEMMs); the experts' weights E x rows x
+// width; and Y as MB * 32 rows (combine). Templates: templates/moe/
+// moe_route.argus, moe_gather.argus, moe_gate_up_cdna.argus,
+// moe_down_cdna.argus, moe_combine.argus.
 // Parameter order is the templates': route (logits, choices, weights,
-// renormalize), gather (x, block_rows, rows, top_k),
-// gate_up (X, Wg, Wu, block_expert, H), down (X, W, block_expert, Y),
-// combine (Y, choice_row, weights, out).
+// renormalize), gather (x, block_rows, rows, live_blocks, top_k), gate_up
+// (X, Wg, Wu, block_expert, H, live_blocks), down (X, W, block_expert, Y,
+// live_blocks), combine (Y, choice_row, weights, out).
 //
 //===----------------------------------------------------------------------===//
 #ifndef ARGUS_GPU_GENERATED_MOE_H
@@ -45,8 +44,8 @@ inline Tensor moeVector(const void *data, int64_t n) { return {data, {n, 0, 0, 0
 
 inline Tensor moeBlockExperts(const argus::gpu::MoeParams &p) { return moeVector(p.blockExpert, p.maxBlocks); }
 
-/// The rows of every block the grid covers.
-inline int64_t moeAllBlockRows(const argus::gpu::MoeParams &p) { return int64_t(p.maxBlocks) * kMoeBlockRows; }
+/// The routing's blocks as a range [0, count), which align writes.
+inline Tensor moeLiveBlocks(const argus::gpu::MoeParams &p) { return moeVector(p.liveBlocks, 2); }
 
 /// `rows` rows of `width` elements, densely.
 inline Tensor moeMatrix(const void *data, int64_t rows, int64_t width) {
@@ -68,15 +67,14 @@ Params generatedRouteParams(const argus::gpu::MoeParams &p) {
 }
 
 /// The gather kernel's parameters (struct Params) for the pipeline `p`:
-/// each block row's token of x, into the gathered rows (the blocks' rows
-/// flattened).
+/// each live block row's token of x, into the gathered rows.
 template <class Params>
 Params generatedGatherParams(const argus::gpu::MoeParams &p) {
-  const int64_t blockRows = detail::moeAllBlockRows(p);
   Params g{};
   g.x = detail::moeMatrix(p.x, p.tokens, p.hidden);
-  g.block_rows = detail::moeVector(p.blockRows, blockRows);
-  g.rows = detail::moeMatrix(argus::gpu::moeGatheredRows(p), blockRows, p.hidden);
+  g.block_rows = detail::moeMatrix(p.blockRows, p.maxBlocks, detail::kMoeBlockRows);
+  g.rows = detail::moeBlocks(argus::gpu::moeGatheredRows(p), p.maxBlocks, p.hidden);
+  g.live_blocks = detail::moeLiveBlocks(p);
   g.top_k = p.topK;
   return g;
 }
@@ -93,6 +91,7 @@ Params generatedGateUpParams(const argus::gpu::MoeParams &p) {
   g.Wu = detail::moeWeights(p.wGateUp + inter * hidden, p.experts, inter, hidden, pitch);
   g.block_expert = detail::moeBlockExperts(p);
   g.H = detail::moeBlocks(p.h, p.maxBlocks, inter);
+  g.live_blocks = detail::moeLiveBlocks(p);
   return g;
 }
 
@@ -106,6 +105,7 @@ Params generatedDownParams(const argus::gpu::MoeParams &p) {
   d.W = detail::moeWeights(p.wDown, p.experts, hidden, inter, hidden * inter);
   d.block_expert = detail::moeBlockExperts(p);
   d.Y = detail::moeBlocks(p.y, p.maxBlocks, hidden);
+  d.live_blocks = detail::moeLiveBlocks(p);
   return d;
 }
 
@@ -114,7 +114,7 @@ Params generatedDownParams(const argus::gpu::MoeParams &p) {
 template <class Params>
 Params generatedCombineParams(const argus::gpu::MoeParams &p) {
   Params c{};
-  c.Y = detail::moeMatrix(p.y, detail::moeAllBlockRows(p), p.hidden);
+  c.Y = detail::moeMatrix(p.y, int64_t(p.maxBlocks) * detail::kMoeBlockRows, p.hidden);
   c.choice_row = detail::moeMatrix(p.choiceRow, p.tokens, p.topK);
   c.weights = detail::moeMatrix(p.weights, p.tokens, p.topK);
   c.out = detail::moeMatrix(p.out, p.tokens, p.hidden);

@@ -58,7 +58,8 @@ struct MoeParams {
   // workspace
   int32_t *choices;             // [tokens * topK]: expert of (token, j)
   float *weights;               // [tokens * topK]
-  int32_t *blockCount;          // [1]
+  int32_t *liveBlocks;          // [2]: 0 and the routing's block count, its blocks as a range
+  int32_t *blockCount;          // liveBlocks + 1
   int32_t *blockExpert;         // [maxBlocks]
   int32_t *blockRows;           // [maxBlocks * kMoeBlockRows]: (token * topK + j), or -1 for padding
   int32_t *choiceRow;           // [tokens * topK]: the block row of (token, j)
@@ -75,7 +76,7 @@ ARGUS_SCALAR_FN uint16_t *moeGatheredRows(const MoeParams &p) { return reinterpr
 
 /// Where each workspace region starts, and the whole size; every region 256-byte aligned.
 struct MoeLayout {
-  uint64_t choices, weights, blockCount, blockExpert, blockRows, choiceRow, h, y, bytes;
+  uint64_t choices, weights, liveBlocks, blockExpert, blockRows, choiceRow, h, y, bytes;
 };
 
 constexpr uint64_t alignTo256(uint64_t x) { return (x + 255) / 256 * 256; }
@@ -90,8 +91,8 @@ constexpr MoeLayout moeLayout(int64_t tokens, int64_t hidden, int64_t intermedia
   MoeLayout l{};
   l.choices = 0;
   l.weights = alignTo256(l.choices + 4 * choices);
-  l.blockCount = alignTo256(l.weights + 4 * choices);
-  l.blockExpert = alignTo256(l.blockCount + 4);
+  l.liveBlocks = alignTo256(l.weights + 4 * choices);
+  l.blockExpert = alignTo256(l.liveBlocks + 8);
   l.blockRows = alignTo256(l.blockExpert + 4 * blocks);
   l.choiceRow = alignTo256(l.blockRows + 4 * blocks * kMoeBlockRows);
   l.h = alignTo256(l.choiceRow + 4 * choices);
@@ -118,7 +119,8 @@ inline MoeParams moeParams(const MoeShape &s, const void *x, const float *router
           static_cast<uint16_t *>(out),
           reinterpret_cast<int32_t *>(w + l.choices),
           reinterpret_cast<float *>(w + l.weights),
-          reinterpret_cast<int32_t *>(w + l.blockCount),
+          reinterpret_cast<int32_t *>(w + l.liveBlocks),
+          reinterpret_cast<int32_t *>(w + l.liveBlocks) + 1,
           reinterpret_cast<int32_t *>(w + l.blockExpert),
           reinterpret_cast<int32_t *>(w + l.blockRows),
           reinterpret_cast<int32_t *>(w + l.choiceRow),

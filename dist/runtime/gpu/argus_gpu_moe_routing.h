@@ -98,6 +98,7 @@ ARGUS_GPU_FN void moeRoute(const MoeParams &p) {
 /// routing's own count name no expert (-1), and every row of theirs is
 /// padding (-1): a kernel that reads the tables for every block of the grid
 /// finds nothing to do there, and nothing left from an earlier call.
+/// liveBlocks is [0, count): the generated kernels' segment of live blocks.
 template <class Threads>
 ARGUS_GPU_FN void moeAlign(const MoeParams &p, char *shared) {
   int *const count = reinterpret_cast<int *>(shared);
@@ -118,6 +119,7 @@ ARGUS_GPU_FN void moeAlign(const MoeParams &p, char *shared) {
         p.blockExpert[b] = e;
       firstBlock[e + 1] = firstBlock[e] + blocks;
     }
+    p.liveBlocks[0] = 0;
     *p.blockCount = firstBlock[p.experts];
   }
   Threads::barrier();

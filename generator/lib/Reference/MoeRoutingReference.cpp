@@ -1,6 +1,8 @@
 //===- MoeRoutingReference.cpp - float64 MoE route, gather, combine -------===//
 #include "MoeRoutingReference.h"
 
+#include "GroupedMoeReference.h"
+
 #include <algorithm>
 #include <cmath>
 #include <numeric>
@@ -52,10 +54,11 @@ void arrangeMoeRoute(std::vector<RefArg> &args, std::mt19937_64 &rng) {
 }
 
 std::string validateMoeGather(const std::vector<RefArg> &args) {
-  const RefArg &x = args[0], &blockRows = args[1], &rows = args[2], &topK = args[3];
-  if (x.shape.size() != 2 || blockRows.shape.size() != 1 || rows.shape.size() != 2 ||
-      rows.shape[0] != blockRows.shape[0] || rows.shape[1] != x.shape[1])
-    return "moe_gather expects x of [tokens, H], block_rows of [R] and rows of [R, H]";
+  const RefArg &x = args[0], &blockRows = args[1], &rows = args[2], &live = args[3], &topK = args[4];
+  if (x.shape.size() != 2 || blockRows.shape.size() != 2 || rows.shape.size() != 3 ||
+      rows.shape[0] != blockRows.shape[0] || rows.shape[1] != blockRows.shape[1] || rows.shape[2] != x.shape[1] ||
+      live.shape != std::vector<int64_t>{2})
+    return "moe_gather expects x of [tokens, H], block_rows of [MB, BR], rows of [MB, BR, H] and live_blocks of [2]";
   if (topK.scalar < 1)
     return "moe_gather expects top_k >= 1";
   return "";
@@ -64,8 +67,9 @@ std::string validateMoeGather(const std::vector<RefArg> &args) {
 void moeGather(std::vector<RefArg> &args) {
   const RefArg &x = args[0], &blockRows = args[1];
   RefArg &rows = args[2];
-  const int64_t tokens = x.shape[0], H = x.shape[1], topK = int64_t(args[3].scalar);
-  for (size_t r = 0; r < blockRows.data.size(); ++r) {
+  const int64_t tokens = x.shape[0], H = x.shape[1], topK = int64_t(args[4].scalar);
+  const size_t liveRows = size_t(liveBlockCount(args[3], blockRows.shape[0]) * blockRows.shape[1]);
+  for (size_t r = 0; r < liveRows; ++r) {
     const int64_t choice = int64_t(blockRows.data[r]);
     const int64_t token = choice < 0 ? -1 : choice / topK;
     for (int64_t h = 0; h < H; ++h)
@@ -74,13 +78,14 @@ void moeGather(std::vector<RefArg> &args) {
 }
 
 void arrangeMoeGather(std::vector<RefArg> &args, std::mt19937_64 &rng) {
-  const int64_t pairs = args[0].shape[0] * int64_t(args[3].scalar);
+  const int64_t pairs = args[0].shape[0] * int64_t(args[4].scalar);
   std::vector<double> &blockRows = args[1].data;
   std::uniform_int_distribution<int64_t> entry(-1, pairs - 1);
   for (double &choice : blockRows)
     choice = double(entry(rng));
   if (blockRows.size() >= 3)
     blockRows[1] = double(pairs);
+  arrangeLiveBlocks(args[3], args[1].shape[0]);
 }
 
 std::string validateMoeCombine(const std::vector<RefArg> &args) {

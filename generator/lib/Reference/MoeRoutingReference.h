@@ -29,14 +29,15 @@ void moeRoute(std::vector<RefArg> &args);
 /// token's are all equal.
 void arrangeMoeRoute(std::vector<RefArg> &args, std::mt19937_64 &rng);
 
-/// x: TOK x H; block_rows: R; rows: R x H; top_k >= 1.
+/// x: TOK x H; block_rows: MB x BR; rows: MB x BR x H; live_blocks: 2;
+/// top_k >= 1.
 std::string validateMoeGather(const std::vector<RefArg> &args);
-/// rows[r] = x[block_rows[r] / top_k]; zeros where that names no token
-/// (negative, or past x).
+/// rows[b, r] = x[block_rows[b, r] / top_k] for the live blocks (zeros
+/// where that names no token: negative, or past x); the others left alone.
 void moeGather(std::vector<RefArg> &args);
 /// Block rows as align leaves them: (token, choice) pairs and padding
 /// (-1); with three or more rows also one past the last pair, which must
-/// read nothing either.
+/// read nothing either; the last block past the routing's (live_blocks).
 void arrangeMoeGather(std::vector<RefArg> &args, std::mt19937_64 &rng);
 
 /// Y: R x N; choice_row, weights: TOK x KT; out: TOK x N.
