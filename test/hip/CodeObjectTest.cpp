@@ -2,12 +2,11 @@
 // ($ARGUS_CODE_OBJECT, its processor $ARGUS_CODE_OBJECT_ARCH): every GEMM kernel of
 // kGemmShapes, bf16 and f16 where the shape has it (generated from gemm_tn_cdna.argus), is there, issues MFMAs, uses no
 // scratch and spills nothing, takes exactly the LDS its shape declares and fits one workgroup per
-// compute unit; the catalog's generated prefill and decode kernels and the hand-written MoE kernels are there
+// compute unit; the catalog's generated prefill and decode kernels and the generated MoE pipeline are there
 // too, with no scratch. Plus the checker itself, on resource figures that must be refused and on files that are not
 // code objects.
 #include "argus/Emit/CodeObject.h"
 
-#include "argus_hip_moe_params.h"
 #include "argus_hip_schedule.h"
 
 #include <gtest/gtest.h>
@@ -72,9 +71,8 @@ TEST(CodeObject, AttentionAndMoeKernelsAreThereWithNoScratch) {
     GTEST_SKIP() << "ARGUS_CODE_OBJECT names no code object (ctest sets it)";
   auto inspected = inspectCodeObject(path, llvmTool("llvm-objdump"));
   ASSERT_TRUE(std::holds_alternative<CodeObjectInfo>(inspected)) << std::get<std::string>(inspected);
-  // Symbol, work-items, MFMAs expected (the generated expert GEMMs' two waves run MFMAs; the
-  // routing kernels none: the hand-written align, the generated one-wave route, gather and
-  // combine).
+  // Symbol, work-items, MFMAs expected (the expert GEMMs' two waves run MFMAs; the one-wave
+  // routing kernels none: route, the align steps, gather and combine).
   const struct {
     const char *name;
     int threads;
@@ -85,7 +83,9 @@ TEST(CodeObject, AttentionAndMoeKernelsAreThereWithNoScratch) {
       {"argus_hip_prefill_g2_d64_64", 4 * 64, true}, // likewise
       {"argus_hip_prefill_f16_g2_d64_64", 4 * 64, true},
       {"argus_hip_moe_route", 64, false},
-      {"argus_hip_moe_align", argus::hip::kMoeAlignThreads, false},
+      {"argus_hip_moe_align_offsets", 64, false},
+      {"argus_hip_moe_align_rows", 64, false},
+      {"argus_hip_moe_align_choice_row", 64, false},
       {"argus_hip_moe_gather", 64, false},
       {"argus_hip_moe_gate_up", 2 * 64, true},
       {"argus_hip_moe_down", 2 * 64, true},
@@ -141,8 +141,9 @@ TEST(CodeObject, GeneratedKernelsHaveMfmaAndNoScratch) {
       EXPECT_EQ(k.workgroupSize, 128) << k.name;
       continue;
     }
-    if (k.name == "argus_hip_moe_route" || k.name == "argus_hip_moe_gather" || k.name == "argus_hip_moe_combine") {
-      // One wave ranking a token's experts, or moving rows: no products.
+    if (k.name.rfind("argus_hip_moe_", 0) == 0) {
+      // The routing kernels (route, the align steps, gather, combine): one wave ranking a token's
+      // experts, counting and placing choices, or moving rows; no products.
       EXPECT_EQ(k.mfmaInstructions, 0) << k.name;
       EXPECT_EQ(k.workgroupSize, 64) << k.name;
       continue;

@@ -1,10 +1,9 @@
 //===- emulated_kernels.h - the code object's kernels, on the emulator ----===//
 //
 // What a hip library's code object exports, by symbol, as host functions run
-// by the wave emulator: the hand-written MoE kernels (argus_hip_kernels.hip),
-// and the generated GEMM, prefill and decode kernels, which
-// register themselves (generated_kernel_entry.cpp.in, one per unit test/hip
-// emits with the library's symbols). The fake HIP runtime launches them by the name a
+// by the wave emulator: the generated kernels (GEMM, attention, the MoE
+// pipeline), which register themselves (generated_kernel_entry.cpp.in, one
+// per unit test/hip emits with the library's symbols). The fake HIP runtime launches them by the name a
 // library asks hipModuleGetFunction for.
 //
 //===----------------------------------------------------------------------===//

@@ -2,16 +2,21 @@
 //
 // The MoE kernels argus-gen generates for a hip library take the pipeline's
 // argument and workspace (gpu/argus_gpu_moe_params.h) as tensors: the router
-// logits and the per-(token, choice) tables (route, combine); the blocks'
-// rows MB x 32 x width, the block -> expert table and the range of live
-// blocks (gather, the grouped expert GEMMs); the experts' weights E x rows x
-// width; and Y as MB * 32 rows (combine). Templates: templates/moe/
-// moe_route.argus, moe_gather.argus, moe_gate_up_cdna.argus,
+// logits and the per-(token, choice) tables (route, combine); the choices
+// flat and the experts' first rows (align); the blocks' rows MB x 32 x
+// width, the block -> expert table and the range of live blocks (align,
+// gather, the grouped expert GEMMs); the experts' weights E x rows x width;
+// and Y as MB * 32 rows (combine). Templates: templates/moe/
+// moe_route.argus, moe_align_offsets.argus, moe_align_rows.argus,
+// moe_align_choice_row.argus, moe_gather.argus, moe_gate_up_cdna.argus,
 // moe_down_cdna.argus, moe_combine.argus.
 // Parameter order is the templates': route (logits, choices, weights,
-// renormalize), gather (x, block_rows, rows, live_blocks, top_k), gate_up
-// (X, Wg, Wu, block_expert, H, live_blocks), down (X, W, block_expert, Y,
-// live_blocks), combine (Y, choice_row, weights, out).
+// renormalize), align_offsets (choices, first_row, live_blocks), align_rows
+// (choices, first_row, live_blocks, block_expert, block_rows),
+// align_choice_row (choices, first_row, choice_row), gather (x, block_rows,
+// rows, live_blocks, top_k), gate_up (X, Wg, Wu, block_expert, H,
+// live_blocks), down (X, W, block_expert, Y, live_blocks), combine (Y,
+// choice_row, weights, out).
 //
 //===----------------------------------------------------------------------===//
 #ifndef ARGUS_GPU_GENERATED_MOE_H
@@ -47,6 +52,12 @@ inline Tensor moeBlockExperts(const argus::gpu::MoeParams &p) { return moeVector
 /// The routing's blocks as a range [0, count), which align writes.
 inline Tensor moeLiveBlocks(const argus::gpu::MoeParams &p) { return moeVector(p.liveBlocks, 2); }
 
+/// The routing's tokens x topK choices, flat.
+inline Tensor moeChoices(const argus::gpu::MoeParams &p) { return moeVector(p.choices, int64_t(p.tokens) * p.topK); }
+
+/// Each expert's first block row, then the routing's end: experts + 1.
+inline Tensor moeFirstRows(const argus::gpu::MoeParams &p) { return moeVector(p.firstRow, int64_t(p.experts) + 1); }
+
 /// `rows` rows of `width` elements, densely.
 inline Tensor moeMatrix(const void *data, int64_t rows, int64_t width) {
   return {data, {rows, width, 0, 0}, {width, 1, 0, 0}};
@@ -64,6 +75,41 @@ Params generatedRouteParams(const argus::gpu::MoeParams &p) {
   r.weights = detail::moeMatrix(p.weights, p.tokens, p.topK);
   r.renormalize = p.renormalize;
   return r;
+}
+
+/// The first align step's parameters (struct Params) for the pipeline `p`:
+/// the choices into each expert's first row and the live blocks.
+template <class Params>
+Params generatedAlignOffsetsParams(const argus::gpu::MoeParams &p) {
+  Params a{};
+  a.choices = detail::moeChoices(p);
+  a.first_row = detail::moeFirstRows(p);
+  a.live_blocks = detail::moeLiveBlocks(p);
+  return a;
+}
+
+/// The second align step's parameters (struct Params) for the pipeline
+/// `p`: each block's expert and rows.
+template <class Params>
+Params generatedAlignRowsParams(const argus::gpu::MoeParams &p) {
+  Params a{};
+  a.choices = detail::moeChoices(p);
+  a.first_row = detail::moeFirstRows(p);
+  a.live_blocks = detail::moeLiveBlocks(p);
+  a.block_expert = detail::moeBlockExperts(p);
+  a.block_rows = detail::moeMatrix(p.blockRows, p.maxBlocks, detail::kMoeBlockRows);
+  return a;
+}
+
+/// The third align step's parameters (struct Params) for the pipeline `p`:
+/// the block row each choice landed on.
+template <class Params>
+Params generatedAlignChoiceRowParams(const argus::gpu::MoeParams &p) {
+  Params a{};
+  a.choices = detail::moeChoices(p);
+  a.first_row = detail::moeFirstRows(p);
+  a.choice_row = detail::moeVector(p.choiceRow, int64_t(p.tokens) * p.topK);
+  return a;
 }
 
 /// The gather kernel's parameters (struct Params) for the pipeline `p`:

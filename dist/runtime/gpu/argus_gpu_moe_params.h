@@ -5,10 +5,13 @@
 //
 //   route     per token: softmax over the router logits, top-k (largest
 //             first, ties to the lower expert), renormalised or not
-//   align     one block: tokens per expert, each expert's rows padded to
-//             blocks of kMoeBlockRows, the block -> expert table (-1 past
-//             the routing's blocks), every (token, choice) placed in its
-//             expert's blocks, and where each landed
+//   align     tokens per expert, each expert's rows padded to blocks of
+//             kMoeBlockRows, the block -> expert table (-1 past the
+//             routing's blocks), every (token, choice) placed in its
+//             expert's blocks, and where each landed: one block with
+//             shared-memory atomics (CUDA), or three generated kernels
+//             without atomics, which keep the choices' order (CDNA:
+//             templates/moe/moe_align_{offsets,rows,choice_row}.argus)
 //   gate_up   per (column tile, block): gathered tokens · the expert's gate
 //             and up rows, SiLU(gate) · up, into H (bf16)
 //   down      per (column tile, block): H · the expert's down rows into Y
@@ -60,6 +63,7 @@ struct MoeParams {
   float *weights;               // [tokens * topK]
   int32_t *liveBlocks;          // [2]: 0 and the routing's block count, its blocks as a range
   int32_t *blockCount;          // liveBlocks + 1
+  int32_t *firstRow;            // [experts + 1]: each expert's first block row, then the routing's end
   int32_t *blockExpert;         // [maxBlocks]
   int32_t *blockRows;           // [maxBlocks * kMoeBlockRows]: (token * topK + j), or -1 for padding
   int32_t *choiceRow;           // [tokens * topK]: the block row of (token, j)
@@ -76,7 +80,7 @@ ARGUS_SCALAR_FN uint16_t *moeGatheredRows(const MoeParams &p) { return reinterpr
 
 /// Where each workspace region starts, and the whole size; every region 256-byte aligned.
 struct MoeLayout {
-  uint64_t choices, weights, liveBlocks, blockExpert, blockRows, choiceRow, h, y, bytes;
+  uint64_t choices, weights, liveBlocks, firstRow, blockExpert, blockRows, choiceRow, h, y, bytes;
 };
 
 constexpr uint64_t alignTo256(uint64_t x) { return (x + 255) / 256 * 256; }
@@ -92,7 +96,8 @@ constexpr MoeLayout moeLayout(int64_t tokens, int64_t hidden, int64_t intermedia
   l.choices = 0;
   l.weights = alignTo256(l.choices + 4 * choices);
   l.liveBlocks = alignTo256(l.weights + 4 * choices);
-  l.blockExpert = alignTo256(l.liveBlocks + 8);
+  l.firstRow = alignTo256(l.liveBlocks + 8);
+  l.blockExpert = alignTo256(l.firstRow + 4 * uint64_t(experts + 1));
   l.blockRows = alignTo256(l.blockExpert + 4 * blocks);
   l.choiceRow = alignTo256(l.blockRows + 4 * blocks * kMoeBlockRows);
   l.h = alignTo256(l.choiceRow + 4 * choices);
@@ -121,6 +126,7 @@ inline MoeParams moeParams(const MoeShape &s, const void *x, const float *router
           reinterpret_cast<float *>(w + l.weights),
           reinterpret_cast<int32_t *>(w + l.liveBlocks),
           reinterpret_cast<int32_t *>(w + l.liveBlocks) + 1,
+          reinterpret_cast<int32_t *>(w + l.firstRow),
           reinterpret_cast<int32_t *>(w + l.blockExpert),
           reinterpret_cast<int32_t *>(w + l.blockRows),
           reinterpret_cast<int32_t *>(w + l.choiceRow),

@@ -3,10 +3,10 @@
 // The three kernels of the MoE pipeline (argus_gpu_moe_params.h) that are
 // not matrix products, and the SwiGLU activation, written once for every GPU
 // target over the handful of primitives a target's `Threads` supplies
-// (static functions) that it uses. A hip library generates its route and
-// combine from templates/moe/moe_route.argus and moe_combine.argus instead
-// (and its gather, a step CUDA's expert GEMMs do not need, from
-// moe_gather.argus).
+// (static functions) that it uses: the CUDA library's. A hip library
+// generates all of them from templates/moe/ instead (route, the three
+// align steps, combine, and a gather, a step CUDA's expert GEMMs do not
+// need).
 //
 //   kLanes                 threads of a wave / warp
 //   lane(), item()         this thread's lane, and index in its block

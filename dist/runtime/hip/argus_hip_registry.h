@@ -20,8 +20,9 @@
  * element type, GQA group, head dims and page size. Else
  * ARGUS_ERROR_UNSUPPORTED naming the configurations the library has.
  *
- * MoE (argus_hip_moe.cpp): the pipeline's route, gather, expert GEMMs and
- * combine are the five argus_hip_moe_kernels, which serve every shape.
+ * MoE (argus_hip_moe.cpp): the pipeline's route, align (three steps),
+ * gather, expert GEMMs and combine are the eight argus_hip_moe_kernels,
+ * which serve every shape.
  *
  *===----------------------------------------------------------------------===*/
 #ifndef ARGUS_HIP_REGISTRY_H
@@ -110,15 +111,16 @@ extern const int32_t argus_hip_decode_kernel_count;
 typedef argus_status (*argus_hip_moe_launcher)(const void *pipeline, const char *symbol, void *stream);
 
 /** One generated MoE kernel of the code object: an instance of
- *  templates/moe/moe_route.argus, moe_gather.argus, moe_gate_up_cdna.argus,
- *  moe_down_cdna.argus or moe_combine.argus. */
+ *  templates/moe/moe_route.argus, moe_align_offsets.argus,
+ *  moe_align_rows.argus, moe_align_choice_row.argus, moe_gather.argus,
+ *  moe_gate_up_cdna.argus, moe_down_cdna.argus or moe_combine.argus. */
 typedef struct {
   const char *symbol;
   argus_hip_moe_launcher launch;
 } argus_hip_moe_kernel;
 
-/** In pipeline order: route, (the hand-written align,) gather, gate_up, down, combine. */
-extern const argus_hip_moe_kernel argus_hip_moe_kernels[5];
+/** In pipeline order: route, align_offsets, align_rows, align_choice_row, gather, gate_up, down, combine. */
+extern const argus_hip_moe_kernel argus_hip_moe_kernels[8];
 
 /** The code object (an AMDGPU ELF for argus_hip_arch), embedded by argus-gen. */
 extern const unsigned char argus_hip_code_object[];

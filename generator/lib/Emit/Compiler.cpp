@@ -113,7 +113,7 @@ std::string headersOf(const std::string &dir) {
   std::error_code ec;
   for (const fs::directory_entry &e : fs::directory_iterator(dir, ec)) {
     const std::string ext = e.path().extension().string();
-    // .hip and .cuh: device sources that a generated unit includes (argus_hip_kernels.hip).
+    // .hip and .cuh: device sources that a generated unit may include.
     if (e.is_regular_file(ec) && (ext == ".h" || ext == ".hpp" || ext == ".inc" || ext == ".cuh" || ext == ".hip"))
       headers.push_back(e.path());
   }

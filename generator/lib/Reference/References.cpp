@@ -3,6 +3,7 @@
 
 #include "argus/Reference/AttentionReference.h"
 #include "GroupedMoeReference.h"
+#include "MoeAlignReference.h"
 #include "MoeRoutingReference.h"
 
 #include <algorithm>
@@ -366,6 +367,30 @@ const std::map<std::string, Reference> &registry() {
         [](const std::vector<RefArg> &args) { return args[0].shape[1]; },
         [](const std::vector<RefArg> &) { return std::vector<std::string>{"choices", "weights"}; }, /*roundings=*/1,
         arrangeMoeRoute}},
+      {"moe_align_offsets",
+       {"moe_align_offsets",
+        "per expert its choices padded to blocks of 32 rows, laid end to end: each expert's first row, the "
+        "routing's end, and its blocks as a range",
+        {"choices", "first_row", "live_blocks"}, validateMoeAlignOffsets, moeAlignOffsets,
+        [](const std::vector<RefArg> &) { return int64_t(1); },
+        [](const std::vector<RefArg> &) { return std::vector<std::string>{"first_row", "live_blocks"}; },
+        /*roundings=*/1, arrangeMoeAlignOffsets}},
+      {"moe_align_rows",
+       {"moe_align_rows",
+        "each block's expert (-1 past the routing's) and rows: its expert's choices in their order from the "
+        "block's first rank, -1 past them",
+        {"choices", "first_row", "live_blocks", "block_expert", "block_rows"}, validateMoeAlignRows, moeAlignRows,
+        [](const std::vector<RefArg> &) { return int64_t(1); },
+        [](const std::vector<RefArg> &) { return std::vector<std::string>{"block_expert", "block_rows"}; }, /*roundings=*/1,
+        arrangeMoeAlignRows}},
+      {"moe_align_choice_row",
+       {"moe_align_choice_row",
+        "each choice's block row: its expert's first row plus its rank among the expert's choices (-1 for no "
+        "expert)",
+        {"choices", "first_row", "choice_row"}, validateMoeAlignChoiceRow, moeAlignChoiceRow,
+        [](const std::vector<RefArg> &) { return int64_t(1); },
+        [](const std::vector<RefArg> &) { return std::vector<std::string>{"choice_row"}; }, /*roundings=*/1,
+        arrangeMoeAlignChoiceRow}},
       {"moe_gather",
        {"moe_gather",
         "rows[b, r] = x[block_rows[b, r] / top_k]: the routed tokens' rows in the routing's live blocks (zeros "
