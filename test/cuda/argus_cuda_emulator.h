@@ -63,7 +63,8 @@ void cpAsyncWait(int pending);
 //===----------------------------------------------------------------------===//
 // Hopper's asynchronous units (argus_sm90.cuh), modelled strictly: a TMA load
 // lands in shared memory only when a thread waits on its mbarrier (or its
-// issuing thread waits on another, as a producer moving on does), a wgmma
+// issuing thread waits on another, as a producer moving on does, unless the
+// launch says landAtOwnBarrierOnly), a wgmma
 // reads its operands and writes its accumulators only at the wgmma.wait_group
 // that retires it (and aborts if its shared-memory operands changed since it
 // was issued), a TMA store reads shared memory only at the
@@ -114,6 +115,9 @@ struct Launch {
   int clusterCtas() const { return clusterX * clusterZ; }
   int sharedBytes = 0;    // dynamic shared memory per CTA
   unsigned schedule = 0;  // the threads' order in each round (argus::emu::Schedule: 0 index, 1 reversed, else a seed)
+  // A TMA load lands only when some thread waits on its own mbarrier, never at its issuer's wait on
+  // another: the latest it may land, so that a wait on the wrong barrier reads what was there before.
+  bool landAtOwnBarrierOnly = false;
 };
 
 /// Runs `kernel` on every thread of every CTA of `launch`.

@@ -190,10 +190,12 @@ void barrierArriveExpectBytes(uint64_t *barrier, uint32_t bytes) {
 }
 
 void barrierWait(uint64_t *barrier, uint32_t parity) {
-  // The copies this thread issued land while it waits, on whichever barrier.
-  for (auto &[address, m] : cta().mbarriers)
-    if (land(m, thread()))
-      completeIfDue(m);
+  // The copies this thread issued land while it waits, on whichever barrier (unless the launch
+  // lands them at their own barrier only).
+  if (!cluster().launch.landAtOwnBarrierOnly)
+    for (auto &[address, m] : cta().mbarriers)
+      if (land(m, thread()))
+        completeIfDue(m);
   for (;;) {
     MBarrier &m = mbarrier(barrier);
     if ((m.phase & 1u) != parity)
