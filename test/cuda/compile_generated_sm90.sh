@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Compiles every CUDA unit argus-gen emitted (test/cuda/CMakeLists.txt: argus_emit_generated) for
-# sm_90a, prints ptxas's registers and spills per kernel, and fails on a compile error, when ptxas
+# sm_90a, prints ptxas's registers and spills per kernel entry, and fails on a compile error, when ptxas
 # serialises a wgmma pipeline (C7510-C7517), or when a kernel named in NO_SPILL (comma-separated
 # symbols) spills. The others are lane-group templates
 # written for 64-lane CDNA waves: on a 32-lane warp each lane holds twice their state, and some
@@ -18,16 +18,19 @@ for unit in "$@"; do
     echo "FAIL: $name does not compile for sm_90a"
     exit 1
   }
-  registers=$(grep -oE "Used [0-9]+ registers" "$work/$name.ptxas" | grep -oE "[0-9]+")
-  spills=$(grep -oE "[0-9]+ bytes spill stores" "$work/$name.ptxas" | grep -oE "^[0-9]+")
-  echo "$name: $registers registers, $spills bytes spill stores"
   if grep -qE 'instructions are serialized|warpgroup.wait is injected' "$work/$name.ptxas"; then
     echo "FAIL: ptxas serialised $name's wgmma pipeline"
     exit 1
   fi
-  if [[ ",$no_spill," == *",$name,"* ]] && [ "$spills" != 0 ]; then
-    echo "FAIL: $name spills"
-    exit 1
-  fi
+  # One line per kernel of the unit (a unit with TMA copies has two: NAME and NAME_cp_async).
+  while read -r entry registers spills; do
+    echo "$entry: $registers registers, $spills bytes spill stores"
+    if [[ ",$no_spill," == *",$entry,"* ]] && [ "$spills" != 0 ]; then
+      echo "FAIL: $entry spills"
+      exit 1
+    fi
+  done < <(awk '/Compiling entry function/ { gsub(/\047/, "", $7); entry = $7 }
+                /bytes spill stores/ { spills = $5 }
+                /Used [0-9]+ registers/ { print entry, $5, spills }' "$work/$name.ptxas")
 done
 echo "compiled $# generated kernels for sm_90a"

@@ -11,6 +11,9 @@ void emulateLaunch(const int64_t (&grid)[3], int threads, int sharedBytes, const
   launch.gridZ = int(grid[2]);
   launch.threads = threads;
   launch.sharedBytes = sharedBytes;
+  // The generated kernels' TMA copies are waited for by every lane of the issuing group on the
+  // copy's own barrier (argus_cuda_tile.h: TmaRing): let nothing else land them.
+  launch.landAtOwnBarrierOnly = true;
   argus::cuda::emu::run(launch, body);
 }
 

@@ -19,6 +19,8 @@
 //                            (warp w holds rows 16 w .. 16 w + 15, as MmaAcc);
 //   loadGlobal               by pointer, a run as one vector load where aligned;
 //   copyAsync, waitAsync     copy_async as cp.async, wait as cp.async.wait_group;
+//   copyTma, waitTma         copy_async as a TMA copy completing on a ring of
+//                            mbarriers (TmaRing), wait as their parity waits;
 //   mma                      the mma.syncs of one product;
 //   wgmma                    the wgmmas of one product, both operands read in
 //                            place from 128-byte-swizzled shared memory.
@@ -280,6 +282,68 @@ template <int Pending, class W>
 ARGUS_CUDA_FN void waitAsync() {
   cpAsyncWait<Pending>();
   W::sync();
+}
+
+/// The mbarriers of one lane group's TMA copies (the DSL's copy_async where
+/// TmaCopies.h lets it be one): copy j of the group completes on barrier
+/// j % R, in that barrier's phase j / R. `issued` and `landed` count the
+/// group's copies and are the same in each of its lanes (a DSL thread's
+/// control flow is the whole group's).
+template <int R>
+struct TmaRing {
+  static_assert(R >= 2 && (R & (R - 1)) == 0, "a power of two of barriers");
+  uint64_t *barriers; // R in shared memory, this group's own
+  uint32_t issued = 0, landed = 0;
+
+  /// The group's lane 0 initialises its barriers (one arrival a phase: the
+  /// lane that issues the copy); the group waits for it.
+  template <class W>
+  ARGUS_CUDA_FN void init() {
+    if (W::lane() == 0) {
+      for (int i = 0; i < R; ++i)
+        argus::sm90::barrierInit(barriers + i, 1);
+      argus::sm90::fenceBarrierInit();
+    }
+    W::sync();
+  }
+
+  /// Every lane waits for copies up to `until` (exclusive), so that each sees
+  /// their bytes. Then the group meets: no lane may reuse a barrier (issue
+  /// copy j + R) while another lane still waits on its phase for copy j,
+  /// whose parity the next phase would hide.
+  template <class W>
+  ARGUS_CUDA_FN void land(uint32_t until) {
+    if (until <= landed)
+      return;
+    for (; landed < until; ++landed)
+      argus::sm90::barrierWait(barriers + landed % R, (landed / R) & 1);
+    W::sync();
+  }
+};
+
+/// copy_async of a Rows x 64 tile of 16-bit elements at `offsets` (row,
+/// column) into `slot` (1024-byte aligned, the 128-byte swizzle) as one TMA
+/// copy through `map`, which encodes the source tensor's Rows x 64 boxes.
+/// Lane 0 announces the box's bytes (all of them count, those TMA fills with
+/// zeros too) and issues it. With R copies in flight the oldest is waited
+/// for first: its barrier is the next one.
+template <int Rows, class W, int R>
+ARGUS_CUDA_FN void copyTma(TmaRing<R> &ring, uint16_t *slot, const CUtensorMap &map, const int64_t (&offsets)[2]) {
+  if (ring.issued - ring.landed == R)
+    ring.template land<W>(ring.landed + 1);
+  uint64_t *barrier = ring.barriers + ring.issued % R;
+  if (W::lane() == 0) {
+    argus::sm90::barrierArriveExpectBytes(barrier, Rows * 128);
+    argus::sm90::tmaLoad2d(slot, &map, barrier, int32_t(offsets[1]), int32_t(offsets[0]));
+  }
+  ++ring.issued;
+}
+
+/// The DSL's wait(Pending) on TMA copies: all but the newest Pending have landed.
+template <int Pending, class W, int R>
+ARGUS_CUDA_FN void waitTma(TmaRing<R> &ring) {
+  if (ring.issued > Pending)
+    ring.template land<W>(ring.issued - Pending);
 }
 
 //===----------------------------------------------------------------------===//

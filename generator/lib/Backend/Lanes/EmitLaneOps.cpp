@@ -161,7 +161,13 @@ LogicalResult LaneEmitter::emitArgusOp(Operation *op) {
           line("argus::hip::waitVectorMemory<" + std::to_string(o.getPending() * fewestDmaLoads) + ">();", op,
                "wait(" + std::to_string(o.getPending()) + "): " + std::to_string(fewestDmaLoads) +
                    " direct-to-LDS loads per copy at least");
-        else if (target.asyncCopies)
+        else if (tma.active()) {
+          const std::string tail = std::to_string(o.getPending()) + ", " + target.laneGroup + ">(";
+          line("if constexpr (kTmaCopies)", op);
+          line("  ak::waitTma<" + tail + tmaRing + ");");
+          line("else");
+          line("  ak::waitAsync<" + tail + ");");
+        } else if (target.asyncCopies)
           line("ak::waitAsync<" + std::to_string(o.getPending()) + ", " + target.laneGroup + ">();", op);
         else
           line("// wait: copies are synchronous here; the DSL's barrier publishes them", op);
@@ -421,10 +427,21 @@ LogicalResult LaneEmitter::emitSlotAccess(SlotOp o) {
     while (l.run > 1 && c % l.run)
       l.run /= 2;
     if (o.getAsync() && target.asyncCopies) {
-      line("ak::copyAsync<" + l.spell() + ", " + *elementTag(type.getElementType()) + ", " + std::to_string(cols) +
-               ", " + std::to_string(slotElems) + ", " + place + ", " + joinInts(shape) + ">(" + b.name + ", " + slot +
-               ", " + scalar(o.getSrc()) + ", " + indexListOf(o.getSrcOffsets()) + ");",
-           op);
+      const std::string cpAsync = "ak::copyAsync<" + l.spell() + ", " + *elementTag(type.getElementType()) + ", " +
+                                  std::to_string(cols) + ", " + std::to_string(slotElems) + ", " + place + ", " +
+                                  joinInts(shape) + ">(" + b.name + ", " + slot + ", " + scalar(o.getSrc()) + ", " +
+                                  indexListOf(o.getSrcOffsets()) + ");";
+      auto map = tma.mapOf.find(op);
+      if (map == tma.mapOf.end()) {
+        line(cpAsync, op);
+        return success();
+      }
+      line("if constexpr (kTmaCopies)", op);
+      line("  ak::copyTma<" + std::to_string(shape[0]) + ", " + target.laneGroup + ">(" + tmaRing + ", " + b.name +
+           " + (" + slot + ") * " + std::to_string(slotElems) + ", p." + tma.maps[map->second].field + ", " +
+           indexListOf(o.getSrcOffsets()) + ");");
+      line("else");
+      line("  " + cpAsync);
       return success();
     }
     std::string staged = names.unique("staged");

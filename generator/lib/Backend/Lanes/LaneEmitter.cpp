@@ -20,6 +20,11 @@
 //   #endif
 //   #endif
 //
+// A CUDA kernel whose copy_asyncs are TMA copies (TmaCopies.h) has tensor
+// maps and `tma_copies` in its parameters, its body as sym_staged<bool
+// kTmaCopies>, sym_body choosing by `tma_copies`, and two entries: sym (TMA)
+// and sym_cp_async.
+//
 //===----------------------------------------------------------------------===//
 #include "LaneEmitter.h"
 
@@ -252,6 +257,11 @@ LogicalResult LaneEmitter::planShared(func::FuncOp kernel, int64_t &ldsBytes) {
   // Each lane group's scratch for register layout conversions follows the buffers.
   scratchOffset = ldsBytes;
   ldsBytes += groups * ((layouts.conversionScratchBytes() + 15) / 16 * 16);
+  if (tma.active()) { // each lane group's ring of 8-byte mbarriers
+    ldsBytes = (ldsBytes + 7) / 8 * 8;
+    tmaRingOffset = ldsBytes;
+    ldsBytes += groups * tma.ringSize * 8;
+  }
   if (ldsBytes > target.sharedBytes)
     return fail(kernel, "the shared buffers of kernel '" + kernel.getSymName() + "' take " +
                             std::to_string(ldsBytes) + " bytes of " + target.sharedNoun + "; " + target.oneWorkgroup +
@@ -286,7 +296,12 @@ void LaneEmitter::emitParams(func::FuncOp kernel, ArrayRef<std::string> argNames
     else
       line("  " + *scalarCType(t) + " " + argNames[i] + ";");
   }
+  for (const TmaMap &m : tma.maps)
+    line("  ak::TmaMap " + m.field + ";  // TMA boxes of " + std::to_string(m.rows) + " x 64 of " +
+         argNames[m.argument] + ", set by " + symbol + "_launch");
   line("  int64_t num_programs[3];  // set by " + symbol + "_launch");
+  if (tma.active())
+    line("  int32_t tma_copies;  // set by " + symbol + "_launch: 1 when TMA moves every copy_async, 0: cp.async");
   line("};");
   line("");
 }
@@ -363,6 +378,14 @@ LogicalResult LaneEmitter::emitLaunch(func::FuncOp kernel, func::FuncOp grid, Ar
   line("p.num_programs[2] = grid2;");
   if (target.checksTileSpans && failed(emitTileSpanChecks(kernel, argNames)))
     return failure();
+  if (tma.active()) {
+    std::string encoded;
+    for (const TmaMap &m : tma.maps)
+      encoded += (encoded.empty() ? "" : " &&\n                 ") + std::string("ak::encodeSwizzledRows<") +
+                 std::to_string(m.rows) + ">(p." + m.field + ", p." + argNames[m.argument] + ")";
+    line("// TMA where it can address every staged tensor; cp.async where it cannot.");
+    line("p.tma_copies = int32_t(" + encoded + ");");
+  }
   const int64_t slack = target.sharedAlignment() > 16 ? target.sharedAlignment() : 0; // aligning lds up
   line("return {{grid0, grid1, grid2}, " + std::to_string(groups * target.lanes) + ", " +
        std::to_string(ldsBytes + slack) + "};");
@@ -374,8 +397,15 @@ LogicalResult LaneEmitter::emitLaunch(func::FuncOp kernel, func::FuncOp grid, Ar
 
 LogicalResult LaneEmitter::emitBody(func::FuncOp kernel, ArrayRef<std::string> argNames, int64_t ldsBytes) {
   resetScope();
-  line("/// One lane of @" + kernel.getSymName() + " (tags and tag assertions are compile-time only: erased).");
-  line(target.fn + " void " + symbol + "_body(const " + paramsType + " &p) {");
+  const std::string params = "(const " + paramsType + " &p)";
+  if (tma.active()) { // each way of copying compiled for itself (the cp.async one takes more registers)
+    line("/// One lane of @" + kernel.getSymName() + ": its copy_asyncs TMA copies, or cp.async ones.");
+    line("template <bool kTmaCopies>");
+    line(target.fn + " void " + symbol + "_staged" + params + " {");
+  } else {
+    line("/// One lane of @" + kernel.getSymName() + " (tags and tag assertions are compile-time only: erased).");
+    line(target.fn + " void " + symbol + "_body" + params + " {");
+  }
   indent();
   if (ldsBytes > 0)
     line(target.sharedDeclaration(ldsBytes));
@@ -383,6 +413,15 @@ LogicalResult LaneEmitter::emitBody(func::FuncOp kernel, ArrayRef<std::string> a
     line("char *const " + target.group + "_scratch = lds + " + std::to_string(scratchOffset) + " + " + target.groupInWorkgroup +
              " * " + std::to_string(bytes) + ";",
          kernel, "this " + target.group + "'s " + target.sharedNoun + " for register layout conversions");
+  if (tma.active()) {
+    tmaRing = names.unique("tma_ring");
+    const std::string r = std::to_string(tma.ringSize);
+    line("ak::TmaRing<" + r + "> " + tmaRing + "{reinterpret_cast<uint64_t *>(lds + " + std::to_string(tmaRingOffset) +
+             ") + " + r + " * " + target.groupInWorkgroup + "};",
+         kernel, "this " + target.group + "'s mbarriers for its TMA copies");
+    line("if constexpr (kTmaCopies)");
+    line("  " + tmaRing + ".init<" + target.laneGroup + ">();");
+  }
   emitArguments(kernel, argNames);
   dominance = std::make_unique<DominanceInfo>(kernel);
   if (failed(emitBlock(kernel.getBody().front())))
@@ -390,6 +429,16 @@ LogicalResult LaneEmitter::emitBody(func::FuncOp kernel, ArrayRef<std::string> a
   dedent();
   line("}");
   line("");
+  if (tma.active()) {
+    line("/// One lane of @" + kernel.getSymName() + " (tags and tag assertions are compile-time only: erased).");
+    line(target.fn + " void " + symbol + "_body" + params + " {");
+    line("  if (p.tma_copies)");
+    line("    " + symbol + "_staged<true>(p);");
+    line("  else");
+    line("    " + symbol + "_staged<false>(p);");
+    line("}");
+    line("");
+  }
   return success();
 }
 
@@ -403,6 +452,7 @@ llvm::Expected<std::string> LaneEmitter::emitUnit(func::FuncOp kernel, StringRef
   {
     NameTable fields;
     fields.reserve("num_programs");
+    fields.reserve("tma_copies");
     for (std::string &n : argNames)
       n = fields.unique(n);
   }
@@ -412,6 +462,16 @@ llvm::Expected<std::string> LaneEmitter::emitUnit(func::FuncOp kernel, StringRef
   fewestDmaLoads = target.isHip() ? fewestDmaLoadsOf(work) : 0;
   if (target.mma == MmaFamily::MmaSync && wgmmaOperands(work, groups))
     target = warpgroupsOf(target);
+  tma = planTmaCopies(work, target, argNames);
+  {
+    NameTable fields;
+    for (const char *reserved : {"num_programs", "tma_copies"})
+      fields.reserve(reserved);
+    for (const std::string &n : argNames)
+      fields.reserve(n);
+    for (TmaMap &m : tma.maps)
+      m.field = fields.unique(m.field);
+  }
   std::string layoutError;
   if (!layouts.assign(work, layoutError))
     return llvm::createStringError(llvm::inconvertibleErrorCode(), layoutError);
@@ -424,7 +484,13 @@ llvm::Expected<std::string> LaneEmitter::emitUnit(func::FuncOp kernel, StringRef
   line("// " + std::to_string(groups) + " " + target.group + "s per " + target.workgroup + "; each DSL thread is one " +
        target.group + ", each tile lives in");
   line("// its lanes' registers. Generated code: edit the DSL source, not this file.");
+  if (tma.active())
+    line("// copy_async: TMA copies where the launch can encode every tensor map, else cp.async.");
+  else if (!tma.whyNot.empty())
+    line("// copy_async: cp.async; " + tma.whyNot + ".");
   line("#include \"" + target.launchHeader + "\"");
+  if (tma.active())
+    line("#include \"argus_cuda_tma_launch.h\"");
   line("");
   line("namespace ak = " + target.tileNamespace + ";");
   line("");
@@ -446,7 +512,14 @@ llvm::Expected<std::string> LaneEmitter::emitUnit(func::FuncOp kernel, StringRef
   if (failed(emitBody(work, argNames, ldsBytes)))
     return takeError();
   line("#if " + target.deviceCode);
-  line(target.kernelEntry(groups * target.lanes, symbol, paramsType) + " { " + symbol + "_body(p); }");
+  if (tma.active()) { // two kernels, each allocated its own registers: launch the one tma_copies names
+    line("// " + symbol + " when the launch set tma_copies, " + symbol + "_cp_async when it did not.");
+    line(target.kernelEntry(groups * target.lanes, symbol, paramsType) + " { " + symbol + "_staged<true>(p); }");
+    line(target.kernelEntry(groups * target.lanes, symbol + "_cp_async", paramsType) + " { " + symbol +
+         "_staged<false>(p); }");
+  } else {
+    line(target.kernelEntry(groups * target.lanes, symbol, paramsType) + " { " + symbol + "_body(p); }");
+  }
   line("#endif");
   line("#endif // ARGUS_GPU_LAUNCH_ONLY");
   return out;

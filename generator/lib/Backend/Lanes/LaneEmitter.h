@@ -11,6 +11,7 @@
 //                     function inlined), body, kernel entry, control flow,
 //                     op dispatch
 //   EmitLaneOps.cpp   argus ops: global and shared memory, mma, elementwise
+//   TmaCopies.cpp     which copy_asyncs a Hopper kernel issues as TMA copies
 //
 //===----------------------------------------------------------------------===//
 #ifndef ARGUS_BACKEND_LANES_LANEEMITTER_H
@@ -19,6 +20,7 @@
 #include "ElementwiseFusion.h"
 #include "LaneTarget.h"
 #include "RegisterLayouts.h"
+#include "TmaCopies.h"
 
 #include "../Cpp/CppKernelEmitter.h"
 
@@ -82,6 +84,10 @@ public:
   /// vector memory operation only makes the wait stricter, and a copy that
   /// ran synchronously waited for every older one (they complete in order).
   int64_t fewestDmaLoads = 0;
+  /// The copy_asyncs issued as TMA copies (TmaCopies.h), and the name of
+  /// the lane group's ring of mbarriers in the body.
+  TmaPlan tma;
+  std::string tmaRing;
   /// Tiles read in place by wgmma: the address of their slot.
   llvm::DenseMap<mlir::Value, std::string> sharedOperands;
   std::string symbol;
@@ -129,6 +135,8 @@ private:
   std::unique_ptr<mlir::DominanceInfo> dominance;
   /// Where the lane groups' conversion scratch starts in shared memory.
   int64_t scratchOffset = 0;
+  /// Where the lane groups' TMA barrier rings start (after the scratch).
+  int64_t tmaRingOffset = 0;
   std::string paramsType;
 };
 
