@@ -168,6 +168,8 @@ void withoutDevice(const Library &lib, int64_t n, int64_t k) {
   expect(contains(lib.manifest(), "\"code_object\""), "the manifest records the code object's kernels");
   expect(contains(lib.manifest(), "\"generated_kernels\"") && contains(lib.manifest(), "gemm_tn_cdna.argus"),
          "the manifest records which template each GEMM kernel was generated from");
+  expect(contains(lib.manifest(), "\"parameters\": {") && contains(lib.manifest(), "\"BK\": 64,"),
+         "the manifest records each generated kernel's parameters, the template's defaults (BK) included");
   const char *name = lib.kernelName(&g);
   expect(name && std::strstr(name, "argus_hip_gemm_") == name && contains(name, "_m4"),
          std::string("a decode shape of a catalog GEMM plans its bucket's kernel: ") + (name ? name : "(null)"));

@@ -27,6 +27,9 @@ TEST(Lowering, GemmTemplateDefaults) {
   EXPECT_TRUE(contains(l.ir, "argus.reference = \"gemm_tn\""));
   EXPECT_TRUE(contains(l.ir, "argus.arg_names = [\"A\", \"B\", \"C\", \"bias\", \"alpha\", \"beta\", \"has_bias\"]"));
   EXPECT_TRUE(contains(l.ir, "argus.symbols = {K = [[0, 1], [1, 1]], M = [[0, 0], [2, 0]], N = [[1, 0], [2, 1], [3, 0]]}"));
+  // Every const and dtype parameter's value, defaults included (a library manifest's "parameters").
+  EXPECT_TRUE(contains(l.ir, "argus.constants = {BK = 128 : i64, BM = 32 : i64, BN = 64 : i64, TA = \"f32\", TC = \"f32\"}"))
+      << l.ir;
   EXPECT_TRUE(contains(l.ir, "iter_args")) << "acc must be loop-carried";
   EXPECT_TRUE(contains(l.ir, "argus.mma")) << l.ir;
   EXPECT_TRUE(contains(l.ir, "<32x128xf32>")) << "BM x BK tile of A";
@@ -44,6 +47,7 @@ TEST(Lowering, SpecialisationChangesTypesAndPinsDims) {
   EXPECT_TRUE(contains(l.ir, "!argus.tensor<4096x1024xbf16>")) << l.ir;
   EXPECT_TRUE(contains(l.ir, "!argus.tensor<?x1024xbf16>"));
   EXPECT_TRUE(contains(l.ir, "<4x128xbf16>"));
+  EXPECT_TRUE(contains(l.ir, "argus.constants = {BK = 128 : i64, BM = 4 : i64, BN = 64 : i64, TA = \"bf16\", TC = \"bf16\"}"));
   EXPECT_FALSE(contains(l.ir, "argus.dim %arg1")) << "pinned dims fold to constants";
 }
 

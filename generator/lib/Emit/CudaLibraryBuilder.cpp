@@ -104,8 +104,8 @@ std::vector<GeneratedGemm> fallbackGemms() {
   return gemms;
 }
 
-json manifestFor(const catalog::Catalog &cat, const BuildOptions &opt, const std::vector<CudaGroup> &groups,
-                 const std::vector<GeneratedGemm> &gemms) {
+json manifestFor(const catalog::Catalog &cat, const BuildOptions &opt, const fs::path &home,
+                 const std::vector<CudaGroup> &groups, const std::vector<GeneratedGemm> &gemms) {
   json gemmGroups = json::array();
   for (const CudaGroup &g : groups)
     gemmGroups.push_back(gpuGemmGroupJson(g.group->ops, g.group->n, g.group->k, g.buckets));
@@ -113,7 +113,7 @@ json manifestFor(const catalog::Catalog &cat, const BuildOptions &opt, const std
   manifest.update({{"tuning", "Hopper configurations by rule (chooseGemmConfig, fitted to the H100 sweep of "
                               "bench/results/cuda-gemm-h100.md); other shapes by the same rule at run time"},
                    {"gemm_groups", gemmGroups},
-                   {"generated_kernels", generatedKernelsJson(kernelsOf(gemms))}});
+                   {"generated_kernels", generatedKernelsJson(home, kernelsOf(gemms))}});
   return manifest;
 }
 
@@ -182,7 +182,7 @@ std::variant<BuildReport, std::string> buildCudaLibrary(const BuildOptions &opt,
   const std::vector<GeneratedGemm> gemms = fallbackGemms();
   if (std::string failure = emitGeneratedKernels(home, srcDir, kernelsOf(gemms), opt.target, ".cuh", cacheDir); !failure.empty())
     return failure;
-  const std::string manifest = manifestFor(cat, opt, groups, gemms).dump(2) + "\n";
+  const std::string manifest = manifestFor(cat, opt, home, groups, gemms).dump(2) + "\n";
   std::string error;
   if (!writeIfChanged((out / "manifest.json").string(), manifest, error) ||
       !writeIfChanged((srcDir / "argus_cuda_tables.cu").string(), tablesSource(groups, gemms, manifest), error))

@@ -93,8 +93,10 @@ std::string emitGeneratedKernels(const std::filesystem::path &home, const std::f
                                  const std::string &extension, const std::string &cacheDir,
                                  std::vector<LeftOutKernel> *leftOut = nullptr);
 
-/// The manifest's "generated_kernels": each kernel's symbol, template and parameters.
-nlohmann::json generatedKernelsJson(const std::vector<GeneratedKernel> &kernels);
+/// The manifest's "generated_kernels": each kernel's symbol, template, the
+/// parameters the build set ("set") and every const and dtype parameter's
+/// value as the template resolves it, defaults included ("parameters").
+nlohmann::json generatedKernelsJson(const std::filesystem::path &home, const std::vector<GeneratedKernel> &kernels);
 
 } // namespace argus::emit
 

@@ -176,7 +176,8 @@ std::string codeObjectSource(const std::vector<GeneratedKernel> &generated, cons
   return os.str();
 }
 
-json manifestFor(const catalog::Catalog &cat, const BuildOptions &opt, const std::vector<HipGroup> &groups,
+json manifestFor(const catalog::Catalog &cat, const BuildOptions &opt, const fs::path &home,
+                 const std::vector<HipGroup> &groups,
                  const std::vector<GeneratedKernel> &generated, const CodeObjectInfo &code,
                  const std::vector<LeftOutKernel> &leftOut) {
   json gemmGroups = json::array(), kernels = json::array(), leftOutJson = json::array();
@@ -190,7 +191,7 @@ json manifestFor(const catalog::Catalog &cat, const BuildOptions &opt, const std
   manifest.update({{"tuning", "CDNA kernel shapes by rule (chooseGemmShape: occupancy, not measured; no AMD GPU has "
                               "run these kernels); other shapes by the same rule at run time"},
                    {"code_object", {{"target", code.target}, {"kernels", kernels}}},
-                   {"generated_kernels", generatedKernelsJson(generated)},
+                   {"generated_kernels", generatedKernelsJson(home, generated)},
                    {"left_out_kernels", leftOutJson},
                    {"gemm_groups", gemmGroups}});
   return manifest;
@@ -366,7 +367,7 @@ std::variant<BuildReport, std::string> buildHipLibrary(const BuildOptions &opt, 
   std::ifstream file(codeObjectPath, std::ios::binary);
   const std::string codeObject{std::istreambuf_iterator<char>(file), std::istreambuf_iterator<char>()};
 
-  const std::string manifest = manifestFor(cat, opt, groups, generated, code, leftOut).dump(2) + "\n";
+  const std::string manifest = manifestFor(cat, opt, home, groups, generated, code, leftOut).dump(2) + "\n";
   if (!writeIfChanged((out / "manifest.json").string(), manifest, error) ||
       !writeIfChanged((srcDir / "argus_hip_tables.cpp").string(),
                       tablesSource(groups, gemms, prefills, decodes, opt.target, arch, codeObject, manifest), error))

@@ -42,6 +42,17 @@ mlir::Type dtypeFromName(MLIRContext &ctx, const std::string &name) {
 
 namespace {
 
+/// The DSL's name of an element type dtypeFromName gives.
+std::string dtypeSpelling(mlir::Type t) {
+  if (isa<Float8E4M3FNType>(t))
+    return "fp8";
+  if (isa<Float8E4M3FNUZType>(t))
+    return "fp8_fnuz";
+  std::string s;
+  llvm::raw_string_ostream(s) << t; // f32, f16, bf16, f64, i32, i64, i8, i1, index
+  return s;
+}
+
 const dsl::CallExpr *kernelDecorator(const dsl::FunctionDef &fn) {
   for (const dsl::ExprPtr &d : fn.decorators)
     if (auto *call = d->as<dsl::CallExpr>())
@@ -151,6 +162,7 @@ OwningOpRef<ModuleOp> Lowerer::lowerKernel(const dsl::Module &mod, const dsl::Fu
   }
 
   std::set<std::string> usedSpec;
+  SmallVector<NamedAttribute> resolved; // every const and dtype parameter's value
   for (ParamInfo &info : params) {
     if (info.kind != ParamInfo::ConstParam && info.kind != ParamInfo::DtypeParam)
       continue;
@@ -183,6 +195,11 @@ OwningOpRef<ModuleOp> Lowerer::lowerKernel(const dsl::Module &mod, const dsl::Fu
     if (info.kind == ParamInfo::ConstParam && !value.isConst())
       fail(p.loc, "const parameter '" + p.name + "' must be a number or bool, got " + describe(value));
     env[p.name] = value;
+    Attribute spelled = value.kind == Sem::Dtype   ? Attribute(builder.getStringAttr(dtypeSpelling(value.dtype)))
+                        : value.kind == Sem::Float ? Attribute(builder.getF64FloatAttr(value.f))
+                        : value.kind == Sem::Bool  ? Attribute(builder.getBoolAttr(value.b))
+                                                   : Attribute(builder.getI64IntegerAttr(value.i));
+    resolved.push_back(builder.getNamedAttr(p.name, spelled));
   }
   for (auto &[name, _] : spec.constants)
     if (!usedSpec.count(name))
@@ -325,6 +342,7 @@ OwningOpRef<ModuleOp> Lowerer::lowerKernel(const dsl::Module &mod, const dsl::Fu
   kernelFn->setAttr(kernel_attr::kThreads, builder.getI64IntegerAttr(threads));
   kernelFn->setAttr(kernel_attr::kArgNames, builder.getArrayAttr(argNames));
   kernelFn->setAttr(kernel_attr::kSymbols, builder.getDictionaryAttr(symbolAttrs));
+  kernelFn->setAttr(kernel_attr::kConstants, builder.getDictionaryAttr(resolved));
   if (!reference.empty())
     kernelFn->setAttr(kernel_attr::kReference, builder.getStringAttr(reference));
   {

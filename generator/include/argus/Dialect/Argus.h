@@ -50,6 +50,7 @@ inline constexpr llvm::StringLiteral kGridOf = "argus.grid_of";     // on the gr
 inline constexpr llvm::StringLiteral kReference = "argus.reference"; // name of the f64 reference
 inline constexpr llvm::StringLiteral kArgNames = "argus.arg_names"; // DSL parameter names
 inline constexpr llvm::StringLiteral kSymbols = "argus.symbols";    // dim symbol -> [[arg, dim], ...]
+inline constexpr llvm::StringLiteral kConstants = "argus.constants"; // const / dtype parameter -> its value
 inline constexpr llvm::StringLiteral kPipelineStages = "argus.pipeline_stages"; // on scf.for
 } // namespace kernel_attr
 
