@@ -86,6 +86,34 @@ template <BLayout L> void checkPackedForms() {
   });
 }
 
+TEST(CpuMma, RowsFormForFewRowsOfKn) {
+  if (!haveAvx512Bf16()) GTEST_SKIP() << "this CPU has no AVX512_BF16";
+  // Decode attention's p.v, then every register block width (1, 2, 3-4 and
+  // 5-8 rows), columns ending inside a 32-column chunk and inside a block,
+  // odd K (the last k pairs with zero).
+  checkPath<ak::bf16, 4, 128, 16, BLayout::KN>("bf16 kn rows, decode p.v", [](MmaCase<ak::bf16> &c) {
+    ak::detail::mma_kn_rows<4, 128, 16>(c.acc.data(), c.aRef(), c.bRef());
+  });
+  checkPath<ak::bf16, 1, 300, 33, BLayout::KN>("bf16 kn rows", [](MmaCase<ak::bf16> &c) {
+    ak::detail::mma_kn_rows<1, 300, 33>(c.acc.data(), c.aRef(), c.bRef());
+  });
+  checkPath<ak::bf16, 2, 100, 17, BLayout::KN>("bf16 kn rows", [](MmaCase<ak::bf16> &c) {
+    ak::detail::mma_kn_rows<2, 100, 17>(c.acc.data(), c.aRef(), c.bRef());
+  });
+  checkPath<ak::bf16, 3, 45, 1, BLayout::KN>("bf16 kn rows, one k", [](MmaCase<ak::bf16> &c) {
+    ak::detail::mma_kn_rows<3, 45, 1>(c.acc.data(), c.aRef(), c.bRef());
+  });
+  checkPath<ak::bf16, 7, 70, 64, BLayout::KN>("bf16 kn rows", [](MmaCase<ak::bf16> &c) {
+    ak::detail::mma_kn_rows<7, 70, 64>(c.acc.data(), c.aRef(), c.bRef());
+  });
+  // The entry point takes it for short tiles only.
+  EXPECT_TRUE(ak::detail::kn_rows_fit<8>());
+  EXPECT_FALSE(ak::detail::kn_rows_fit<9>());
+  MmaCase<ak::bf16> viaKn(5, 64, 16, 6, BLayout::KN, 12);
+  ak::mma_kn<ak::bf16, 5, 64, 16>(viaKn.acc.data(), viaKn.aRef(), viaKn.bRef());
+  viaKn.expectClose("ak::mma_kn, short bf16 tile");
+}
+
 TEST(CpuMma, PackedBroadcastForm) {
   if (!haveAvx512Bf16()) GTEST_SKIP() << "this CPU has no AVX512_BF16";
   checkPackedForms<BLayout::NK>();

@@ -411,6 +411,83 @@ inline void mma_bf16_avx512(float *acc, tile_ref<uint16_t> a, tile_ref<uint16_t>
 }
 
 #if defined(__AVX512BW__)
+/*  Few rows of a against b laid out K x N (decode attention's P.V) take the
+ *  rows form: rows 2kp and 2kp+1 of v are interleaved into VNNI pairs in
+ *  registers (vpunpck{l,h}wd) as they are read, where they lie, and each
+ *  pair of a is broadcast against them. The packed form would first write
+ *  all of v to a panel, which with at most 8 rows to reuse it costs more
+ *  than the products (a 4 x 128 x 16 product: 2.5x slower).
+ *  The unpacks work within 128-bit lanes: of a 32-column chunk, the low one
+ *  holds columns 8l .. 8l+3 of lane l and the high one 8l+4 .. 8l+7, so the
+ *  accumulators hold the columns in that order until the block's end. */
+
+/// Rows 2kp and 2kp+1 (the second zero past K) of a 32-column chunk of v as
+/// the two VNNI operands, columns past `nb` zero.
+inline void kn_pairs(const uint16_t *v, int64_t ldv, bool hasOdd, int64_t nb, __m512bh &lo, __m512bh &hi) {
+  const __mmask32 m = nb >= 32 ? ~__mmask32(0) : nb <= 0 ? __mmask32(0) : __mmask32((1u << nb) - 1u);
+  const __m512i even = _mm512_maskz_loadu_epi16(m, v);
+  const __m512i odd = hasOdd ? _mm512_maskz_loadu_epi16(m, v + ldv) : _mm512_setzero_si512();
+  lo = (__m512bh)_mm512_unpacklo_epi16(even, odd);
+  hi = (__m512bh)_mm512_unpackhi_epi16(even, odd);
+}
+
+/// c[MR x 32*NV] += a[MR x K] * v[K x 32*NV], columns past `nb` neither read
+/// nor written.
+template <int MR, int NV, int64_t K>
+inline void kn_rows_block(float *c, int64_t ldc, const uint16_t *a, int64_t lda, const uint16_t *v, int64_t ldv,
+                          int64_t nb) {
+  __m512 acc[MR][NV][2];
+  unroll<MR>([&](auto r) {
+    unroll<NV>([&](auto j) { acc[r][j][0] = acc[r][j][1] = _mm512_setzero_ps(); });
+  });
+  /* (always_inline: GCC 12 outlines a step called twice, and the accumulators with it) */
+  auto step = [&](int64_t kp) __attribute__((always_inline)) {
+    const uint16_t *row = v + 2 * kp * ldv;
+    const bool hasOdd = 2 * kp + 1 < K; /* odd K: the last k pairs with a zero */
+    unroll<NV>([&](auto j) {
+      __m512bh lo, hi;
+      kn_pairs(row + 32 * j, ldv, hasOdd, nb - 32 * j, lo, hi);
+      unroll<MR>([&](auto r) {
+        uint32_t pair = a[r * lda + 2 * kp];
+        if (hasOdd) std::memcpy(&pair, a + r * lda + 2 * kp, sizeof pair);
+        const __m512bh ab = (__m512bh)_mm512_set1_epi32(int(pair));
+        acc[r][j][0] = _mm512_dpbf16_ps(acc[r][j][0], ab, lo);
+        acc[r][j][1] = _mm512_dpbf16_ps(acc[r][j][1], ab, hi);
+      });
+    });
+  };
+  for (int64_t kp = 0; kp < K / 2; ++kp) step(kp);
+  if constexpr (K % 2 != 0) step(K / 2);
+  /* back in column order: lanes (lo 0, hi 0, lo 1, hi 1) and (lo 2, hi 2, lo 3, hi 3) */
+  const __m512i first = _mm512_setr_epi32(0, 1, 2, 3, 16, 17, 18, 19, 4, 5, 6, 7, 20, 21, 22, 23);
+  const __m512i second = _mm512_setr_epi32(8, 9, 10, 11, 24, 25, 26, 27, 12, 13, 14, 15, 28, 29, 30, 31);
+  unroll<MR>([&](auto r) {
+    unroll<NV>([&](auto j) {
+      float *out = c + r * ldc + 32 * j;
+      const __mmask16 m0 = lane_mask(nb - 32 * j), m1 = lane_mask(nb - 32 * j - 16);
+      const __m512 x0 = _mm512_permutex2var_ps(acc[r][j][0], first, acc[r][j][1]);
+      const __m512 x1 = _mm512_permutex2var_ps(acc[r][j][0], second, acc[r][j][1]);
+      _mm512_mask_storeu_ps(out, m0, _mm512_add_ps(_mm512_maskz_loadu_ps(m0, out), x0));
+      _mm512_mask_storeu_ps(out + 16, m1, _mm512_add_ps(_mm512_maskz_loadu_ps(m1, out + 16), x1));
+    });
+  });
+}
+
+/// Whether a bf16 product with b laid out K x N takes the rows form.
+template <int64_t M> constexpr bool kn_rows_fit() { return M <= 8; }
+
+/// acc (M x N) += a (M x K) * v (K x N), bf16, M <= 8: 32-column chunks, as
+/// many per block as keep 16 accumulators.
+template <int64_t M, int64_t N, int64_t K>
+inline void mma_kn_rows(float *acc, tile_ref<uint16_t> a, tile_ref<uint16_t> v) {
+  static_assert(kn_rows_fit<M>(), "the rows form holds every row of a in one register block");
+  constexpr int MR = int(M);
+  constexpr int NV = MR == 1 ? 8 : MR == 2 ? 4 : MR <= 4 ? 2 : 1; /* 2 * MR * NV <= 16 accumulators */
+  constexpr int64_t NB = 32 * NV;
+  for (int64_t n0 = 0; n0 < N; n0 += NB)
+    kn_rows_block<MR, NV, K>(acc + n0, N, a.data, a.ld, v.data + n0, v.ld, N - n0);
+}
+
 /// The bf16 step of the inner-product form: 32 k (16 pairs) per vdpbf16ps.
 struct bf16_dot {
   using storage = uint16_t;
@@ -553,6 +630,10 @@ inline void mma_any(float *acc, OperandA aOperand, OperandB bOperand) {
 #if defined(__AVX512BW__)
     if constexpr (innerProduct) {
       mma_dot<M, N, K, bf16_dot>(acc, a, b);
+      return;
+    }
+    if constexpr (L == BLayout::KN && kn_rows_fit<M>()) {
+      mma_kn_rows<M, N, K>(acc, a, b);
       return;
     }
 #endif
