@@ -185,4 +185,12 @@ TEST(CpuGolden, RankOneBroadcastReadsTheSizeOneOperandAtZero) {
   EXPECT_TRUE(std::regex_search(cpp, readsAtZero)) << cpp;
 }
 
+TEST(CpuGolden, PrefetchOfATileAndOfAWholeSlice) {
+  std::string cpp = emitFromFile("test/codegen/inputs/prefetch.mlir", "pf", "pf_cpu");
+  ASSERT_FALSE(cpp.empty());
+  // A static tile into L1; a `?` size spans its whole dimension (-1), into L2.
+  EXPECT_NE(cpp.find("ak::prefetch<ak::f32, 1>(arg0, {c1, c0}, {1, 16});"), std::string::npos) << cpp;
+  EXPECT_NE(cpp.find("ak::prefetch<ak::f32, 2>(arg0, {c1, c0}, {1, -1});"), std::string::npos) << cpp;
+}
+
 } // namespace
