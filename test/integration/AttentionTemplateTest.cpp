@@ -190,9 +190,8 @@ std::string outputOf(const std::string &command) {
   return out;
 }
 
-// Decode's prefetches must survive into the machine code: the next page,
-// whole (every head, into L2) on the first head's walk and the head's own rows
-// (into L1) on the others'. Once they were dropped as dead code, first by the
+// Decode's prefetches must survive into the machine code: the next page's
+// rows of the step's KV head, keys and values (into L1). Once they were dropped as dead code, first by the
 // MLIR canonicalizer (an op that only reads), then by GCC, without a test
 // noticing: results stay right, only the bandwidth halves.
 TEST(AttentionCodegen, DecodePrefetchesReachTheMachineCode) {
