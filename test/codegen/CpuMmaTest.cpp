@@ -130,6 +130,34 @@ TEST(CpuMma, AmxTiles) {
     ak::detail::mma_bf16_amx<32, 128, 64, BLayout::KN>(c.acc.data(), c.aRef(), c.bRef());
   });
 }
+
+TEST(CpuMma, AmxFewRowsForm) {
+  if (!ak::detail::amx_usable()) GTEST_SKIP() << "AMX is not usable here (CPU, kernel or ARGUS_CPU_AMX=0)";
+  // Decode GEMM and MoE expert tiles: 2 to 16 rows, every 16 rows of b one
+  // transposed product; strided operands read in place.
+  checkPath<ak::bf16, 4, 64, 512>("bf16 amx few rows", [](MmaCase<ak::bf16> &c) {
+    ak::detail::mma_bf16_amx_few_rows<4, 64, 512>(c.acc.data(), c.aRef(), c.bRef());
+  });
+  checkPath<ak::bf16, 2, 16, 256>("bf16 amx few rows", [](MmaCase<ak::bf16> &c) {
+    ak::detail::mma_bf16_amx_few_rows<2, 16, 256>(c.acc.data(), c.aRef(), c.bRef());
+  });
+  checkPath<ak::bf16, 5, 48, 1024>("bf16 amx few rows", [](MmaCase<ak::bf16> &c) {
+    ak::detail::mma_bf16_amx_few_rows<5, 48, 1024>(c.acc.data(), c.aRef(), c.bRef());
+  });
+  checkPath<ak::bf16, 16, 32, 288>("bf16 amx few rows", [](MmaCase<ak::bf16> &c) {
+    ak::detail::mma_bf16_amx_few_rows<16, 32, 288>(c.acc.data(), c.aRef(), c.bRef());
+  });
+  // Which tiles the entry point sends there: not one row (the inner-product
+  // form streams it), not short k steps (decode attention's scores).
+  using ak::detail::amx_few_rows_fit;
+  EXPECT_TRUE((amx_few_rows_fit<4, 64, 512>()));
+  EXPECT_FALSE((amx_few_rows_fit<1, 64, 512>()));
+  EXPECT_FALSE((amx_few_rows_fit<4, 16, 128>()));
+  EXPECT_FALSE((amx_few_rows_fit<4, 40, 512>()));
+  MmaCase<ak::bf16> viaMma(3, 32, 512, 6, BLayout::NK, 13);
+  ak::mma<ak::bf16, 3, 32, 512>(viaMma.acc.data(), viaMma.aRef(), viaMma.bRef());
+  viaMma.expectClose("ak::mma, few bf16 rows on AMX");
+}
 #endif
 
 TEST(CpuMma, EntryPointsTakeDenseTilesAndRefs) {

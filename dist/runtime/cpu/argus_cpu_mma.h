@@ -602,6 +602,56 @@ __attribute__((target("amx-tile,amx-bf16"))) void mma_bf16_amx(float *acc, tile_
   }
   _tile_release();
 }
+
+/// Whether a bf16 product with b laid out N x K takes the few-rows AMX form.
+/// Long k steps only: the tile configuration and the packing of a are paid
+/// per call (decode attention's 4 x 16 x 128 scores ran slower this way).
+template <int64_t M, int64_t N, int64_t K> constexpr bool amx_few_rows_fit() {
+  return M >= 2 && M <= 16 && N % 16 == 0 && K % 32 == 0 && K >= 256;
+}
+
+/// acc (M x N) += a (M x K) * b (N x K)^T for few rows of a (2 to 16: decode
+/// GEMMs, small MoE experts) on AMX, computed transposed: per 16 rows of b,
+/// C^T (16 x M) = b (16 x K) * a^T. The long operand b (the weights) is then
+/// an A tile, read by tileloadd where it lies, and only a is packed, once per
+/// call, into VNNI pairs of its transpose: ap[kc][kp][m] = {a[m][32kc + 2kp],
+/// a[m][32kc + 2kp + 1]}. (vdpbf16ps runs at half the FMA rate on Sapphire
+/// Rapids: a 4-row inner-product form computes 8 bytes of weights a cycle,
+/// less than memory delivers.)
+template <int64_t M, int64_t N, int64_t K>
+__attribute__((target("amx-tile,amx-bf16"))) void mma_bf16_amx_few_rows(float *acc, tile_ref<uint16_t> a,
+                                                                        tile_ref<uint16_t> b) {
+  static_assert(amx_few_rows_fit<M, N, K>(), "2 to 16 rows of a, N a multiple of 16, K of 32");
+  constexpr int64_t KC = K / 32;
+  alignas(64) uint32_t ap[KC][16][16]; /* rows of 64 bytes, the first M dwords used */
+  for (int64_t m = 0; m < M; ++m)
+    for (int64_t kc = 0; kc < KC; ++kc) {
+      alignas(64) uint32_t pairs[16];
+      std::memcpy(pairs, a.data + m * a.ld + 32 * kc, sizeof pairs);
+      for (int64_t kp = 0; kp < 16; ++kp) ap[kc][kp][m] = pairs[kp];
+    }
+  alignas(64) float ct[16][16];
+  alignas(64) amx_tile_config cfg;
+  cfg.rows[0] = 16, cfg.colsb[0] = M * 4; /* C^T */
+  cfg.rows[1] = 16, cfg.colsb[1] = 64;    /* 16 rows of b, 32 k */
+  cfg.rows[2] = 16, cfg.colsb[2] = M * 4; /* 16 pairs of k of a^T */
+  __asm__ volatile("" : : "r"(&cfg) : "memory");
+  _tile_loadconfig(&cfg);
+  const int64_t bStride = b.ld * 2;
+  for (int64_t n0 = 0; n0 < N; n0 += 16) {
+    const uint16_t *bn = b.data + n0 * b.ld;
+    _tile_zero(0);
+    for (int64_t kc = 0; kc < KC; ++kc) {
+      _tile_loadd(1, bn + 32 * kc, bStride);
+      _tile_loadd(2, &ap[kc][0][0], 64);
+      _tile_dpbf16ps(0, 1, 2);
+    }
+    _tile_stored(0, &ct[0][0], 64);
+    for (int64_t m = 0; m < M; ++m)
+      for (int64_t j = 0; j < 16; ++j) acc[m * N + n0 + j] += ct[j][m];
+  }
+  _tile_release();
+}
 #endif // ARGUS_CPU_HAVE_AMX
 
 /// An mma operand as a window: a dense tile array (rows `dense` elements
@@ -628,6 +678,11 @@ inline void mma_any(float *acc, OperandA aOperand, OperandB bOperand) {
   if constexpr (std::is_same<DT, bf16>::value && M % 16 == 0 && N % 32 == 0 && K % 32 == 0) {
     if (amx_usable()) {
       mma_bf16_amx<M, N, K, L>(acc, a, b);
+      return;
+    }
+  } else if constexpr (std::is_same<DT, bf16>::value && L == BLayout::NK && amx_few_rows_fit<M, N, K>()) {
+    if (amx_usable()) {
+      mma_bf16_amx_few_rows<M, N, K>(acc, a, b);
       return;
     }
   }
