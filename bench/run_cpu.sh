@@ -44,7 +44,8 @@ mkdir -p "$OUT"
 if grep -qw avx512_bf16 /proc/cpuinfo; then TARGET=${TARGET:-cpu-avx512}; else TARGET=${TARGET:-cpu-avx2}; fi
 library() { # library CATALOG -> path of its .so (built once per run)
   local dir="/tmp/argus-bench-$1-$TARGET"
-  "$GEN" build --catalog "shapes/$1.yaml" --target "$TARGET" --out "$dir" >&2
+  # (command substitution does not inherit set -e: a failed build must stop the run here)
+  "$GEN" build --catalog "shapes/$1.yaml" --target "$TARGET" --out "$dir" >&2 || return 1
   echo "$dir/lib/libargus_kernels.so.1.0.0"
 }
 
