@@ -15,9 +15,14 @@ namespace argus::ref {
 void attentionPrefillF64(const AttentionShape &s, const double *q, const double *k, const double *v, double *o,
                          double *magnitude) {
   const int64_t group = s.numHeads / s.numKvHeads, d = s.headDim, dv = s.valueDim();
-  std::vector<double> scores(static_cast<size_t>(std::max<int64_t>(s.seqKv, 1)));
+  // Heads are independent: with OpenMP (the GPU benches' host checks at long sequences) they run in parallel.
+#ifdef _OPENMP
+#pragma omp parallel for schedule(dynamic)
+#endif
   for (int64_t h = 0; h < s.numHeads; ++h) {
     const int64_t g = h / group;
+    std::vector<double> scores(static_cast<size_t>(std::max<int64_t>(s.seqKv, 1)));
+    std::vector<double> out(static_cast<size_t>(dv)), mag(static_cast<size_t>(dv));
     for (int64_t i = 0; i < s.seqQ; ++i) {
       // Bottom-right causal alignment: query i sees keys j <= i + seqKv - seqQ.
       const int64_t visible = s.causal ? std::clamp<int64_t>(i + s.seqKv - s.seqQ + 1, 0, s.seqKv) : s.seqKv;
@@ -32,16 +37,20 @@ void attentionPrefillF64(const AttentionShape &s, const double *q, const double 
       }
       double sum = 0;
       for (int64_t j = 0; j < visible; ++j) sum += scores[j] = std::exp(scores[j] - maxScore);
+      // Rows of v in the inner loop: contiguous reads (a column walk strides numKvHeads * dv).
+      std::fill(out.begin(), out.end(), 0.0);
+      std::fill(mag.begin(), mag.end(), 0.0);
+      for (int64_t j = 0; j < visible; ++j) {
+        const double *vj = v + (j * s.numKvHeads + g) * dv;
+        for (int64_t c = 0; c < dv; ++c) {
+          out[c] += scores[j] * vj[c];
+          mag[c] += scores[j] * std::fabs(vj[c]);
+        }
+      }
       const int64_t at = (i * s.numHeads + h) * dv;
       for (int64_t c = 0; c < dv; ++c) {
-        double out = 0, mag = 0;
-        for (int64_t j = 0; j < visible; ++j) {
-          const double vj = v[(j * s.numKvHeads + g) * dv + c];
-          out += scores[j] * vj;
-          mag += scores[j] * std::fabs(vj);
-        }
-        o[at + c] = visible > 0 ? out / sum : 0.0; // a row that sees no key is zero
-        if (magnitude) magnitude[at + c] = visible > 0 ? mag / sum : 0.0;
+        o[at + c] = visible > 0 ? out[c] / sum : 0.0; // a row that sees no key is zero
+        if (magnitude) magnitude[at + c] = visible > 0 ? mag[c] / sum : 0.0;
       }
     }
   }
