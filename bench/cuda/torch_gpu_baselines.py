@@ -109,16 +109,28 @@ def moe_float64(x, logits, w_gate_up, w_down, top_k, renormalize):
     return out
 
 
-def moe_inputs(tokens, hidden, intermediate, experts, device, seed):
-    g = torch.Generator(device="cpu").manual_seed(seed)
-    make = lambda *shape: (torch.rand(*shape, generator=g) * 2 - 1).to(torch.bfloat16).to(device)
-    return (make(tokens, hidden), torch.randn(tokens, experts, generator=g).to(device),
-            make(experts, 2 * intermediate, hidden), make(experts, hidden, intermediate))
+def uniform_bf16(generator, device, *shape):
+    return (torch.rand(*shape, generator=generator, device=device) * 2 - 1).to(torch.bfloat16)
+
+
+def moe_tokens(tokens, hidden, experts, device, seed):
+    """Tokens in [-1, 1) and router logits, drawn on the device."""
+    g = torch.Generator(device=device).manual_seed(seed)
+    return uniform_bf16(g, device, tokens, hidden), torch.randn(tokens, experts, generator=g, device=device)
+
+
+def moe_weights(hidden, intermediate, experts, device, seed):
+    """Gate/up and down weights in [-1, 1), drawn on the device (a CPU draw of Mixtral's 1.4 G weights
+    takes longer than timing them)."""
+    g = torch.Generator(device=device).manual_seed(seed)
+    return (uniform_bf16(g, device, experts, 2 * intermediate, hidden),
+            uniform_bf16(g, device, experts, hidden, intermediate))
 
 
 def check_moe(device, grouped):
     """The baseline against float64 on a small problem: within the kernels' own MoE tolerance."""
-    x, logits, w_gate_up, w_down = moe_inputs(70, 128, 96, 8, device, 7)
+    x, logits = moe_tokens(70, 128, 8, device, 7)
+    w_gate_up, w_down = moe_weights(128, 96, 8, device, 8)
     got = moe_torch(x, logits, w_gate_up, w_down, 2, True, grouped).double().cpu()
     ref = moe_float64(x.cpu(), logits.cpu(), w_gate_up.cpu(), w_down.cpu(), 2, True)
     rms = ref.pow(2).mean(dim=1, keepdim=True).sqrt()
@@ -134,14 +146,16 @@ def run_moe(out, device):
         return 1
     impl = "torch_grouped_mm" if grouped else "torch_per_expert"
     for model, hidden, intermediate, experts, top_k, renormalize in MOE_LAYERS:
+        w_gate_up, w_down = moe_weights(hidden, intermediate, experts, device, 0)
         for tokens in MOE_TOKENS:
-            x, logits, w_gate_up, w_down = moe_inputs(tokens, hidden, intermediate, experts, device, tokens)
+            x, logits = moe_tokens(tokens, hidden, experts, device, tokens)
             us = median_us(lambda: moe_torch(x, logits, w_gate_up, w_down, top_k, renormalize, grouped), device)
             tflops = tokens * top_k * 3 * 2 * hidden * intermediate / (us * 1e-6) / 1e12
             print(f"{impl:17s} {model:17s} tokens {tokens:5d} {us:10.1f} us {tflops:6.1f} TFLOP/s")
             out.write(json.dumps({"device": device_name(device), "impl": impl, "model": model, "tokens": tokens,
                                   "us": round(us, 2), "tflops": round(tflops, 2)}) + "\n")
-            del x, logits, w_gate_up, w_down
+            del x, logits
+        del w_gate_up, w_down
     return 0
 
 
