@@ -32,9 +32,10 @@ void emulate(const DecodeParams &params, int batch, int cluster) {
   launch.gridX = cluster, launch.gridY = params.kvHeads, launch.gridZ = batch;
   launch.threads = kDecodeWarps * kWarpSize;
   launch.clusterX = cluster;
-  launch.sharedBytes =
-      decodeSharedLayout(params.heads / params.kvHeads, params.headDim, params.valueDim, kDecodeWarps).bytes();
-  emu::run(launch, [&] { decodeAttention<E, kDecodeWarps>(params); });
+  launch.sharedBytes = decodeSharedLayout(decodeGroupBound(params.heads / params.kvHeads), params.headDim,
+                                          params.valueDim, kDecodeWarps)
+                           .bytes();
+  emu::run(launch, [&] { decodeAttentionAnyGroup<E, kDecodeWarps>(params); });
 }
 
 void check(const DecodeProblem &p, unsigned seed, int cluster) {
@@ -59,6 +60,13 @@ TEST(Sm90DecodeEmulated, GroupOfEightSmallHeadsPageOfOne) {
 
 TEST(Sm90DecodeEmulated, LatentAttentionWidthsOneHeadPerGroup) {
   check({4, 4, 192, 128, 64, {900, 63}, 0.0f}, 3, 2);  // 2 chunks per warp: the online rescale
+}
+
+// Groups of 3 and 6 heads run the kernels of 4 and 8: their padding rows of q are zeros, and
+// nothing of theirs may reach o (the neighbouring KV head's outputs sit there).
+TEST(Sm90DecodeEmulated, GroupsBetweenTheBoundsPadWithZeroRows) {
+  check({12, 4, 128, 128, 16, {300, 41}, 0.0f}, 6, 2);
+  check({12, 2, 64, 64, 16, {200, 1}, 0.0f}, 7, 1);
 }
 
 TEST(Sm90DecodeEmulated, HalfPrecision) {

@@ -24,10 +24,20 @@ namespace {
 
 using namespace argus::cuda;
 
-template <class E>
+template <class E, int G>
 __global__ void __launch_bounds__(kDecodeWarps * kWarpSize) argusSm90Decode(const DecodeParams params) {
-  decodeAttention<E, kDecodeWarps>(params);
+  decodeAttention<E, kDecodeWarps, G>(params);
 }
+
+using DecodeKernel = void (*)(DecodeParams);
+
+// One kernel per element type and group bound (decodeGroupBound): [f16][log2 of the bound].
+constexpr DecodeKernel kDecodeKernels[2][4] = {
+    {argusSm90Decode<Bf16, 1>, argusSm90Decode<Bf16, 2>, argusSm90Decode<Bf16, 4>, argusSm90Decode<Bf16, 8>},
+    {argusSm90Decode<F16, 1>, argusSm90Decode<F16, 2>, argusSm90Decode<F16, 4>, argusSm90Decode<F16, 8>},
+};
+
+int log2Of(int bound) { return bound == 1 ? 0 : bound == 2 ? 1 : bound == 4 ? 2 : 3; }
 
 // The largest dynamic shared memory the kernel takes (group 8, head dims 256), allowed once per device.
 constexpr int kMaxDecodeSharedBytes =
@@ -41,11 +51,11 @@ cudaError_t allowSharedMemory() {
     return e;
   if (device < kCachedDevices && sharedMemoryAllowed[device].load(std::memory_order_relaxed))
     return cudaSuccess;
-  cudaError_t e = cudaFuncSetAttribute(argusSm90Decode<Bf16>, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                       kMaxDecodeSharedBytes);
-  if (e == cudaSuccess)
-    e = cudaFuncSetAttribute(argusSm90Decode<F16>, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                             kMaxDecodeSharedBytes);
+  cudaError_t e = cudaSuccess;
+  for (const auto &kernels : kDecodeKernels)
+    for (DecodeKernel kernel : kernels)
+      if (e == cudaSuccess)
+        e = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, kMaxDecodeSharedBytes);
   if (e == cudaSuccess && device < kCachedDevices)
     sharedMemoryAllowed[device].store(true, std::memory_order_relaxed);
   return e;
@@ -80,9 +90,9 @@ extern "C" ARGUS_API argus_status argus_attention_decode(const argus_attention_d
     cudaLaunchConfig_t config{};
     config.gridDim = dim3(unsigned(cluster), unsigned(a.num_kv_heads), unsigned(a.batch));
     config.blockDim = dim3(kDecodeWarps * kWarpSize);
+    const int groupBound = decodeGroupBound(int(a.num_heads / a.num_kv_heads));
     config.dynamicSmemBytes =
-        size_t(decodeSharedLayout(int(a.num_heads / a.num_kv_heads), int(a.head_dim), int(a.v_head_dim), kDecodeWarps)
-                   .bytes());
+        size_t(decodeSharedLayout(groupBound, int(a.head_dim), int(a.v_head_dim), kDecodeWarps).bytes());
     config.stream = static_cast<cudaStream_t>(stream);
     cudaLaunchAttribute attribute{};
     attribute.id = cudaLaunchAttributeClusterDimension;
@@ -91,7 +101,7 @@ extern "C" ARGUS_API argus_status argus_attention_decode(const argus_attention_d
     attribute.val.clusterDim.z = 1;
     config.attrs = &attribute;
     config.numAttrs = 1;
-    const auto kernel = a.dtype == ARGUS_DTYPE_F16 ? argusSm90Decode<F16> : argusSm90Decode<Bf16>;
+    const DecodeKernel kernel = kDecodeKernels[a.dtype == ARGUS_DTYPE_F16 ? 1 : 0][log2Of(groupBound)];
     return cudaStatus("argus_attention_decode", int(cudaLaunchKernelEx(&config, kernel, params)));
   });
 }

@@ -255,12 +255,15 @@ ARGUS_CUDA_FN uint32_t packBf16(float low, float high) {
   return uint32_t(floatToBf16(low)) | uint32_t(floatToBf16(high)) << 16;
 }
 
-/// 16 and 8 bytes read in one load (16- and 8-byte aligned addresses).
+/// 16 and 8 bytes read in one load (16- and 8-byte aligned addresses), and 4 floats.
 struct alignas(16) Bytes16 {
   uint32_t word[4];
 };
 struct alignas(8) Bytes8 {
   uint32_t word[2];
+};
+struct alignas(16) Floats4 {
+  float f[4];
 };
 
 /// Element i (0 .. 2 * words - 1) of bf16 pairs packed in 32-bit words.

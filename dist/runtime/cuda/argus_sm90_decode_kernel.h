@@ -12,12 +12,14 @@
 //
 // A warp walks its run 32 tokens at a time:
 //   scores   lane t owns token t: s[g] = q_g · k_t, q from shared memory
-//            (broadcast reads), k_t's row in 16-byte loads;
+//            (broadcast reads), k_t's row in 16-byte loads, kKeyPieces of them
+//            issued before the first product;
 //   softmax  online, per head: the warp's max and sum by XOR shuffles, in
 //            base 2 (q is pre-scaled by scale · log2 e);
 //   values   lanes own output columns, 4 adjacent ones per 128: o[g][c] +=
 //            p[g][t] v_t[c] for the chunk's tokens, p through shared memory,
-//            v rows read in 8-byte pieces, coalesced.
+//            v rows read in 8-byte pieces, coalesced, kValueRows rows loaded
+//            before the first is used.
 // Decode is memory-bound at G <= 8 query rows per KV row, so CUDA cores do
 // the arithmetic; the tensor cores would wait on the same loads.
 //
@@ -73,18 +75,23 @@ ARGUS_CUDA_FN void mergePartials(int count, Partial partial, int column, int val
 
 } // namespace detail
 
-/// E: the element type of q, the caches and o (Bf16 or F16).
-template <class E, int Warps>
+/// E: the element type of q, the caches and o (Bf16 or F16). G: decodeGroupBound of the query heads per KV
+/// head, the rows the inner loops compute without a test per head (a test there made each multiply-add its
+/// own branch, its shared-memory operand waited on alone); the rows past the group are zeros, never written
+/// out. kKeyPieces and kValueRows: the loads a lane has in flight per key row (16 bytes each) and per value
+/// group (rows of 8 bytes).
+template <class E, int Warps, int G, int kKeyPieces = 8, int kValueRows = 8>
 ARGUS_CUDA_FN void decodeAttention(const DecodeParams &p) {
+  static_assert(G == decodeGroupBound(G) && G <= kMaxDecodeGroup, "G is a group bound");
   constexpr int kThreads = Warps * kWarpSize;
   constexpr int kColumnGroups = kMaxDecodeValueDim / (4 * kWarpSize);  // 4 adjacent columns per lane per group
   constexpr float kNegInf = -__builtin_inff();
   const int group = p.heads / p.kvHeads, d = p.headDim, dv = p.valueDim;
-  const DecodeSharedLayout layout = decodeSharedLayout(group, d, dv, Warps);
+  const DecodeSharedLayout layout = decodeSharedLayout(G, d, dv, Warps);
   float *const shared = reinterpret_cast<float *>(dynamicShared());
   const int tid = threadIndex(), l = tid % kWarpSize, w = tid / kWarpSize;
   float *const qShared = shared + layout.queries;
-  float *const pShared = shared + layout.probabilities + w * group * kWarpSize;
+  float *const pShared = shared + layout.probabilities + w * G * kWarpSize;
   const int stride = dv + 2;  // a partial row: value_dim numerators, then max and sum
   float *const warpPartials = shared + layout.warpPartials;
   float *const ctaPartial = shared + layout.ctaPartial;
@@ -95,13 +102,13 @@ ARGUS_CUDA_FN void decodeAttention(const DecodeParams &p) {
   const int seqlen = int(p.seqlens[b] < 0 ? 0 : p.seqlens[b] < capacity ? p.seqlens[b] : capacity);
   const int64_t firstHead = int64_t(b) * p.heads + int64_t(h) * group;
 
-  for (int i = tid; i < group * d; i += kThreads)
-    qShared[i] = E::toFloat(p.q[firstHead * d + i]) * p.scaleLog2;
+  for (int i = tid; i < G * d; i += kThreads)
+    qShared[i] = i < group * d ? E::toFloat(p.q[firstHead * d + i]) * p.scaleLog2 : 0.0f;
   syncThreads();
 
-  float m[kMaxDecodeGroup], sum[kMaxDecodeGroup], acc[kMaxDecodeGroup][4 * kColumnGroups];
+  float m[G], sum[G], acc[G][4 * kColumnGroups];
   ARGUS_CUDA_UNROLL
-  for (int g = 0; g < kMaxDecodeGroup; ++g) {
+  for (int g = 0; g < G; ++g) {
     m[g] = kNegInf;
     sum[g] = 0.0f;
     ARGUS_CUDA_UNROLL
@@ -121,28 +128,38 @@ ARGUS_CUDA_FN void decodeAttention(const DecodeParams &p) {
 
   for (int chunk = begin; chunk < end; chunk += kWarpSize) {
     const int token = chunk + l;
-    float s[kMaxDecodeGroup];
+    float s[G];
     ARGUS_CUDA_UNROLL
-    for (int g = 0; g < kMaxDecodeGroup; ++g)
+    for (int g = 0; g < G; ++g)
       s[g] = token < end ? 0.0f : kNegInf;
     if (token < end) {
+      // kKeyPieces 16-byte loads in flight before the first product: one at a time, each waited
+      // on, left decode bound by the memory latency (1-16% of the copy bandwidth on an H200).
       const uint16_t *k = p.kCache + cacheRow(token) * d;
-      for (int x = 0; x < d; x += 8) {
-        const Bytes16 piece = *reinterpret_cast<const Bytes16 *>(k + x);
+      for (int x0 = 0; x0 < d; x0 += 8 * kKeyPieces) {
+        Bytes16 piece[kKeyPieces] = {};
         ARGUS_CUDA_UNROLL
-        for (int i = 0; i < 8; ++i) {
-          const float kv = elementOf<E>(piece.word, i);
+        for (int j = 0; j < kKeyPieces; ++j)
+          if (x0 + 8 * j < d)
+            piece[j] = *reinterpret_cast<const Bytes16 *>(k + x0 + 8 * j);
+        ARGUS_CUDA_UNROLL
+        for (int j = 0; j < kKeyPieces; ++j) {
+          if (x0 + 8 * j >= d)
+            break;
           ARGUS_CUDA_UNROLL
-          for (int g = 0; g < kMaxDecodeGroup; ++g)
-            if (g < group)
-              s[g] += qShared[g * d + x + i] * kv;
+          for (int g = 0; g < G; ++g) {
+            // q in two 16-byte shared-memory reads per 8 products (d is a multiple of 8).
+            const Floats4 *q = reinterpret_cast<const Floats4 *>(qShared + g * d + x0 + 8 * j);
+            const Floats4 low = q[0], high = q[1];
+            ARGUS_CUDA_UNROLL
+            for (int i = 0; i < 8; ++i)
+              s[g] += (i < 4 ? low.f[i] : high.f[i - 4]) * elementOf<E>(piece[j].word, i);
+          }
         }
       }
     }
     ARGUS_CUDA_UNROLL
-    for (int g = 0; g < kMaxDecodeGroup; ++g) {
-      if (g >= group)
-        break;
+    for (int g = 0; g < G; ++g) {
       const float high = detail::warpMax(s[g]);
       const float next = m[g] > high ? m[g] : high;
       // m and next are both -inf only before the first valid token, which every chunk has.
@@ -157,21 +174,34 @@ ARGUS_CUDA_FN void decodeAttention(const DecodeParams &p) {
     }
     syncWarp();
     const int tokens = end - chunk < kWarpSize ? end - chunk : kWarpSize;
-    for (int t = 0; t < tokens; ++t) {
-      const uint16_t *v = p.vCache + cacheRow(chunk + t) * dv;
+    for (int t0 = 0; t0 < tokens; t0 += kValueRows) {
+      // kValueRows rows of v loaded before they are used, as for k.
+      Bytes8 piece[kValueRows][kColumnGroups] = {};
       ARGUS_CUDA_UNROLL
-      for (int j = 0; j < kColumnGroups; ++j) {
-        const int column = 4 * l + 4 * kWarpSize * j;
-        if (column >= dv)
+      for (int r = 0; r < kValueRows; ++r) {
+        if (t0 + r >= tokens)
           break;
-        const Bytes8 piece = *reinterpret_cast<const Bytes8 *>(v + column);
+        const uint16_t *v = p.vCache + cacheRow(chunk + t0 + r) * dv;
         ARGUS_CUDA_UNROLL
-        for (int i = 0; i < 4; ++i) {
-          const float value = elementOf<E>(piece.word, i);
+        for (int j = 0; j < kColumnGroups; ++j)
+          if (4 * l + 4 * kWarpSize * j < dv)
+            piece[r][j] = *reinterpret_cast<const Bytes8 *>(v + 4 * l + 4 * kWarpSize * j);
+      }
+      ARGUS_CUDA_UNROLL
+      for (int r = 0; r < kValueRows; ++r) {
+        if (t0 + r >= tokens)
+          break;
+        ARGUS_CUDA_UNROLL
+        for (int j = 0; j < kColumnGroups; ++j) {
+          if (4 * l + 4 * kWarpSize * j >= dv)
+            break;
           ARGUS_CUDA_UNROLL
-          for (int g = 0; g < kMaxDecodeGroup; ++g)
-            if (g < group)
-              acc[g][4 * j + i] += pShared[g * kWarpSize + t] * value;
+          for (int g = 0; g < G; ++g) {
+            const float prob = pShared[g * kWarpSize + t0 + r];
+            ARGUS_CUDA_UNROLL
+            for (int i = 0; i < 4; ++i)
+              acc[g][4 * j + i] += prob * elementOf<E>(piece[r][j].word, i);
+          }
         }
       }
     }
@@ -180,7 +210,7 @@ ARGUS_CUDA_FN void decodeAttention(const DecodeParams &p) {
 
   // The warp's partial: numerators of its columns, then (lane 0) max and sum.
   ARGUS_CUDA_UNROLL
-  for (int g = 0; g < kMaxDecodeGroup; ++g) {
+  for (int g = 0; g < G; ++g) {
     if (g >= group)
       break;
     float *mine = warpPartials + (w * group + g) * stride;
@@ -220,6 +250,18 @@ ARGUS_CUDA_FN void decodeAttention(const DecodeParams &p) {
       p.o[(firstHead + g) * dv + column] = E::fromFloat(total > 0.0f ? numerator / total : 0.0f);
     }
   clusterSync();  // no CTA leaves (and frees its shared memory) before CTA 0 has read it
+}
+
+/// decodeAttention for the group bound of p's heads, chosen at run time (the host emulator's tests; the
+/// launcher compiles one kernel per bound, so that each gets only the registers it needs).
+template <class E, int Warps>
+ARGUS_CUDA_FN void decodeAttentionAnyGroup(const DecodeParams &p) {
+  switch (decodeGroupBound(p.heads / p.kvHeads)) {
+  case 1: decodeAttention<E, Warps, 1>(p); break;
+  case 2: decodeAttention<E, Warps, 2>(p); break;
+  case 4: decodeAttention<E, Warps, 4>(p); break;
+  default: decodeAttention<E, Warps, 8>(p); break;
+  }
 }
 
 } // namespace argus::cuda

@@ -24,10 +24,17 @@ inline constexpr int kMaxDecodeCluster = 8;    // CTAs per (sequence, KV head): 
 
 using DecodeParams = argus::gpu::DecodeParams;
 
-/// Where the kernel's pieces of dynamic shared memory start, in floats: the
-/// scaled queries (group x head_dim), each warp's probabilities (32 per head),
-/// each warp's partial result (group x (value_dim + 2): numerator, max, sum)
-/// and the CTA's, which the cluster's CTA 0 reads to merge.
+/// The query heads per KV head the kernel is compiled for that hold `group`: 1, 2, 4 or 8. Its inner loops
+/// run over that many rows unconditionally; the shared memory is laid out for it.
+ARGUS_HOST_DEVICE constexpr int decodeGroupBound(int group) {
+  return group <= 1 ? 1 : group <= 2 ? 2 : group <= 4 ? 4 : 8;
+}
+
+/// Where the kernel's pieces of dynamic shared memory start, in floats, for a
+/// group bound (decodeGroupBound): the scaled queries (group x head_dim), each
+/// warp's probabilities (32 per head), each warp's partial result (group x
+/// (value_dim + 2): numerator, max, sum) and the CTA's, which the cluster's
+/// CTA 0 reads to merge.
 struct DecodeSharedLayout {
   int queries, probabilities, warpPartials, ctaPartial, floats;
   ARGUS_HOST_DEVICE constexpr int bytes() const { return floats * 4; }
