@@ -50,7 +50,7 @@ void check(const DecodeProblem &p, unsigned seed, int cluster) {
 }
 
 TEST(Sm90DecodeEmulated, GroupedHeadsOverScatteredPages) {
-  for (int cluster : {1, 2, 4})
+  for (int cluster : {1, 2, 4, 16})
     check({8, 2, 128, 128, 16, {0, 1, 77, 1100}, 0.0f}, 1, cluster);
 }
 
@@ -97,8 +97,10 @@ TEST(Sm90DecodeEmulated, SeqlensBeyondTheBlockTableAreClamped) {
 }
 
 TEST(Sm90DecodeClusterRule, GrowsWhileSmsIdleAndEveryWarpHasTwoChunks) {
-  // One sequence, 8 KV heads, a long context: the portable maximum.
-  EXPECT_EQ(decodeClusterSize(8, 16384, 132), 8);
+  // One sequence, 8 KV heads, a long context: Hopper's non-portable maximum, or the portable one
+  // where the GPU cannot schedule 16-CTA clusters.
+  EXPECT_EQ(decodeClusterSize(8, 16384, 132), 16);
+  EXPECT_EQ(decodeClusterSize(8, 16384, 132, kPortableDecodeCluster), 8);
   // Enough (sequence, head) pairs to fill the GPU: no split.
   EXPECT_EQ(decodeClusterSize(256, 16384, 132), 1);
   // 32 pairs: doubling stops once 4 x 32 = 128 < 132 < 8 x 32.

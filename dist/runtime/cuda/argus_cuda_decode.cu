@@ -39,26 +39,50 @@ constexpr DecodeKernel kDecodeKernels[2][4] = {
 
 int log2Of(int bound) { return bound == 1 ? 0 : bound == 2 ? 1 : bound == 4 ? 2 : 3; }
 
-// The largest dynamic shared memory the kernel takes (group 8, head dims 256), allowed once per device.
+// The largest dynamic shared memory the kernel takes (group 8, head dims 256).
 constexpr int kMaxDecodeSharedBytes =
     decodeSharedLayout(kMaxDecodeGroup, kMaxDecodeHeadDim, kMaxDecodeValueDim, kDecodeWarps).bytes();
 constexpr int kCachedDevices = 64;
-std::atomic<bool> sharedMemoryAllowed[kCachedDevices];
+std::atomic<int> largestClusters[kCachedDevices];  // 0: the device's kernels are not set up yet
 
-cudaError_t allowSharedMemory() {
+// Once per device: every kernel may take kMaxDecodeSharedBytes and non-portable clusters; then the
+// largest cluster the GPU schedules at that shared memory: 16 CTAs where it can (one (sequence,
+// KV head) at batch 1 then covers 16 SMs: 1.35x at 16384 tokens on an H200), else the portable 8.
+cudaError_t setUpKernels(int *largestCluster) {
   int device = 0;
   if (cudaError_t e = cudaGetDevice(&device); e != cudaSuccess)
     return e;
-  if (device < kCachedDevices && sharedMemoryAllowed[device].load(std::memory_order_relaxed))
+  if (device < kCachedDevices && (*largestCluster = largestClusters[device].load(std::memory_order_relaxed)))
     return cudaSuccess;
   cudaError_t e = cudaSuccess;
   for (const auto &kernels : kDecodeKernels)
-    for (DecodeKernel kernel : kernels)
+    for (DecodeKernel kernel : kernels) {
       if (e == cudaSuccess)
         e = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, kMaxDecodeSharedBytes);
-  if (e == cudaSuccess && device < kCachedDevices)
-    sharedMemoryAllowed[device].store(true, std::memory_order_relaxed);
-  return e;
+      if (e == cudaSuccess)
+        e = cudaFuncSetAttribute(kernel, cudaFuncAttributeNonPortableClusterSizeAllowed, 1);
+    }
+  if (e != cudaSuccess)
+    return e;
+  cudaLaunchConfig_t config{};
+  config.gridDim = dim3(unsigned(kMaxDecodeCluster));
+  config.blockDim = dim3(kDecodeWarps * kWarpSize);
+  config.dynamicSmemBytes = size_t(kMaxDecodeSharedBytes);
+  cudaLaunchAttribute attribute{};
+  attribute.id = cudaLaunchAttributeClusterDimension;
+  attribute.val.clusterDim.x = unsigned(kMaxDecodeCluster);
+  attribute.val.clusterDim.y = attribute.val.clusterDim.z = 1;
+  config.attrs = &attribute;
+  config.numAttrs = 1;
+  int clusters = 0;  // of the heaviest kernel (group 8, bf16: the most registers)
+  if (cudaOccupancyMaxActiveClusters(&clusters, kDecodeKernels[0][3], &config) != cudaSuccess) {
+    cudaGetLastError();  // a refused query is no error of the caller's
+    clusters = 0;
+  }
+  *largestCluster = clusters > 0 ? kMaxDecodeCluster : kPortableDecodeCluster;
+  if (device < kCachedDevices)
+    largestClusters[device].store(*largestCluster, std::memory_order_relaxed);
+  return cudaSuccess;
 }
 
 } // namespace
@@ -77,7 +101,8 @@ extern "C" ARGUS_API argus_status argus_attention_decode(const argus_attention_d
       return s;
     if (argus_status s = cudaDeviceReady("argus_attention_decode"))
       return s;
-    if (argus_status s = cudaStatus("argus_attention_decode", int(allowSharedMemory())))
+    int largestCluster = kPortableDecodeCluster;
+    if (argus_status s = cudaStatus("argus_attention_decode", int(setUpKernels(&largestCluster))))
       return s;
     const DecodeParams params{static_cast<const uint16_t *>(a.q), static_cast<const uint16_t *>(a.k_cache),
                               static_cast<const uint16_t *>(a.v_cache), a.block_table, a.seqlens_kv,
@@ -86,7 +111,7 @@ extern "C" ARGUS_API argus_status argus_attention_decode(const argus_attention_d
                               int32_t(a.page_size), scaleLog2};
     static const int multiprocessors = argus::sm90::multiprocessorCount();
     const int cluster = decodeClusterSize(a.num_kv_heads * a.batch, a.max_pages_per_seq * a.page_size,
-                                          multiprocessors > 0 ? multiprocessors : 132);
+                                          multiprocessors > 0 ? multiprocessors : 132, largestCluster);
     cudaLaunchConfig_t config{};
     config.gridDim = dim3(unsigned(cluster), unsigned(a.num_kv_heads), unsigned(a.batch));
     config.blockDim = dim3(kDecodeWarps * kWarpSize);

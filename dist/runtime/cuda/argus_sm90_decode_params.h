@@ -20,7 +20,8 @@ inline constexpr int kMaxDecodeGroup = 8;      // query heads per KV head
 inline constexpr int kMaxDecodeHeadDim = 256;  // q and k, a multiple of 8
 inline constexpr int kMaxDecodeValueDim = 256; // v and o, a multiple of 4 (8-byte value loads)
 inline constexpr int kDecodeWarps = 8;         // per CTA
-inline constexpr int kMaxDecodeCluster = 8;    // CTAs per (sequence, KV head): the portable cluster size
+inline constexpr int kPortableDecodeCluster = 8;  // CTAs per (sequence, KV head) every sm_90 GPU schedules
+inline constexpr int kMaxDecodeCluster = 16;      // Hopper's non-portable cluster size, where the GPU takes it
 
 using DecodeParams = argus::gpu::DecodeParams;
 
@@ -56,10 +57,12 @@ ARGUS_HOST_DEVICE constexpr DecodeSharedLayout decodeSharedLayout(int group, int
 /// CTAs per cluster for `work` (sequence, KV head) pairs whose contexts hold
 /// at most `capacityTokens` tokens on `multiprocessors` SMs: doubled while the
 /// grid leaves SMs idle and each warp of the cluster still gets two 32-token
-/// chunks of a full context, up to the portable cluster size.
-inline int decodeClusterSize(int64_t work, int64_t capacityTokens, int multiprocessors) {
+/// chunks of a full context, up to `largestCluster` (kMaxDecodeCluster where the
+/// GPU can schedule clusters that large, else kPortableDecodeCluster).
+inline int decodeClusterSize(int64_t work, int64_t capacityTokens, int multiprocessors,
+                             int largestCluster = kMaxDecodeCluster) {
   int ctas = 1;
-  while (ctas < kMaxDecodeCluster && work * ctas < multiprocessors &&
+  while (ctas < largestCluster && work * ctas < multiprocessors &&
          capacityTokens >= int64_t(ctas) * 2 * kDecodeWarps * 2 * 32)
     ctas *= 2;
   return ctas;
