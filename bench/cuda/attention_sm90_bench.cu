@@ -181,8 +181,22 @@ Timing timeDecode(int batch, int context, cudaStream_t stream, size_t l2Bytes) {
 
 }  // namespace
 
+// Usage: attention_sm90_bench [OUT.jsonl] [--only=decode|prefill]: checks and times both, or one.
 int main(int argc, char **argv) {
-  const char *jsonPath = argc > 1 ? argv[1] : "attention_sm90.jsonl";
+  const char *jsonPath = "attention_sm90.jsonl";
+  bool decode = true, prefill = true;
+  for (int i = 1; i < argc; ++i) {
+    if (!std::strcmp(argv[i], "--only=decode"))
+      prefill = false;
+    else if (!std::strcmp(argv[i], "--only=prefill"))
+      decode = false;
+    else if (argv[i][0] != '-')
+      jsonPath = argv[i];
+    else {
+      std::fprintf(stderr, "usage: %s [OUT.jsonl] [--only=decode|prefill]\n", argv[0]);
+      return 2;
+    }
+  }
   cudaStream_t stream;
   ARGUS_CUDA_CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
   const DecodeProblem problems[] = {
@@ -203,11 +217,15 @@ int main(int argc, char **argv) {
   size_t checks = 0;
   for (bool f16 : {false, true}) {  // every problem in bf16, then in f16
     for (DecodeProblem p : problems) {
+      if (!decode)
+        break;
       p.f16 = f16;
       failures += checkDecode(p, stream, seed++);
       ++checks;
     }
     for (PrefillProblem p : prefills) {
+      if (!prefill)
+        break;
       p.f16 = f16;
       failures += checkPrefill(p, stream, seed, false);
       failures += checkPrefill(p, stream, seed++, true);
@@ -226,6 +244,8 @@ int main(int argc, char **argv) {
   std::FILE *json = std::fopen(jsonPath, "w");
   for (int batch : {1, 8, 32})
     for (int context : {1024, 4096, 16384}) {
+      if (!decode)
+        break;
       const Timing t = timeDecode(batch, context, stream, size_t(prop.l2CacheSize));
       const double gbps = t.bytes / (t.microseconds * 1e-6) / 1e9;
       std::printf("llama3-8b decode  batch %2d  context %5d  %8.1f us  %6.0f GB/s  %3.0f%% of copy\n", batch, context,
@@ -239,6 +259,8 @@ int main(int argc, char **argv) {
   for (int d : {128, 64})
     for (int length : {1024, 2048, 4096, 8192})
       for (bool wgmma : {true, false}) {
+        if (!prefill)
+          break;
         const int tokens = 16384;
         const double us = timePrefill(d, length, tokens, wgmma, stream);
         // Causal: half of the length x length scores, Q·Kᵀ and P·V each 2 d flops per score, 32 heads.
