@@ -174,12 +174,17 @@ TagExpr MemoryModel::applyLoop(const BufferInfo &buffer, const LoopRecord &loop,
                         : z3::expr(fr.trips).substitute(from, to))
                    .simplify();
   // A ring of S slots is rewritten every S iterations at most: a longer
-  // window adds terms, not precision. A loop of known length needs no more.
-  int64_t depth = std::clamp<int64_t>(buffer.shape.empty() ? 1 : buffer.shape[0], 1, window);
+  // window adds terms, not precision. A loop of known length needs no more,
+  // and one that can give each of up to kExactSlots slots its own iteration
+  // (`for h in range(H): acc[h].store(...)`, read in a later loop) is replayed
+  // whole: the window would leave its first slots unknown.
+  const int64_t slots = buffer.shape.empty() ? 1 : std::max<int64_t>(buffer.shape[0], 1);
+  int64_t depth = std::min<int64_t>(slots, window);
   int64_t known = 0;
   bool bounded = k.is_numeral_i64(known);
   if (bounded)
-    depth = std::min<int64_t>(depth, std::max<int64_t>(known, 0));
+    depth = std::min<int64_t>(std::min<int64_t>(slots, std::max<int64_t>(window, kExactSlots)),
+                              std::max<int64_t>(known, 0));
 
   // Iterations older than the window: unknown wherever they could have written.
   if (!bounded || known > depth) {

@@ -9,7 +9,8 @@
 // Reading one element folds the history from oldest to newest into a
 // TagExpr: ite(newer write covers the element, its tag, older state). Writes
 // of earlier loop iterations are replayed exactly for the last `window`
-// iterations (the body's items with the induction variable substituted);
+// iterations (the body's items with the induction variable substituted; all of
+// them for a loop of known length over at most kExactSlots slots);
 // writes older than that make the element unknown (⊤) where they could
 // cover it, so a window that is too small gives a failure, never a proof.
 // On shared buffers every write is expanded over the threads that could
@@ -30,6 +31,10 @@ namespace argus::verify::detail {
 /// Shared-buffer writes are expanded over the threads that could perform
 /// them; beyond this many threads per instance reads are not modelled.
 constexpr int64_t kMaxWriterThreads = 64;
+
+/// A loop of known length over a buffer of at most this many slots is replayed
+/// exactly however short the loop window (one iteration per slot).
+constexpr int64_t kExactSlots = 16;
 
 /// How an access maps a slot's logical elements to physical offsets: through
 /// the buffer's own layout (`view` null) or a per-access view.
