@@ -191,7 +191,7 @@ std::string outputOf(const std::string &command) {
 }
 
 // Decode's prefetches must survive into the machine code: the next page's
-// rows of the step's KV head, keys and values (into L1). Once they were dropped as dead code, first by the
+// rows of the step's KV head, keys and values (into L2). Once they were dropped as dead code, first by the
 // MLIR canonicalizer (an op that only reads), then by GCC, without a test
 // noticing: results stay right, only the bandwidth halves.
 TEST(AttentionCodegen, DecodePrefetchesReachTheMachineCode) {
@@ -212,12 +212,12 @@ TEST(AttentionCodegen, DecodePrefetchesReachTheMachineCode) {
   fs::remove_all(dir);
   ASSERT_TRUE(report.error.empty()) << report.error;
   EXPECT_TRUE(report.passed) << report.summary();
-  // The next page's rows of the step's KV head: keys, then values, into L1.
-  EXPECT_EQ(occurrences(cpp, "ak::prefetch<ak::bf16, 1>(Kc, {"), 1u) << cpp;
-  EXPECT_EQ(occurrences(cpp, "ak::prefetch<ak::bf16, 1>(Vc, {"), 1u) << cpp;
+  // The next page's rows of the step's KV head: keys, then values, into L2.
+  EXPECT_EQ(occurrences(cpp, "ak::prefetch<ak::bf16, 2>(Kc, {"), 1u) << cpp;
+  EXPECT_EQ(occurrences(cpp, "ak::prefetch<ak::bf16, 2>(Vc, {"), 1u) << cpp;
   EXPECT_EQ(occurrences(cpp, "ak::prefetch<"), 2u) << cpp;
   ASSERT_FALSE(objects.empty()) << "objdump printed nothing";
-  EXPECT_GT(occurrences(objects, "prefetcht0"), 0u) << "the per-head prefetch was compiled away";
+  EXPECT_GT(occurrences(objects, "prefetcht1"), 0u) << "the per-head prefetch was compiled away";
 }
 
 } // namespace
