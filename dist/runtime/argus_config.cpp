@@ -163,6 +163,7 @@ std::string checkMoeTables(const argus_moe_kernel *entries, int32_t count) {
     if (e.num_tiers < 1 || !e.tiers) return where + ": expected at least one tier";
     for (int32_t t = 0; t < e.num_tiers; ++t) {
       if (!e.tiers[t].gate_up || !e.tiers[t].down) return where + ": NULL kernel in tier " + std::to_string(t);
+      if (e.tiers[t].block_rows < 1) return where + ": tier " + std::to_string(t) + " has no rows per block";
       if (t > 0 && e.tiers[t].max_rows <= e.tiers[t - 1].max_rows)
         return where + ": tier row limits must be strictly ascending";
     }

@@ -156,10 +156,12 @@ void runMoe(const argus_moe_args &a, const argus_moe_kernel &kernels, int numThr
       active[activeCount++] = e;
       mostRows = std::max(mostRows, offsets[e + 1] - offsets[e]);
     }
-  auto runExpert = [&](int64_t e, int kernelThreads) {
-    const int64_t row0 = offsets[e], rows = offsets[e + 1] - row0;
+  auto tierFor = [&](int64_t rows) {
     const argus_moe_tier *tier = kernels.tiers;
     while (rows > tier->max_rows) ++tier; /* the last tier takes any rows */
+    return tier;
+  };
+  auto runRows = [&](int64_t e, const argus_moe_tier *tier, int64_t row0, int64_t rows, int kernelThreads) {
     const void *wg = offsetBy(a.w_gate_up, e * 2 * I * H, a.dtype), *wu = offsetBy(wg, I * H, a.dtype);
     argus_cpu_arg up[ARGUS_MOE_GATE_UP_KERNEL_ARGS] = {};
     up[0].tensor = matrixView(xp + row0 * H * el, rows, H, H);
@@ -174,6 +176,21 @@ void runMoe(const argus_moe_args &a, const argus_moe_kernel &kernels, int numThr
     down[3].tensor = tensorView(nullptr, {H}, {1});
     down[4].f = 1.0;
     tier->down(down, kernelThreads);
+  };
+  // The last tier runs blocks of block_rows rows; a last block only partly
+  // filled computes padding rows. A remainder that a smaller tier takes goes
+  // to that tier instead (40 rows: a 32-row block and a 16-row one, not two
+  // 32-row blocks).
+  auto runExpert = [&](int64_t e, int kernelThreads) {
+    const int64_t row0 = offsets[e], rows = offsets[e + 1] - row0;
+    const argus_moe_tier *tier = tierFor(rows);
+    const int64_t remainder = rows % tier->block_rows;
+    if (rows > tier->block_rows && remainder > 0 && tierFor(remainder) != tier) {
+      runRows(e, tier, row0, rows - remainder, kernelThreads);
+      runRows(e, tierFor(remainder), row0 + rows - remainder, remainder, kernelThreads);
+    } else {
+      runRows(e, tier, row0, rows, kernelThreads);
+    }
   };
   // Decode-sized groups are many small GEMMs with a few tiles each: whole
   // experts go to threads, their kernels single-threaded. Larger groups have

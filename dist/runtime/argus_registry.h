@@ -121,6 +121,7 @@ typedef struct {
 typedef struct {
   int64_t max_rows; /* INT64_MAX in the last tier */
   argus_cpu_kernel_fn gate_up, down;
+  int64_t block_rows; /* rows per program instance of both kernels (a row block) */
 } argus_moe_tier;
 
 /** The kernels of one MoE configuration (or the generic ones of a dtype).

@@ -111,6 +111,16 @@ TEST_F(Moe, AnExpertWithoutTokensAndOneWithAll) {
   check({ARGUS_DTYPE_BF16, 20, 64, 64, 4, 2, true, -1, 1}, 24);  // expert 1 gets none
 }
 
+// An expert with more rows than the last tier's block: whole blocks on that
+// tier, the remainder on the smaller tier that fits it (32 + 13, 32 + 1,
+// 64 + 4 rows with the default tiers), or on the last tier when none does.
+TEST_F(Moe, LargeExpertsSplitTheirLastBlock) {
+  check({ARGUS_DTYPE_BF16, 45, 64, 48, 4, 1, false, 3, -1}, 29);
+  check({ARGUS_DTYPE_F32, 33, 40, 24, 4, 1, false, 0, -1}, 30);
+  check({ARGUS_DTYPE_F32, 68, 48, 40, 3, 1, false, 1, -1}, 31);
+  check({ARGUS_DTYPE_BF16, 59, 64, 48, 4, 1, false, 2, -1}, 32); // 32 + 27: the last tier again
+}
+
 TEST_F(Moe, F32AndTopKOfAll) {
   check({ARGUS_DTYPE_F32, 9, 33, 17, 3, 3, false, -1, -1}, 25);
   check({ARGUS_DTYPE_F32, 1, 256, 128, 16, 4, true, -1, -1}, 26);
@@ -141,6 +151,9 @@ TEST_F(Moe, CatalogConfigurationStrict) {
   EXPECT_EQ(tiers[1].at("max_rows"), 4);
   EXPECT_EQ(tiers[2].at("max_rows"), 16);
   EXPECT_FALSE(tiers[3].contains("max_rows")) << tiers.dump();
+  EXPECT_EQ(tiers[0].at("block_rows"), 1);
+  EXPECT_EQ(tiers[3].at("block_rows"), 32); // an expert's rows past 32 split by moe dispatch
+
   const int64_t hidden = entry->at("hidden"), intermediate = entry->at("intermediate");
   // Kernels are specialised on (hidden, intermediate), not on the expert
   // count: 12 experts keep the random weights small (Qwen3 has 128).

@@ -131,7 +131,8 @@ TEST(Tables, InconsistentTablesAreDiagnosed) {
   EXPECT_TRUE(contains(argus_rt::checkGemmTables(nullptr, -1, nullptr, 0), "is -1"));
 
   // MoE tiers: ascending row limits, the last one unbounded, no NULL kernel.
-  argus_moe_tier tiers[] = {{1, dummyKernel, dummyKernel}, {4, dummyKernel, dummyKernel}, {INT64_MAX, dummyKernel, dummyKernel}};
+  argus_moe_tier tiers[] = {
+      {1, dummyKernel, dummyKernel, 1}, {4, dummyKernel, dummyKernel, 4}, {INT64_MAX, dummyKernel, dummyKernel, 32}};
   argus_moe_kernel moe = {ARGUS_DTYPE_BF16, 0, 0, 0, 4, 3, tiers, "bf16_generic"};
   EXPECT_EQ(argus_rt::checkMoeTables(&moe, 1), "");
   tiers[2].max_rows = 32;
@@ -141,6 +142,9 @@ TEST(Tables, InconsistentTablesAreDiagnosed) {
   tiers[1].max_rows = 1;
   EXPECT_TRUE(contains(argus_rt::checkMoeTables(&moe, 1), "strictly ascending"));
   tiers[1].max_rows = 4;
+  tiers[2].block_rows = 0;
+  EXPECT_TRUE(contains(argus_rt::checkMoeTables(&moe, 1), "tier 2 has no rows per block"));
+  tiers[2].block_rows = 32;
   tiers[0].down = nullptr;
   EXPECT_TRUE(contains(argus_rt::checkMoeTables(&moe, 1), "NULL kernel in tier 0"));
   moe.num_tiers = 0;

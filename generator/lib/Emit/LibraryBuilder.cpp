@@ -112,7 +112,7 @@ json moeManifest(const std::vector<MoeEntry> &moe) {
   for (const MoeEntry &e : moe) {
     json tiers = json::array();
     for (const MoeTier &t : e.tiers) {
-      json tier = {{"gate_up", t.gateUp.symbol}, {"down", t.down.symbol}};
+      json tier = {{"gate_up", t.gateUp.symbol}, {"down", t.down.symbol}, {"block_rows", t.blockRows}};
       if (t.maxRows != INT64_MAX) tier["max_rows"] = t.maxRows; // absent: any number of rows
       tiers.push_back(tier);
     }
@@ -213,7 +213,7 @@ void moeTable(std::ostringstream &os, const std::vector<MoeEntry> &moe) {
     os << "static const argus_moe_tier moe_tiers_" << i << "[] = {";
     for (const MoeTier &t : moe[i].tiers)
       os << "{" << (t.maxRows == INT64_MAX ? std::string("INT64_MAX") : std::to_string(t.maxRows)) << ", "
-         << t.gateUp.symbol << ", " << t.down.symbol << "}, ";
+         << t.gateUp.symbol << ", " << t.down.symbol << ", " << t.blockRows << "}, ";
     os << "};\n";
   }
   os << "const argus_moe_kernel argus_moe_kernels[] = {\n";

@@ -38,7 +38,7 @@ void addTiers(MoeEntry &e, const MoeTileChooser &choose) {
     };
     int64_t maxRows = i + 1 < rows.size() ? rows[i] : INT64_MAX;
     e.tiers.push_back({maxRows, moeKernel(MoeRole::GateUp, e, tiles(MoeRole::GateUp)),
-                       moeKernel(MoeRole::Down, e, tiles(MoeRole::Down))});
+                       moeKernel(MoeRole::Down, e, tiles(MoeRole::Down)), rows[i]});
   }
 }
 

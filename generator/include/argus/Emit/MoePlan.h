@@ -36,6 +36,7 @@ struct MoeKernel {
 struct MoeTier {
   int64_t maxRows = 0; // INT64_MAX for the last tier
   MoeKernel gateUp, down;
+  int64_t blockRows = 0; // rows per program instance (BM) of both kernels
 };
 
 struct MoeEntry {
