@@ -53,7 +53,8 @@ TEST(CpuMma, InnerProductFormForShortF32Tiles) {
   });
   // Which form ak::mma picks: short f32 tiles only with long k steps.
   using ak::detail::inner_product_fits;
-  EXPECT_TRUE((inner_product_fits<ak::f32, 32, 256>()));
+  EXPECT_TRUE((inner_product_fits<ak::f32, 16, 256>()));
+  EXPECT_FALSE((inner_product_fits<ak::f32, 32, 512>())); // MoE's 32-row expert tiles run packed
   EXPECT_TRUE((inner_product_fits<ak::bf16, 4, 64>()));
   EXPECT_FALSE((inner_product_fits<ak::f32, 32, 128>())); // attention's q k^T over head_dim 128
   EXPECT_FALSE((inner_product_fits<ak::f32, 33, 512>()));

@@ -37,14 +37,15 @@ namespace detail {
 enum class BLayout { NK, KN };
 
 /// Whether an M x K by N x K tile product takes the inner-product form
-/// (below) rather than packed panels: up to 4 rows, and f32 up to 32 rows
-/// when K is long. Packing a panel of b costs a 16 x 16 transpose (shuffle
+/// (below) rather than packed panels: up to 4 rows, and f32 up to 16 rows
+/// when K is long (32 rows run packed 1.15-1.2x faster: cpuGemmKStep in
+/// GemmPlan.cpp). Packing a panel of b costs a 16 x 16 transpose (shuffle
 /// bound) per 256 elements, which short tiles do not amortise; the
 /// inner-product form instead pays a reduction per 16 sums, which short k
 /// steps do not amortise (f32 attention, K = head_dim 128: 3-6% slower).
 /// bf16 has AMX and vdpbf16ps panels for short tiles too.
 template <class DT, int64_t M, int64_t K> constexpr bool inner_product_fits() {
-  return M <= 4 || (std::is_same<DT, f32>::value && M <= 32 && K >= 256);
+  return M <= 4 || (std::is_same<DT, f32>::value && M <= 16 && K >= 256);
 }
 
 /// b[n][k] in either layout.
@@ -235,24 +236,40 @@ struct next_rows {
   bool toL2 = false;
 };
 
+/// The lines of a next_rows, walked one per call of `fetch(i)`: line i of
+/// row i / linesPerRow (K elements a row). Precomputed so that the k loop
+/// below reads no memory for it.
+class line_fetcher {
+public:
+  line_fetcher(const next_rows &next, int64_t K)
+      : base_(reinterpret_cast<const char *>(next.data)), ldBytes_(next.ld * 4), linesPerRow_((K + 15) / 16),
+        lines_(next.rows * linesPerRow_), toL2_(next.toL2) {}
+  void fetch(int64_t i) const {
+    if (i >= lines_) return;
+    const char *at = base_ + i / linesPerRow_ * ldBytes_ + i % linesPerRow_ * 64;
+    /* asm, not _mm_prefetch: GCC 12 dropped __builtin_prefetch at these
+     * computed addresses in some inlining contexts (none were emitted) */
+    if (toL2_)
+      __asm__ volatile("prefetcht1 %0" : : "m"(*at));
+    else
+      __asm__ volatile("prefetcht0 %0" : : "m"(*at));
+  }
+
+private:
+  const char *base_;
+  int64_t ldBytes_, linesPerRow_, lines_;
+  bool toL2_;
+};
+
 /// acc[MR x (16*NV)] += a[MR x K] * panel (PW wide); columns past `nb` masked
-/// off. Every other k step also prefetches one line of `next`.
+/// off. Each pair of k steps also prefetches a line of `nextA` and one of
+/// `nextB`: up to K/2 lines (8 rows) of each.
 template <int MR, int NV, int64_t PW>
 inline void f32_block(float *c, int64_t ldc, const float *a, int64_t lda, const float *bp, int64_t K,
-                      int64_t nb, next_rows next = {}) {
+                      int64_t nb, next_rows nextA = {}, next_rows nextB = {}) {
   __m512 acc[MR][NV];
   load_acc<MR, NV>(acc, c, ldc, nb);
-  const int64_t linesPerRow = (K + 15) / 16, nextLines = next.rows * linesPerRow;
-  for (int64_t k = 0; k < K; ++k) {
-    if ((k & 1) == 0 && k / 2 < nextLines) {
-      const int64_t line = k / 2;
-      const char *at =
-          reinterpret_cast<const char *>(next.data + line / linesPerRow * next.ld + line % linesPerRow * 16);
-      if (next.toL2)
-        _mm_prefetch(at, _MM_HINT_T1);
-      else
-        _mm_prefetch(at, _MM_HINT_T0);
-    }
+  auto step = [&](int64_t k) __attribute__((always_inline)) {
     const __m512 b0 = _mm512_load_ps(bp + k * PW);
 #pragma GCC unroll 8
     for (int r = 0; r < MR; ++r) {
@@ -260,30 +277,47 @@ inline void f32_block(float *c, int64_t ldc, const float *a, int64_t lda, const 
       acc[r][0] = _mm512_fmadd_ps(av, b0, acc[r][0]);
       if constexpr (NV == 2) acc[r][1] = _mm512_fmadd_ps(av, _mm512_load_ps(bp + k * PW + 16), acc[r][1]);
     }
+  };
+  const line_fetcher fetchA(nextA, K), fetchB(nextB, K);
+  int64_t k = 0;
+  for (; k + 2 <= K; k += 2) {
+    fetchA.fetch(k / 2);
+    step(k);
+    fetchB.fetch(k / 2);
+    step(k + 1);
   }
+  if (k < K) step(k);
   store_acc<MR, NV>(acc, c, ldc, nb);
 }
 
-
-/// Which rows block `m` (of kMR rows of a) prefetches while it computes
-/// panel `p`. Operands that lie in tensors with a power-of-two row stride
-/// (K = 4096 f32: 16 KiB) map a tile's rows to the same few cache sets, so
-/// they are evicted before use and each demand read is an L3 or DRAM round
-/// trip. Panel 0 fetches the next block's rows of a into L1; on the last
-/// blocks, panel 1 fetches the next k-step's tile of b (columns K .. 2K of
-/// the same rows, NK layout), kMR rows per block, into L2: late enough to
-/// survive there until it is packed. (Prefetches never fault: the last
-/// k-step reaching past the tensor is harmless.) f32, M = 512,
-/// K = N = 4096, one thread: 1.25x.
+/// What register block `m` (kMR rows of a from row m) prefetches while it
+/// computes panel `p`. Operands that lie in tensors with a power-of-two row
+/// stride (K = 4096 f32: 16 KiB) map a tile's rows to the same few cache
+/// sets, so they are evicted before reuse and each demand read is an L3 or
+/// DRAM round trip; packing b at the start of a k-step stalls on them. So
+/// panel 0 fetches the next block's rows of a into L1, and the last calls of
+/// the other panels fetch the next k-step's tile of b (columns K .. 2K of
+/// the same rows, NK layout) into L2, kMR rows each: late, so that it is
+/// still there when packed. Short tiles (32 rows: MoE experts) use panel 0's
+/// odd steps too, and where even those are too few fetch only part of it. (Prefetches never fault: the last
+/// k-step reaching past the tensor is harmless.) f32, one thread: M = 512,
+/// K = N = 4096 1.25x; M = 32, N = 14336 1.1x.
 template <int64_t M, int64_t N, int64_t K, BLayout L>
-inline next_rows f32_prefetch(tile_ref<float> a, tile_ref<float> b, int64_t m, int rows, int64_t p) {
-  if (p == 0)
-    return {a.data + (m + rows) * a.ld, a.ld, std::min<int64_t>(kMR, M - m - rows)};
-  constexpr int64_t blocks = (M + kMR - 1) / kMR, slices = (N + kMR - 1) / kMR;
-  const int64_t slice = m / kMR - (blocks - slices); /* 0 on the block that fetches b's first rows */
-  if (L == BLayout::NK && p == 1 && slice >= 0)
-    return {b.data + slice * kMR * b.ld + K, b.ld, std::min<int64_t>(kMR, N - slice * kMR), true};
-  return {};
+inline void f32_prefetch(tile_ref<float> a, tile_ref<float> b, int64_t m, int rows, int64_t p, next_rows &nextA,
+                         next_rows &nextB) {
+  nextA = nextB = {};
+  if (p == 0) nextA = {a.data + (m + rows) * a.ld, a.ld, std::min<int64_t>(kMR, M - m - rows)};
+  if constexpr (L == BLayout::NK) {
+    constexpr int64_t PW = N <= 16 ? 16 : 32, NP = (N + PW - 1) / PW, blocks = (M + kMR - 1) / kMR;
+    constexpr int64_t needed = (N + kMR - 1) / kMR;
+    /* the calls of panels 1.. where they are enough (panel 0 keeps a's stream alone), else all */
+    constexpr bool laterPanels = blocks * (NP - 1) >= needed;
+    constexpr int64_t calls = laterPanels ? blocks * (NP - 1) : blocks * NP, used = calls < needed ? calls : needed;
+    if (laterPanels && p == 0) return;
+    const int64_t call = (laterPanels ? (m / kMR) * (NP - 1) + p - 1 : (m / kMR) * NP + p) - (calls - used);
+    if (call >= 0 && call * kMR < N) /* this call's slice of b */
+      nextB = {b.data + call * kMR * b.ld + K, b.ld, std::min<int64_t>(kMR, N - call * kMR), true};
+  }
 }
 
 /// All of b is packed first (NP panels), then each block of rows of a runs
@@ -299,11 +333,12 @@ inline void mma_f32_avx512(float *acc, tile_ref<float> a, tile_ref<float> b) {
     constexpr int R = decltype(mr)::value;
     for (int64_t p = 0; p < NP; ++p) {
       const int64_t n0 = p * PW, nb = std::min<int64_t>(PW, N - n0);
-      const next_rows prefetch = f32_prefetch<M, N, K, L>(a, b, m, R, p);
+      next_rows nextA, nextB;
+      f32_prefetch<M, N, K, L>(a, b, m, R, p, nextA, nextB);
       if (PW == 32 && nb > 16)
-        f32_block<R, 2, PW>(acc + m * N + n0, N, a.data + m * a.ld, a.ld, bp + p * K * PW, K, nb, prefetch);
+        f32_block<R, 2, PW>(acc + m * N + n0, N, a.data + m * a.ld, a.ld, bp + p * K * PW, K, nb, nextA, nextB);
       else
-        f32_block<R, 1, PW>(acc + m * N + n0, N, a.data + m * a.ld, a.ld, bp + p * K * PW, K, nb, prefetch);
+        f32_block<R, 1, PW>(acc + m * N + n0, N, a.data + m * a.ld, a.ld, bp + p * K * PW, K, nb, nextA, nextB);
     }
   });
 }
