@@ -177,19 +177,23 @@ void runMoe(const argus_moe_args &a, const argus_moe_kernel &kernels, int numThr
     down[4].f = 1.0;
     tier->down(down, kernelThreads);
   };
-  // The last tier runs blocks of block_rows rows; a last block only partly
-  // filled computes padding rows. A remainder that a smaller tier takes goes
-  // to that tier instead (40 rows: a 32-row block and a 16-row one, not two
-  // 32-row blocks).
+  // The last tier runs blocks of block_rows rows; a last block less than
+  // 3/4 full would mostly compute padding, so its rows go elsewhere: past
+  // whole blocks to the tiers that fit them, and short of one block to the
+  // tier before the last (one of its blocks) and then to the tier that fits
+  // the rest. With blocks of 1, 4, 16, 32 and 64 rows: 45 = 32 + 13,
+  // 59 = one padded 64-row block, 100 = 64 + 32 + 4.
+  const argus_moe_tier *last = kernels.tiers + kernels.num_tiers - 1;
   auto runExpert = [&](int64_t e, int kernelThreads) {
-    const int64_t row0 = offsets[e], rows = offsets[e + 1] - row0;
-    const argus_moe_tier *tier = tierFor(rows);
-    const int64_t remainder = rows % tier->block_rows;
-    if (rows > tier->block_rows && remainder > 0 && tierFor(remainder) != tier) {
-      runRows(e, tier, row0, rows - remainder, kernelThreads);
-      runRows(e, tierFor(remainder), row0 + rows - remainder, remainder, kernelThreads);
-    } else {
-      runRows(e, tier, row0, rows, kernelThreads);
+    int64_t row0 = offsets[e], rows = offsets[e + 1] - row0;
+    while (rows > 0) {
+      const argus_moe_tier *tier = tierFor(rows);
+      const int64_t block = tier->block_rows, partial = rows % block;
+      const bool split = tier == last && kernels.num_tiers > 1 && partial > 0 && 4 * partial < 3 * block;
+      const argus_moe_tier *head = !split ? tier : rows > block ? tier : last - 1;
+      const int64_t headRows = !split ? rows : rows > block ? rows - partial : std::min(head->block_rows, rows);
+      runRows(e, head, row0, headRows, kernelThreads);
+      row0 += headRows, rows -= headRows;
     }
   };
   // Decode-sized groups are many small GEMMs with a few tiles each: whole

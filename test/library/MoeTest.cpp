@@ -111,14 +111,16 @@ TEST_F(Moe, AnExpertWithoutTokensAndOneWithAll) {
   check({ARGUS_DTYPE_BF16, 20, 64, 64, 4, 2, true, -1, 1}, 24);  // expert 1 gets none
 }
 
-// An expert with more rows than the last tier's block: whole blocks on that
-// tier, the remainder on the smaller tier that fits it (32 + 13, 32 + 1,
-// 64 + 4 rows with the default tiers), or on the last tier when none does.
+// Experts whose last 64-row block would be less than 3/4 full split it
+// over the smaller tiers (default tiers: 45 = 32 + 13, 33 = 32 + 1,
+// 68 = 64 + 4, 100 = 64 + 32 + 4); 59 and 112 rows run padded 64-row blocks.
 TEST_F(Moe, LargeExpertsSplitTheirLastBlock) {
   check({ARGUS_DTYPE_BF16, 45, 64, 48, 4, 1, false, 3, -1}, 29);
   check({ARGUS_DTYPE_F32, 33, 40, 24, 4, 1, false, 0, -1}, 30);
   check({ARGUS_DTYPE_F32, 68, 48, 40, 3, 1, false, 1, -1}, 31);
-  check({ARGUS_DTYPE_BF16, 59, 64, 48, 4, 1, false, 2, -1}, 32); // 32 + 27: the last tier again
+  check({ARGUS_DTYPE_BF16, 59, 64, 48, 4, 1, false, 2, -1}, 32);
+  check({ARGUS_DTYPE_F32, 100, 40, 32, 3, 1, false, 2, -1}, 33);
+  check({ARGUS_DTYPE_BF16, 112, 32, 64, 2, 1, false, 0, -1}, 34);
 }
 
 TEST_F(Moe, F32AndTopKOfAll) {
@@ -144,15 +146,16 @@ TEST_F(Moe, CatalogConfigurationStrict) {
   for (const nlohmann::json &e : manifest.at("moe"))
     if (e.contains("hidden")) entry = &e;
   ASSERT_NE(entry, nullptr) << "the library's catalog has no MoE configuration";
-  // Tiles about as tall as the expert's rows (1, up to 4, up to 16), then any rows.
+  // Tiles about as tall as the expert's rows (1, up to 4, up to 16, up to 32), then any rows.
   const nlohmann::json &tiers = entry->at("tiers");
-  ASSERT_EQ(tiers.size(), 4u) << tiers.dump();
+  ASSERT_EQ(tiers.size(), 5u) << tiers.dump();
   EXPECT_EQ(tiers[0].at("max_rows"), 1);
   EXPECT_EQ(tiers[1].at("max_rows"), 4);
   EXPECT_EQ(tiers[2].at("max_rows"), 16);
-  EXPECT_FALSE(tiers[3].contains("max_rows")) << tiers.dump();
+  EXPECT_EQ(tiers[3].at("max_rows"), 32);
+  EXPECT_FALSE(tiers[4].contains("max_rows")) << tiers.dump();
   EXPECT_EQ(tiers[0].at("block_rows"), 1);
-  EXPECT_EQ(tiers[3].at("block_rows"), 32); // an expert's rows past 32 split by moe dispatch
+  EXPECT_EQ(tiers[4].at("block_rows"), 64); // blocks of 64 rows, partial ones split by argus_moe
 
   const int64_t hidden = entry->at("hidden"), intermediate = entry->at("intermediate");
   // Kernels are specialised on (hidden, intermediate), not on the expert
