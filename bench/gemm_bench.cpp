@@ -32,6 +32,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -156,6 +157,8 @@ struct ArgusLib {
   decltype(&argus_last_error) lastError = nullptr;
   decltype(&argus_version) version = nullptr;
   decltype(&argus_gemm_kernel_name) kernelName = nullptr; // optional
+  decltype(&argus_pack_weights) pack = nullptr;            // optional: libraries before b_packed lack it
+  decltype(&argus_packed_weights_size) packedSize = nullptr;
 };
 const ArgusLib &argusLib() {
   static ArgusLib lib = [] {
@@ -168,6 +171,8 @@ const ArgusLib &argusLib() {
     l.lastError = (decltype(l.lastError))dlsym(h, "argus_last_error");
     l.version = (decltype(l.version))dlsym(h, "argus_version");
     l.kernelName = (decltype(l.kernelName))dlsym(h, "argus_gemm_kernel_name");
+    l.pack = (decltype(l.pack))dlsym(h, "argus_pack_weights");
+    l.packedSize = (decltype(l.packedSize))dlsym(h, "argus_packed_weights_size");
     if (!l.gemm || !l.lastError || !l.version)
       l.error = std::string(path) + " lacks argus_gemm/argus_last_error/argus_version";
     return l;
@@ -175,11 +180,27 @@ const ArgusLib &argusLib() {
   return lib;
 }
 
-void benchArgus(benchmark::State &st, Layer l, int64_t m, DType t) {
+/// `packed`: the weights go through argus_pack_weights once, outside the
+/// timed loop (the counterpart of oneDNN's reorder to format_tag::any).
+void benchArgus(benchmark::State &st, Layer l, int64_t m, DType t, bool packed) {
   const ArgusLib &lib = argusLib();
   if (!lib.error.empty()) { st.SkipWithError(lib.error.c_str()); return; }
+  if (packed && (!lib.pack || !lib.packedSize)) {
+    st.SkipWithError("this library has no argus_pack_weights");
+    return;
+  }
   Problem p = makeProblem(m, l, t);
   argus_dtype dt = t == DType::F32 ? ARGUS_DTYPE_F32 : ARGUS_DTYPE_BF16;
+  std::unique_ptr<void, void (*)(void *)> packedB(nullptr, std::free);
+  if (packed) {
+    argus_weights_desc w{sizeof(argus_weights_desc), 1, l.n, l.k, dt, p.b(), l.k, 0};
+    const size_t bytes = lib.packedSize(&w);
+    packedB.reset(bytes ? std::aligned_alloc(64, (bytes + 63) / 64 * 64) : nullptr);
+    if (!packedB || lib.pack(&w, packedB.get(), bytes, nullptr) != ARGUS_OK) {
+      st.SkipWithError((std::string("argus_pack_weights failed: ") + lib.lastError()).c_str());
+      return;
+    }
+  }
   argus_gemm_args args{};
   args.struct_size = sizeof args;
   args.m = m; args.n = l.n; args.k = l.k;
@@ -188,6 +209,7 @@ void benchArgus(benchmark::State &st, Layer l, int64_t m, DType t) {
   args.b = p.b(); args.ldb = l.k;
   args.c = p.c(); args.ldc = l.n;
   args.bias = nullptr; args.alpha = 1.f; args.beta = 0.f;
+  args.b_packed = packedB.get();
   if (lib.kernelName)
     if (const char *kn = lib.kernelName(&args)) st.SetLabel(kn);
   timeIt(st, p, [&]() -> std::string {
@@ -267,7 +289,9 @@ void registerAll() {
     for (DType t : {DType::BF16, DType::F32})
       for (int64_t m : kTokens) {
         configure(benchmark::RegisterBenchmark(nameOf("argus", t, l, m).c_str(),
-                                               [=](benchmark::State &s) { benchArgus(s, l, m, t); }));
+                                               [=](benchmark::State &s) { benchArgus(s, l, m, t, false); }));
+        configure(benchmark::RegisterBenchmark(nameOf("argus_packed", t, l, m).c_str(),
+                                               [=](benchmark::State &s) { benchArgus(s, l, m, t, true); }));
 #if ARGUS_BENCH_HAVE_DNNL
         configure(benchmark::RegisterBenchmark(
             nameOf("onednn_plain", t, l, m).c_str(),

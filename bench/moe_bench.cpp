@@ -15,6 +15,8 @@
 // Peers, bf16 and f32 (x, weights and out of one dtype, router logits f32):
 //   argus   argus_moe of the library in $ARGUS_LIBRARY (dlopen); workspace
 //           from argus_moe_workspace_size, allocated once outside the loop.
+//   argus_packed  the same with the experts' weights packed once by
+//           argus_pack_weights (outside the timed loop), the plain ones unused.
 //   onednn  routing and grouping in C++ (argus's algorithm: softmax, top-k
 //           by largest logit, renormalise, counting sort by expert), gather;
 //           per expert with tokens one oneDNN matmul for gate/up (rows x
@@ -407,6 +409,8 @@ struct Argus {
   decltype(&argus_last_error) lastError = nullptr;
   decltype(&argus_version) version = nullptr;
   decltype(&argus_manifest_json) manifest = nullptr;
+  decltype(&argus_pack_weights) pack = nullptr; // optional: libraries before packing lack them
+  decltype(&argus_packed_weights_size) packedSize = nullptr;
 };
 const Argus &argus() {
   static Argus a = [] {
@@ -418,6 +422,8 @@ const Argus &argus() {
     r.lastError = lib.symbol<const char *()>("argus_last_error");
     r.version = lib.symbol<const char *()>("argus_version");
     r.manifest = lib.symbol<const char *()>("argus_manifest_json");
+    r.pack = lib.symbol<decltype(argus_pack_weights)>("argus_pack_weights");
+    r.packedSize = lib.symbol<decltype(argus_packed_weights_size)>("argus_packed_weights_size");
     if (r.error.empty() && (!r.moe || !r.workspaceSize || !r.lastError || !r.version))
       r.error = "the library lacks argus_moe/argus_moe_workspace_size/argus_last_error/argus_version";
     return r;
@@ -442,11 +448,52 @@ std::string kernelSetOf(const Model &m, DType t) {
   return generic;
 }
 
-void benchArgus(benchmark::State &st, const Model &m, int64_t n, DType t) {
+/// The experts' weights of `w` packed by the library (gate/up as 2E matrices
+/// I x H, down as E of H x I), built once per weight set like the weights.
+struct PackedWeights {
+  const Weights *of = nullptr;
+  const Model *model = nullptr;
+  DType type = DType::F32;
+  std::unique_ptr<void, void (*)(void *)> gateUp{nullptr, std::free}, down{nullptr, std::free};
+};
+
+const PackedWeights *packedFor(const Weights &w, const Model &m, DType t, std::string &error) {
+  static PackedWeights pw;
+  if (pw.of == &w && pw.model == &m && pw.type == t) return &pw;
+  pw.gateUp.reset(), pw.down.reset(), pw.of = nullptr;
+  const Argus &lib = argus();
+  if (!lib.pack || !lib.packedSize) {
+    error = "this library has no argus_pack_weights";
+    return nullptr;
+  }
+  auto packOne = [&](const Storage &src, int64_t count, int64_t rows, int64_t cols,
+                     std::unique_ptr<void, void (*)(void *)> &into) {
+    argus_weights_desc d{sizeof d, count, rows, cols, abiType(t), src.data(), cols, rows * cols};
+    const size_t bytes = lib.packedSize(&d);
+    into.reset(bytes ? std::aligned_alloc(64, (bytes + 63) / 64 * 64) : nullptr);
+    if (!into || lib.pack(&d, into.get(), bytes, nullptr) != ARGUS_OK) {
+      error = std::string("argus_pack_weights failed: ") + lib.lastError();
+      return false;
+    }
+    return true;
+  };
+  if (!packOne(w.gateUp, 2 * m.experts, m.inter, m.hidden, pw.gateUp) ||
+      !packOne(w.down, m.experts, m.hidden, m.inter, pw.down))
+    return nullptr;
+  pw.of = &w, pw.model = &m, pw.type = t;
+  return &pw;
+}
+
+void benchArgus(benchmark::State &st, const Model &m, int64_t n, DType t, bool packed) {
   const Argus &lib = argus();
   if (!lib.error.empty()) return st.SkipWithError(lib.error.c_str());
   std::unique_ptr<Problem> p = makeProblem(st, m, n, t);
   if (!p) return;
+  const PackedWeights *pw = nullptr;
+  if (packed) {
+    std::string error;
+    if (!(pw = packedFor(*p->w, m, t, error))) return st.SkipWithError(error.c_str());
+  }
   argus_moe_args a{};
   a.struct_size = sizeof a;
   a.num_tokens = n, a.hidden = m.hidden, a.intermediate = m.inter, a.num_experts = m.experts, a.top_k = m.topK;
@@ -454,6 +501,7 @@ void benchArgus(benchmark::State &st, const Model &m, int64_t n, DType t) {
   a.x = p->x.data(), a.router_logits = p->logits.data();
   a.w_gate_up = p->w->gateUp.data(), a.w_down = p->w->down.data();
   a.out = p->out.data(), a.renormalize = m.renormalize ? 1 : 0;
+  if (pw) a.w_gate_up_packed = pw->gateUp.get(), a.w_down_packed = pw->down.get();
   const size_t bytes = lib.workspaceSize(&a);
   std::unique_ptr<char[]> storage(new char[bytes + 64]);
   a.workspace = bytes ? reinterpret_cast<void *>((reinterpret_cast<uintptr_t>(storage.get()) + 63) & ~uintptr_t(63))
@@ -625,7 +673,9 @@ void registerAll() {
       for (int64_t n : tokens) {
         const Model &m = *model;
         configure(benchmark::RegisterBenchmark(nameOf("argus", t, m, n).c_str(),
-                                               [&m, n, t](benchmark::State &s) { benchArgus(s, m, n, t); }));
+                                               [&m, n, t](benchmark::State &s) { benchArgus(s, m, n, t, false); }));
+        configure(benchmark::RegisterBenchmark(nameOf("argus_packed", t, m, n).c_str(),
+                                               [&m, n, t](benchmark::State &s) { benchArgus(s, m, n, t, true); }));
 #if ARGUS_BENCH_HAVE_DNNL
         configure(benchmark::RegisterBenchmark(nameOf("onednn", t, m, n).c_str(),
                                                [&m, n, t](benchmark::State &s) { benchDnnl(s, m, n, t); }));

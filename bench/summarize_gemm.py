@@ -54,14 +54,15 @@ def main(path, peak_path=None, torch_path=None, threads=2):
             errors.setdefault(key, {})[g["lib"]] = b.get("error_message", "error")
         elif b.get("aggregate_name") == "median":
             rows.setdefault(key, {})[g["lib"]] = b["GFLOP/s"]
-    libs = ["argus", "onednn_plain", "onednn_packed", "openblas", "torch"]
+    libs = ["argus", "argus_packed", "onednn_plain", "onednn_packed", "openblas", "torch"]
     gemm_threads = int(data["context"].get("threads", threads))
     peak = peaks(peak_path, gemm_threads)
     order = {"qkv": 0, "o": 1, "gate_up": 2, "down": 3}
     for dt in ("bf16", "f32"):
         print(f"\n### {dt}\n")
-        print("| layer | N×K | M | argus | oneDNN plain | oneDNN packed | OpenBLAS | PyTorch | argus / oneDNN plain |")
-        print("|---|---|---:|---:|---:|---:|---:|---:|---:|")
+        print("| layer | N×K | M | argus | argus packed | oneDNN plain | oneDNN packed | OpenBLAS | PyTorch "
+              "| argus / oneDNN plain | argus packed / oneDNN packed |")
+        print("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
         keys = sorted({k for k in list(rows) + list(errors) if k[0] == dt},
                       key=lambda k: (order.get(k[1], 9), k[4]))
         for key in keys:
@@ -74,20 +75,24 @@ def main(path, peak_path=None, torch_path=None, threads=2):
                     cells.append("error")
                 else:
                     cells.append("—")
-            ratio = f"{r['argus'] / r['onednn_plain']:.2f}" if "argus" in r and r.get("onednn_plain") else "—"
+            ratios = [f"{r[mine] / r[peer]:.2f}" if mine in r and r.get(peer) else "—"
+                      for mine, peer in (("argus", "onednn_plain"), ("argus_packed", "onednn_packed"))]
             _, layer, n, k, m = key
-            print(f"| {layer} | {n}×{k} | {m} | " + " | ".join(cells) + f" | {ratio} |")
-        for peer in ("onednn_plain", "onednn_packed", "openblas", "torch"):
-            ratios = [rows[k]["argus"] / rows[k][peer] for k in keys
-                      if "argus" in rows.get(k, {}) and rows[k].get(peer)]
+            print(f"| {layer} | {n}×{k} | {m} | " + " | ".join(cells) + " | " + " | ".join(ratios) + " |")
+        for mine, peer in [("argus", p) for p in ("onednn_plain", "onednn_packed", "openblas", "torch")] + [
+                ("argus_packed", "onednn_packed"), ("argus_packed", "argus")]:
+            ratios = [rows[k][mine] / rows[k][peer] for k in keys
+                      if mine in rows.get(k, {}) and rows[k].get(peer)]
             if ratios:
-                print(f"\nGeometric mean of argus / {peer} over {len(ratios)} shapes: {geomean(ratios):.2f}")
+                print(f"\nGeometric mean of {mine} / {peer} over {len(ratios)} shapes: {geomean(ratios):.2f}")
         if peak:
             relevant = ("bf16_amx_tdpbf16ps", "bf16_vdpbf16ps") if dt == "bf16" else ("f32_fma_avx512",)
             for name, value in sorted((n, v) for n, v in peak.items() if n in relevant):
-                best = max((rows[k]["argus"] for k in keys if "argus" in rows.get(k, {})), default=0)
-                print(f"Best argus {dt} GFLOP/s {best:.1f} = {100 * best / value:.0f}% of the measured {name} peak "
-                      f"for {gemm_threads} thread(s) ({value:.0f} GFLOP/s)")
+                for mine in ("argus", "argus_packed"):
+                    best = max((rows[k][mine] for k in keys if mine in rows.get(k, {})), default=0)
+                    if best:
+                        print(f"Best {mine} {dt} GFLOP/s {best:.1f} = {100 * best / value:.0f}% of the measured {name} "
+                              f"peak for {gemm_threads} thread(s) ({value:.0f} GFLOP/s)")
     for key, e in sorted(errors.items()):
         for lib, msg in e.items():
             print(f"\nerror {lib} {key}: {msg}")

@@ -95,6 +95,9 @@ typedef struct {            /* C[m,n] = alpha * sum_k A[m,k] * B[n,k] + beta * C
   void *c;       int64_t ldc;                 /* row-major m x n */
   const void *bias;                           /* n elements of c_type, or NULL */
   float alpha, beta;
+  const void *b_packed;                       /* the weights packed by argus_pack_weights (batch 1,
+                                                  n, k, b_type): then b and ldb are ignored. NULL:
+                                                  use b. A struct_size ending before it means NULL. */
 } argus_gemm_args;
 
 /** C = alpha * A B^T + beta * C (+ bias broadcast over rows), accumulated in
@@ -167,6 +170,13 @@ typedef struct {            /* top-k routed SwiGLU experts: out = sum_j w_j * do
   void *out;                                   /* [num_tokens, hidden] */
   int renormalize;                             /* renormalise the top-k softmax weights to sum to 1 */
   void *workspace; size_t workspace_size;
+  const void *w_gate_up_packed;                /* w_gate_up packed by argus_pack_weights as 2 *
+                                                  num_experts matrices of intermediate x hidden (batch
+                                                  2E, n I, k H, batch_stride I*H), or NULL */
+  const void *w_down_packed;                   /* w_down packed as num_experts matrices of hidden x
+                                                  intermediate, or NULL. Either or both may be given;
+                                                  a packed one replaces its plain pointer. A
+                                                  struct_size ending before them means NULL. */
 } argus_moe_args;
 
 /** Bytes of workspace argus_moe needs for these args (0 when none, and for
@@ -176,6 +186,33 @@ ARGUS_API size_t argus_moe_workspace_size(const argus_moe_args *args);
 /** Routed SwiGLU mixture of experts; `workspace` must hold at least
  *  argus_moe_workspace_size(args) bytes. num_tokens == 0 is a no-op. */
 ARGUS_API argus_status argus_moe(const argus_moe_args *args, void *stream);
+
+/* ---- Pre-packed weights (optional) ----------------------------------- */
+
+typedef struct {            /* `batch` weight matrices of n x k (a GEMM's B: batch 1) */
+  size_t struct_size;
+  int64_t batch, n, k;
+  argus_dtype dtype;
+  const void *w; int64_t ldw;                 /* row-major n x k, rows ldw elements apart */
+  int64_t batch_stride;                       /* elements from one matrix to the next; 0 means n * ldw */
+} argus_weights_desc;
+
+/** Bytes argus_pack_weights writes for these weights (0 for NULL or
+ *  invalid descriptions, and where this library has no packed layout for
+ *  the dtype; argus_pack_weights then says why). */
+ARGUS_API size_t argus_packed_weights_size(const argus_weights_desc *weights);
+
+/** Copies the weights once into the layout this library's kernels compute
+ *  from (on CPU targets: k-major panels of 32 rows, pairs of k for bf16), so
+ *  that argus_gemm (b_packed) and argus_moe (w_*_packed) skip re-arranging
+ *  them at every call. `packed` must be 64-byte aligned and hold
+ *  argus_packed_weights_size bytes; it records the shape and dtype, and a
+ *  call given packed weights that do not match its own fails with
+ *  ARGUS_ERROR_INVALID_ARGUMENT. The packed bytes are the library's own:
+ *  keep them for this library version and CPU only. f32 and bf16 on CPU
+ *  targets; elsewhere ARGUS_ERROR_UNSUPPORTED (pass the weights plain). */
+ARGUS_API argus_status argus_pack_weights(const argus_weights_desc *weights, void *packed, size_t packed_size,
+                                          void *stream);
 
 /* ---- Extensions (not in the v1 contract; for tests and debugging) ---- */
 

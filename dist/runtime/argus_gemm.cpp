@@ -10,6 +10,7 @@
 #include "argus_gemm_dispatch.h"
 #include "argus_gemm_validate.h"
 #include "argus_kernels.h"
+#include "argus_packed_weights.h"
 
 using namespace argus_rt;
 
@@ -20,10 +21,15 @@ ARGUS_API argus_status argus_gemm(const argus_gemm_args *args, void *stream) {
   return guard("argus_gemm", [&] {
     if (auto s = ready("argus_gemm")) return s;
     if (auto s = validateGemm(args, "argus_gemm")) return s;
+    PackedWeights packed;
+    const void *packedB = gemmPackedB(*args);
+    if (packedB && args->m > 0 && args->n > 0 && args->k > 0)
+      if (auto s = openPackedWeights(packedB, 1, args->n, args->k, args->b_type, "argus_gemm", "b_packed", &packed))
+        return s;
     const Config &c = config();
     GemmPlan plan;
     if (auto s = planGemm(*args, c, "argus_gemm", &plan)) return s;
-    runGemm(*args, plan, c.numThreads);
+    runGemm(*args, plan, c.numThreads, packedB ? &packed : nullptr);
     return ARGUS_OK;
   });
 }

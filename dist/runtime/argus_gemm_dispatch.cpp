@@ -121,9 +121,12 @@ argus_status planGemm(const argus_gemm_args &g, const Config &config, const char
   return ARGUS_OK;
 }
 
-void buildGemmKernelArgs(const argus_gemm_args &g, argus_cpu_arg out[7]) {
+void buildGemmKernelArgs(const argus_gemm_args &g, argus_cpu_arg out[7], const PackedWeights *packedB) {
   setMatrixArg(out[0], g.a, g.m, g.k, g.lda);
-  setMatrixArg(out[1], g.b, g.n, g.k, g.ldb);
+  if (packedB)
+    out[1].tensor = packedB->matrix(0);
+  else
+    setMatrixArg(out[1], g.b, g.n, g.k, g.ldb);
   setMatrixArg(out[2], g.c, g.m, g.n, g.ldc);
   setMatrixArg(out[3], g.bias, g.n, 0, 1); /* the bias vector */
   setScalarArg(out[4], g.alpha, 0);
@@ -131,7 +134,7 @@ void buildGemmKernelArgs(const argus_gemm_args &g, argus_cpu_arg out[7]) {
   setScalarArg(out[6], 0, g.bias ? 1 : 0);
 }
 
-void runGemm(const argus_gemm_args &g, const GemmPlan &plan, int numThreads) {
+void runGemm(const argus_gemm_args &g, const GemmPlan &plan, int numThreads, const PackedWeights *packedB) {
   switch (plan.kind) {
   case GemmPlanKind::Noop:
     return;
@@ -140,7 +143,7 @@ void runGemm(const argus_gemm_args &g, const GemmPlan &plan, int numThreads) {
     return;
   case GemmPlanKind::Kernel: {
     argus_cpu_arg args[7];
-    buildGemmKernelArgs(g, args);
+    buildGemmKernelArgs(g, args, packedB);
     plan.kernel(args, numThreads);
     return;
   }

@@ -5,7 +5,7 @@
 //
 //   GemmPlan plan;
 //   if (auto s = planGemm(args, config(), "argus_gemm", &plan)) return s;
-//   runGemm(args, plan, config().numThreads);
+//   runGemm(args, plan, config().numThreads, packedB);   // packedB: NULL or opened b_packed
 //
 // The decision (see argus_registry.h for the tables):
 //   m == 0 or n == 0                  -> Noop            "argus_noop"
@@ -21,6 +21,7 @@
 
 #include "argus_config.h"
 #include "argus_kernels.h"
+#include "argus_packed_weights.h"
 #include "cpu/argus_cpu_abi.h"
 
 #include <cstdint>
@@ -45,11 +46,13 @@ argus_status planGemm(const argus_gemm_args &args, const Config &config, const c
                       GemmPlan *plan);
 
 /// Builds the kernel's argus_cpu_arg[ARGUS_GEMM_KERNEL_ARGS] (exposed for
-/// tests of the calling convention).
-void buildGemmKernelArgs(const argus_gemm_args &args, argus_cpu_arg out[7]);
+/// tests of the calling convention); B is `packedB` (PANELS) when given.
+void buildGemmKernelArgs(const argus_gemm_args &args, argus_cpu_arg out[7], const PackedWeights *packedB = nullptr);
 
-/// Executes `plan` on `args`. @pre planGemm(args, ...) produced `plan`.
-void runGemm(const argus_gemm_args &args, const GemmPlan &plan, int numThreads);
+/// Executes `plan` on `args`, B read from `packedB` when given.
+/// @pre planGemm(args, ...) produced `plan`.
+void runGemm(const argus_gemm_args &args, const GemmPlan &plan, int numThreads,
+             const PackedWeights *packedB = nullptr);
 
 } // namespace argus_rt
 

@@ -43,14 +43,17 @@ argus_status validateGemm(const argus_gemm_args *args, const char *function) {
   Checker check(function);
   if (!args) return check.fail(ARGUS_ERROR_INVALID_ARGUMENT, "args is NULL");
   const argus_gemm_args &g = *args;
-  if (auto s = check.structSize(g.struct_size, sizeof(argus_gemm_args))) return s;
+  if (auto s = check.structSize(g.struct_size, kGemmArgsV1Size)) return s;
+  const void *packedB = gemmPackedB(g);
+  const void *b = packedB ? packedB : g.b;
+  const int64_t ldb = packedB ? g.k : g.ldb; /* packed weights have no leading dimension */
 
   // The common case first: every size and leading dimension in [0, 2^30)
   // and ld >= its row length, so no product or extent can overflow int64
   // bytes; only dtypes and pointers remain to be checked. (Seen from a
   // serving engine this is most of a dispatch: ~15 ns of ~60.)
-  if (((g.m | g.n | g.k | g.lda | g.ldb | g.ldc) >> 30) == 0 && g.lda >= g.k && g.ldb >= g.k && g.ldc >= g.n &&
-      gemmDtypesSupported(g.a_type, g.b_type, g.c_type) && (g.a || g.m * g.k == 0) && (g.b || g.n * g.k == 0) &&
+  if (((g.m | g.n | g.k | g.lda | ldb | g.ldc) >> 30) == 0 && g.lda >= g.k && ldb >= g.k && g.ldc >= g.n &&
+      gemmDtypesSupported(g.a_type, g.b_type, g.c_type) && (g.a || g.m * g.k == 0) && (b || g.n * g.k == 0) &&
       (g.c || g.m * g.n == 0))
     return ARGUS_OK;
 
@@ -73,16 +76,16 @@ argus_status validateGemm(const argus_gemm_args *args, const char *function) {
                       dtypeName(g.a_type), dtypeName(g.b_type), dtypeName(g.c_type));
 
   if (auto s = check.atLeast("lda", g.lda, "k", g.k)) return s;
-  if (auto s = check.atLeast("ldb", g.ldb, "k", g.k)) return s;
+  if (auto s = check.atLeast("ldb", ldb, "k", g.k)) return s;
   if (auto s = check.atLeast("ldc", g.ldc, "n", g.n)) return s;
   if (auto s = extent(check, "A", g.m, g.k, g.lda, g.a_type)) return s;
-  if (auto s = extent(check, "B", g.n, g.k, g.ldb, g.b_type)) return s;
+  if (auto s = extent(check, "B", g.n, g.k, ldb, g.b_type)) return s;
   if (auto s = extent(check, "C", g.m, g.n, g.ldc, g.c_type)) return s;
 
   // A and B are read only when C is non-empty, but a NULL with a non-empty
   // shape is a caller bug either way: report it.
   if (auto s = check.pointer("a", g.a, mk)) return s;
-  if (auto s = check.pointer("b", g.b, nk)) return s;
+  if (auto s = check.pointer("b", b, nk)) return s;
   if (auto s = check.pointer("c", g.c, mn)) return s;
   return ARGUS_OK;
 }

@@ -24,10 +24,12 @@ ARGUS_API argus_status argus_moe(const argus_moe_args *args, void *stream) {
     if (auto s = ready("argus_moe")) return s;
     if (auto s = validateMoe(args, moeWorkspaceBytes)) return s;
     if (args->num_tokens == 0) return ARGUS_OK;
+    MoeWeights weights;
+    if (auto s = openMoeWeights(*args, &weights)) return s;
     const Config &c = config();
     const argus_moe_kernel *kernels = nullptr;
     if (auto s = planMoe(*args, c, &kernels)) return s;
-    runMoe(*args, *kernels, c.numThreads);
+    runMoe(*args, *kernels, c.numThreads, weights);
     return ARGUS_OK;
   });
 }

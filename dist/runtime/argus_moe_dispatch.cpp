@@ -3,6 +3,7 @@
 
 #include "argus_checks.h"
 #include "argus_error.h"
+#include "argus_moe_validate.h"
 #include "argus_tensor_view.h"
 
 #include <algorithm>
@@ -125,7 +126,23 @@ argus_status planMoe(const argus_moe_args &a, const Config &config, const argus_
   return ARGUS_OK;
 }
 
-void runMoe(const argus_moe_args &a, const argus_moe_kernel &kernels, int numThreads) {
+argus_status openMoeWeights(const argus_moe_args &a, MoeWeights *w) {
+  if (const void *p = moePackedGateUp(a)) {
+    w->gateUpPacked = true;
+    if (auto s = openPackedWeights(p, 2 * a.num_experts, a.intermediate, a.hidden, a.dtype, "argus_moe",
+                                   "w_gate_up_packed", &w->gateUp))
+      return s;
+  }
+  if (const void *p = moePackedDown(a)) {
+    w->downPacked = true;
+    if (auto s = openPackedWeights(p, a.num_experts, a.hidden, a.intermediate, a.dtype, "argus_moe", "w_down_packed",
+                                   &w->down))
+      return s;
+  }
+  return ARGUS_OK;
+}
+
+void runMoe(const argus_moe_args &a, const argus_moe_kernel &kernels, int numThreads, const MoeWeights &weights) {
   MoeLayout l;
   layoutFor(a, l);
   // The runtime's own loops honour ARGUS_NUM_THREADS like the kernels.
@@ -165,13 +182,14 @@ void runMoe(const argus_moe_args &a, const argus_moe_kernel &kernels, int numThr
     const void *wg = offsetBy(a.w_gate_up, e * 2 * I * H, a.dtype), *wu = offsetBy(wg, I * H, a.dtype);
     argus_cpu_arg up[ARGUS_MOE_GATE_UP_KERNEL_ARGS] = {};
     up[0].tensor = matrixView(xp + row0 * H * el, rows, H, H);
-    up[1].tensor = matrixView(wg, I, H, H);
-    up[2].tensor = matrixView(wu, I, H, H);
+    up[1].tensor = weights.gateUpPacked ? weights.gateUp.matrix(2 * e) : matrixView(wg, I, H, H);
+    up[2].tensor = weights.gateUpPacked ? weights.gateUp.matrix(2 * e + 1) : matrixView(wu, I, H, H);
     up[3].tensor = matrixView(h + row0 * I * el, rows, I, I);
     tier->gate_up(up, kernelThreads);
     argus_cpu_arg down[ARGUS_GEMM_KERNEL_ARGS] = {};
     down[0].tensor = matrixView(h + row0 * I * el, rows, I, I);
-    down[1].tensor = matrixView(offsetBy(a.w_down, e * H * I, a.dtype), H, I, I);
+    down[1].tensor =
+        weights.downPacked ? weights.down.matrix(e) : matrixView(offsetBy(a.w_down, e * H * I, a.dtype), H, I, I);
     down[2].tensor = matrixView(yp + row0 * H, rows, H, H);
     down[3].tensor = tensorView(nullptr, {H}, {1});
     down[4].f = 1.0;

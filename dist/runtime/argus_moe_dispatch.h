@@ -7,7 +7,8 @@
 //   2. group: a counting sort of the (token, choice) routes by expert;
 //   3. gather the routed tokens' rows expert by expert;
 //   4. per expert with rows: gate/up kernel (SiLU·mul fused), down kernel
-//      (f32 rows); experts without rows cost nothing;
+//      (f32 rows); experts without rows cost nothing; weights plain or
+//      pre-packed (argus_pack_weights: the kernels read PANELS tensors);
 //   5. combine: out[t] = sum of the token's weighted expert rows, rounded once.
 //
 //===----------------------------------------------------------------------===//
@@ -16,6 +17,7 @@
 
 #include "argus_config.h"
 #include "argus_kernels.h"
+#include "argus_packed_weights.h"
 #include "argus_registry.h"
 
 #include <cstddef>
@@ -28,8 +30,19 @@ size_t moeWorkspaceBytes(const argus_moe_args &args);
 
 argus_status planMoe(const argus_moe_args &args, const Config &config, const argus_moe_kernel **kernels);
 
+/// The experts' weights as the kernels read them: plain (packed == false)
+/// or opened packed buffers (gate_up: 2E matrices I x H, gate then up per
+/// expert; down: E matrices H x I).
+struct MoeWeights {
+  bool gateUpPacked = false, downPacked = false;
+  PackedWeights gateUp, down;
+};
+
+/// Opens the packed weights args carries, if any, into *weights.
+argus_status openMoeWeights(const argus_moe_args &args, MoeWeights *weights);
+
 /// @pre args are valid, num_tokens > 0, the workspace is large enough.
-void runMoe(const argus_moe_args &args, const argus_moe_kernel &kernels, int numThreads);
+void runMoe(const argus_moe_args &args, const argus_moe_kernel &kernels, int numThreads, const MoeWeights &weights);
 
 } // namespace argus_rt
 

@@ -12,7 +12,7 @@ argus_status validateMoe(const argus_moe_args *args, MoeWorkspaceBytes workspace
   Checker check("argus_moe");
   if (!args) return check.fail(ARGUS_ERROR_INVALID_ARGUMENT, "args is NULL");
   const argus_moe_args &a = *args;
-  if (auto s = check.structSize(a.struct_size, sizeof(argus_moe_args))) return s;
+  if (auto s = check.structSize(a.struct_size, kMoeArgsV1Size)) return s;
   if (auto s = check.nonNegative("num_tokens", a.num_tokens)) return s;
   if (auto s = check.positive("hidden", a.hidden)) return s;
   if (auto s = check.positive("intermediate", a.intermediate)) return s;
@@ -39,8 +39,9 @@ argus_status validateMoe(const argus_moe_args *args, MoeWorkspaceBytes workspace
   if (auto s = check.pointer("router_logits", a.router_logits, logitElems)) return s;
   if (auto s = check.pointer("out", a.out, xElems)) return s;
   int64_t used = a.num_tokens > 0 ? 1 : 0; // weights are read only when there are tokens
-  if (auto s = check.pointer("w_gate_up", a.w_gate_up, used ? gateUpElems : 0)) return s;
-  if (auto s = check.pointer("w_down", a.w_down, used ? downElems : 0)) return s;
+  const bool gateUpPacked = moePackedGateUp(a), downPacked = moePackedDown(a);
+  if (auto s = check.pointer("w_gate_up", a.w_gate_up, used && !gateUpPacked ? gateUpElems : 0)) return s;
+  if (auto s = check.pointer("w_down", a.w_down, used && !downPacked ? downElems : 0)) return s;
   size_t need = workspaceBytes(a);
   if (a.workspace_size < need)
     return check.fail(ARGUS_ERROR_INVALID_ARGUMENT,
@@ -56,7 +57,7 @@ argus_status validateMoe(const argus_moe_args *args, MoeWorkspaceBytes workspace
 size_t moeWorkspaceQuery(const argus_moe_args *args, MoeWorkspaceBytes workspaceBytes) {
   size_t bytes = 0;
   guard("argus_moe_workspace_size", [&] {
-    if (!args || args->struct_size < sizeof(argus_moe_args)) return ARGUS_OK;
+    if (!args || args->struct_size < kMoeArgsV1Size) return ARGUS_OK;
     const argus_moe_args &a = *args;
     // Args the size cannot be computed for have none (argus_moe reports why).
     const bool knownDtype = a.dtype == ARGUS_DTYPE_F32 || a.dtype == ARGUS_DTYPE_BF16 || a.dtype == ARGUS_DTYPE_F16;

@@ -2,10 +2,11 @@
 //
 // The checks every target runs before its MoE kernels (the first failure
 // wins, INVALID_ARGUMENT unless noted):
-//   args NULL; struct_size too small; num_tokens < 0; hidden, intermediate,
+//   args NULL; struct_size ending before w_gate_up_packed; num_tokens < 0; hidden, intermediate,
 //   num_experts < 1; top_k not in [1, num_experts]; sizes overflowing int64;
 //   dtype outside the enum; dtype not f32/f16/bf16 (UNSUPPORTED); x,
-//   router_logits, out NULL for num_tokens > 0; weights NULL; workspace
+//   router_logits, out NULL for num_tokens > 0; weights NULL (unless given
+//   packed: whether those match is the target's to check); workspace
 //   smaller than the target's workspace size, or NULL with a non-zero size.
 //
 //===----------------------------------------------------------------------===//
@@ -17,6 +18,17 @@
 #include <stddef.h>
 
 namespace argus_rt {
+
+/// The size of argus_moe_args before the packed weights: the smallest struct_size accepted.
+constexpr size_t kMoeArgsV1Size = offsetof(argus_moe_args, w_gate_up_packed);
+
+/// The packed weights of `a`, or NULL where struct_size ends before them.
+inline const void *moePackedGateUp(const argus_moe_args &a) {
+  return a.struct_size >= offsetof(argus_moe_args, w_gate_up_packed) + sizeof(void *) ? a.w_gate_up_packed : nullptr;
+}
+inline const void *moePackedDown(const argus_moe_args &a) {
+  return a.struct_size >= offsetof(argus_moe_args, w_down_packed) + sizeof(void *) ? a.w_down_packed : nullptr;
+}
 
 /// The workspace a target's argus_moe needs for args already known to be
 /// sane (sizes positive, top_k in range, dtype known); SIZE_MAX on overflow.

@@ -41,6 +41,7 @@ inline void setMatrixArg(argus_cpu_arg &a, const void *data, int64_t rows, int64
   a.tensor.shape[1] = cols;
   a.tensor.stride[0] = cols ? ld : 1;
   a.tensor.stride[1] = cols ? 1 : 0;
+  a.tensor.layout = ARGUS_CPU_STRIDED;
 }
 inline void setScalarArg(argus_cpu_arg &a, double f, int64_t i) {
   a.f = f;

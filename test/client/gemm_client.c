@@ -6,7 +6,7 @@
  * command line, so the same client checks the test library of this folder
  * and, later, a real generated library.
  *
- *   gemm_client [--seed N] [--verbose] SHAPE...
+ *   gemm_client [--seed N] [--verbose] [--packed yes|no] SHAPE...
  *   SHAPE = MxNxK:AB[:C][@EXPECT]
  *     AB, C   f32 | bf16 | f16 (C defaults to AB)
  *     EXPECT  the kernel name argus_gemm_kernel_name must report, or
@@ -19,7 +19,16 @@
  * padding between n and ldc checked untouched. Then the error contract:
  * NULL pointers, negative sizes, too-small leading dimensions and a wrong
  * struct_size each return ARGUS_ERROR_INVALID_ARGUMENT with a non-empty
- * argus_last_error(). Prints one line per check and a PASS/FAIL summary;
+ * argus_last_error().
+ *
+ * --packed yes: the library packs f32 and bf16 weights (argus_pack_weights):
+ * each such shape runs twice more with b_packed (b itself poisoned), and
+ * packed weights of another shape, misaligned or not packed at all are
+ * refused; f16 weights must be refused with UNSUPPORTED. --packed no: the
+ * library must refuse every dtype with UNSUPPORTED (targets that compute
+ * from plain weights). Without the option packing is not exercised.
+ *
+ * Prints one line per check and a PASS/FAIL summary;
  * exits 0 when everything passed, 1 otherwise, 2 on bad usage.
  *
  * It must compile with gcc -std=c99 -Wall -Werror: no C11, no extensions.
@@ -30,12 +39,14 @@
 #include "argus_kernels.h"
 
 #include <math.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 static int g_failures = 0;
+static int g_packed = -1; /* --packed: 1 yes, 0 no, -1 not checked */
 static int g_checks = 0;
 static int g_verbose = 0;
 static uint64_t g_rng = 0x9e3779b97f4a7c15ull;
@@ -165,12 +176,41 @@ typedef struct {
   float alpha, beta;
   int bias;
   int64_t pad;
+  int packed; /* b given to argus_gemm pre-packed (b_packed), b itself poisoned */
 } config;
+
+/* ---- pre-packed weights ------------------------------------------------ */
+
+/* A 64-byte aligned block inside a malloc'd one (C99 has no aligned_alloc). */
+typedef struct {
+  void *raw, *at;
+} aligned_block;
+
+static int aligned_alloc64(aligned_block *blk, size_t bytes) {
+  blk->raw = malloc(bytes + 64);
+  blk->at = blk->raw ? (void *)(((uintptr_t)blk->raw + 63) & ~(uintptr_t)63) : NULL;
+  return blk->raw != NULL;
+}
+
+/* Packs the n x k weights b (row stride ldb) with argus_pack_weights into
+ * *blk; returns the status (UNSUPPORTED where the library has no packed
+ * layout for the dtype). */
+static argus_status pack_b(aligned_block *blk, const void *b, int64_t n, int64_t k, int64_t ldb, argus_dtype t) {
+  argus_weights_desc w;
+  memset(&w, 0, sizeof w);
+  w.struct_size = sizeof w;
+  w.batch = 1, w.n = n, w.k = k, w.dtype = t, w.w = b, w.ldw = ldb;
+  size_t bytes = argus_packed_weights_size(&w);
+  blk->raw = blk->at = NULL;
+  if (bytes == 0) return argus_pack_weights(&w, NULL, 0, NULL); /* for its status and message */
+  if (!aligned_alloc64(blk, bytes)) return ARGUS_ERROR_INTERNAL;
+  return argus_pack_weights(&w, blk->at, bytes, NULL);
+}
 
 static void run_case(const shape *s, const config *cfg) {
   char what[256], detail[512];
-  snprintf(what, sizeof what, "%s alpha=%g beta=%g bias=%d pad=%lld", s->text, cfg->alpha,
-           cfg->beta, cfg->bias, (long long)cfg->pad);
+  snprintf(what, sizeof what, "%s alpha=%g beta=%g bias=%d pad=%lld%s", s->text, cfg->alpha,
+           cfg->beta, cfg->bias, (long long)cfg->pad, cfg->packed ? " packed" : "");
   int64_t lda = s->k + cfg->pad, ldb = s->k + 2 * cfg->pad, ldc = s->n + cfg->pad;
   size_t ab = dtype_bytes(s->ab), cb = dtype_bytes(s->c);
   size_t a_count = (size_t)(s->m * lda), b_count = (size_t)(s->n * ldb),
@@ -178,6 +218,8 @@ static void run_case(const shape *s, const config *cfg) {
   void *a = malloc(ab * a_count + 1), *b = malloc(ab * b_count + 1);
   void *c = malloc(cb * c_count + 1), *c0 = malloc(cb * c_count + 1);
   void *bias = malloc(cb * (size_t)s->n + 1);
+  aligned_block packed = {NULL, NULL};
+  void *b_used = b; /* what the reference reads: b, or its copy when b is poisoned */
   if (!a || !b || !c || !c0 || !bias) {
     check(0, what, "out of memory");
     goto done;
@@ -193,6 +235,22 @@ static void run_case(const shape *s, const config *cfg) {
       put_random(c, (int64_t)i, s->c);
   }
   memcpy(c0, c, cb * c_count);
+  if (cfg->packed && s->n > 0 && s->k > 0) {
+    argus_status ps = pack_b(&packed, b, s->n, s->k, ldb, s->ab);
+    if (ps != ARGUS_OK) {
+      snprintf(detail, sizeof detail, "argus_pack_weights: %s: %s", argus_status_string(ps), argus_last_error());
+      check(0, what, detail);
+      goto done;
+    }
+    b_used = malloc(ab * b_count + 1);
+    if (!b_used) {
+      b_used = b;
+      check(0, what, "out of memory");
+      goto done;
+    }
+    memcpy(b_used, b, ab * b_count);
+    for (size_t i = 0; i < b_count; ++i) put_nan(b, (int64_t)i, s->ab); /* the kernels must not read b */
+  }
 
   argus_gemm_args g;
   memset(&g, 0, sizeof g);
@@ -202,6 +260,7 @@ static void run_case(const shape *s, const config *cfg) {
   g.a = a, g.lda = lda, g.b = b, g.ldb = ldb, g.c = c, g.ldc = ldc;
   g.bias = cfg->bias ? bias : NULL;
   g.alpha = cfg->alpha, g.beta = cfg->beta;
+  g.b_packed = packed.at;
 
   const char *kernel = argus_gemm_kernel_name(&g);
   argus_status status = argus_gemm(&g, NULL);
@@ -240,7 +299,7 @@ static void run_case(const shape *s, const config *cfg) {
       }
       double acc = 0.0, mag = 0.0;
       for (int64_t p = 0; p < s->k; ++p) {
-        double prod = get(a, i * lda + p, s->ab) * get(b, j * ldb + p, s->ab);
+        double prod = get(a, i * lda + p, s->ab) * get(b_used, j * ldb + p, s->ab);
         acc += prod;
         mag += fabs(prod);
       }
@@ -271,7 +330,8 @@ static void run_case(const shape *s, const config *cfg) {
   }
   check(bad == 0, what, detail);
 done:
-  free(a), free(b), free(c), free(c0), free(bias);
+  if (b_used != b) free(b_used);
+  free(a), free(b), free(c), free(c0), free(bias), free(packed.raw);
 }
 
 /* ---- the error contract ------------------------------------------------ */
@@ -328,12 +388,78 @@ static void error_checks(void) {
   expect_invalid(&g, "ldc < n");
   g = good, g.struct_size = 0;
   expect_invalid(&g, "struct_size 0");
-  g = good, g.struct_size = sizeof(argus_gemm_args) - 1;
+  g = good, g.struct_size = offsetof(argus_gemm_args, b_packed) - 1;
   expect_invalid(&g, "struct_size too small");
+  g = good, g.struct_size = offsetof(argus_gemm_args, b_packed), g.b_packed = (const void *)1;
+  status = argus_gemm(&g, NULL); /* a caller built against the header before b_packed */
+  check(status == ARGUS_OK || (strict_on && status == ARGUS_ERROR_UNSUPPORTED),
+        "error checks: a struct ending before b_packed is accepted (and b_packed not read)", argus_last_error());
   g = good, g.m = INT64_MAX / 2, g.k = 4, g.lda = 4, g.ldb = 4;
   expect_invalid(&g, "m*k overflows");
   check(argus_gemm_kernel_name(NULL) == NULL && argus_last_error()[0] != '\0',
         "argus_gemm_kernel_name(NULL)", argus_last_error());
+}
+
+/* What argus_pack_weights promises, and argus_gemm of packed weights that
+ * do not fit the call. */
+static void packed_checks(void) {
+  float b[3 * 5];
+  int i;
+  for (i = 0; i < 15; ++i) b[i] = random_float();
+  aligned_block blk;
+  char detail[512];
+  argus_status s = pack_b(&blk, b, 3, 5, 5, ARGUS_DTYPE_F32);
+  snprintf(detail, sizeof detail, "status %s, message '%s'", argus_status_string(s), argus_last_error());
+  if (!g_packed) {
+    check(s == ARGUS_ERROR_UNSUPPORTED && argus_last_error()[0] != '\0', "packing f32 weights is refused here",
+          detail);
+    free(blk.raw);
+    return;
+  }
+  check(s == ARGUS_OK, "packing f32 weights", detail);
+  if (s != ARGUS_OK) {
+    free(blk.raw);
+    return;
+  }
+  uint16_t h[4 * 8];
+  for (i = 0; i < 32; ++i) h[i] = random_f16();
+  aligned_block hb;
+  s = pack_b(&hb, h, 4, 8, 8, ARGUS_DTYPE_F16);
+  snprintf(detail, sizeof detail, "status %s, message '%s'", argus_status_string(s), argus_last_error());
+  check(s == ARGUS_ERROR_UNSUPPORTED && argus_last_error()[0] != '\0', "packing f16 weights is refused", detail);
+  free(hb.raw);
+
+  float a[4 * 5], c[4 * 4];
+  for (i = 0; i < 20; ++i) a[i] = random_float();
+  argus_gemm_args g;
+  memset(&g, 0, sizeof g);
+  g.struct_size = sizeof g;
+  g.m = 4, g.n = 3, g.k = 5;
+  g.a_type = g.b_type = g.c_type = ARGUS_DTYPE_F32;
+  g.a = a, g.lda = 5, g.c = c, g.ldc = 4, g.alpha = 1.0f;
+  g.b_packed = blk.at; /* b NULL, ldb 0: neither is read */
+  s = argus_gemm(&g, NULL);
+  check(s == ARGUS_OK || s == ARGUS_ERROR_UNSUPPORTED, "argus_gemm with b_packed and b NULL", argus_last_error());
+  argus_gemm_args wrong = g;
+  wrong.n = 4; /* packed for n = 3 */
+  expect_invalid(&wrong, "b_packed packed for another n");
+  wrong = g, wrong.k = 4, wrong.lda = 5;
+  expect_invalid(&wrong, "b_packed packed for another k");
+  wrong = g, wrong.b_packed = (const char *)blk.at + 64;
+  expect_invalid(&wrong, "b_packed not written by argus_pack_weights");
+  wrong = g, wrong.b_packed = (const char *)blk.at + 4;
+  expect_invalid(&wrong, "b_packed misaligned");
+  argus_weights_desc w;
+  memset(&w, 0, sizeof w);
+  w.struct_size = sizeof w, w.batch = 1, w.n = 3, w.k = 5, w.dtype = ARGUS_DTYPE_F32, w.w = b, w.ldw = 4;
+  check(argus_packed_weights_size(&w) == 0 && argus_pack_weights(&w, blk.at, 4096, NULL) ==
+        ARGUS_ERROR_INVALID_ARGUMENT, "argus_pack_weights: ldw < k is refused", argus_last_error());
+  w.ldw = 5;
+  check(argus_pack_weights(&w, blk.at, 64, NULL) == ARGUS_ERROR_INVALID_ARGUMENT,
+        "argus_pack_weights: packed_size too small is refused", argus_last_error());
+  check(argus_pack_weights(NULL, blk.at, 4096, NULL) == ARGUS_ERROR_INVALID_ARGUMENT,
+        "argus_pack_weights(NULL) is refused", argus_last_error());
+  free(blk.raw);
 }
 
 static void info_checks(void) {
@@ -363,6 +489,9 @@ int main(int argc, char **argv) {
   for (i = 1; i < argc; ++i) {
     if (strcmp(argv[i], "--verbose") == 0) {
       g_verbose = 1;
+    } else if (strcmp(argv[i], "--packed") == 0 && i + 1 < argc &&
+               (strcmp(argv[i + 1], "yes") == 0 || strcmp(argv[i + 1], "no") == 0)) {
+      g_packed = strcmp(argv[++i], "yes") == 0;
     } else if (strcmp(argv[i], "--seed") == 0 && i + 1 < argc) {
       g_rng = strtoull(argv[++i], NULL, 10) * 0x9e3779b97f4a7c15ull + 1;
     } else if (count < 64 && parse_shape(argv[i], &shapes[count])) {
@@ -376,17 +505,20 @@ int main(int argc, char **argv) {
     }
   }
   if (count == 0) {
-    fprintf(stderr, "usage: gemm_client [--seed N] [--verbose] MxNxK:AB[:C][@EXPECT]...\n");
+    fprintf(stderr, "usage: gemm_client [--seed N] [--verbose] [--packed yes|no] MxNxK:AB[:C][@EXPECT]...\n");
     return 2;
   }
   printf("gemm_client: library %s, ABI %u\n", argus_version(), (unsigned)argus_abi_version());
   info_checks();
   for (i = 0; i < count; ++i) {
-    const config configs[3] = {{1.0f, 0.0f, 0, 0}, {0.5f, -1.25f, 1, 3}, {-2.0f, 0.0f, 1, 5}};
+    const config configs[5] = {{1.0f, 0.0f, 0, 0, 0}, {0.5f, -1.25f, 1, 3, 0}, {-2.0f, 0.0f, 1, 5, 0},
+                               {1.0f, 0.0f, 0, 0, 1}, {0.5f, -1.25f, 1, 3, 1}};
+    const int packs = g_packed == 1 && shapes[i].ab != ARGUS_DTYPE_F16 && strcmp(shapes[i].expect, "UNSUPPORTED");
     int j;
-    for (j = 0; j < 3; ++j) run_case(&shapes[i], &configs[j]);
+    for (j = 0; j < (packs ? 5 : 3); ++j) run_case(&shapes[i], &configs[j]);
   }
   error_checks();
+  if (g_packed >= 0) packed_checks();
   printf("%s: %d of %d checks passed\n", g_failures ? "FAIL" : "PASS", g_checks - g_failures,
          g_checks);
   return g_failures ? 1 : 0;

@@ -7,6 +7,8 @@
 // small-tile kernels) and many (the large ones), bf16 and f32. The output is
 // poisoned first and a guard region after it must stay intact; the
 // workspace is exactly argus_moe_workspace_size bytes, with a guard after it.
+// Weights also go in pre-packed (argus_pack_weights), the plain copies then
+// NULL, on the libraries whose kernels compute from panels (cpu-avx512).
 //
 //===----------------------------------------------------------------------===//
 #include "LibraryTestSupport.h"
@@ -21,6 +23,9 @@ namespace {
 
 using namespace argus_test;
 
+/// Which of the experts' weights argus_moe takes pre-packed.
+enum class Packed { None, GateUp, Down, Both };
+
 struct MoeCase {
   argus_dtype dtype;
   int64_t tokens, hidden, intermediate, experts, topK;
@@ -34,9 +39,31 @@ protected:
   void SetUp() override {
     ASSERT_TRUE(lib.error().empty()) << lib.error();
     moe = lib.symbol<decltype(argus_moe)>("argus_moe");
+    pack = lib.symbol<decltype(argus_pack_weights)>("argus_pack_weights");
+    packedSize = lib.symbol<decltype(argus_packed_weights_size)>("argus_packed_weights_size");
     workspaceSize = lib.symbol<decltype(argus_moe_workspace_size)>("argus_moe_workspace_size");
     lastError = lib.symbol<decltype(argus_last_error)>("argus_last_error");
-    ASSERT_TRUE(moe && workspaceSize && lastError);
+    ASSERT_TRUE(moe && workspaceSize && lastError && pack && packedSize);
+  }
+
+  /// `count` matrices of n x k at `w` (consecutive) packed by the library,
+  /// in a 64-byte aligned buffer.
+  std::vector<uint8_t> packWeights(argus_dtype dtype, const void *w, int64_t count, int64_t n, int64_t k,
+                                   const void **packed) {
+    argus_weights_desc d{sizeof d, count, n, k, dtype, w, k, n * k};
+    const size_t bytes = packedSize(&d);
+    std::vector<uint8_t> buffer(bytes + 64);
+    void *at = buffer.data() + (64 - reinterpret_cast<uintptr_t>(buffer.data()) % 64) % 64;
+    EXPECT_GT(bytes, 0u);
+    EXPECT_EQ(pack(&d, at, bytes, nullptr), ARGUS_OK) << lastError();
+    *packed = at;
+    return buffer;
+  }
+
+  /// Whether this library's kernels take pre-packed weights (its target).
+  bool packs() const {
+    auto manifestJson = lib.symbol<decltype(argus_manifest_json)>("argus_manifest_json");
+    return manifestJson && nlohmann::json::parse(manifestJson()).value("target", "") == "cpu-avx512";
   }
 
   argus_moe_args argsFor(const MoeCase &c) {
@@ -46,7 +73,7 @@ protected:
     return a;
   }
 
-  void check(const MoeCase &c, uint64_t seed) {
+  void check(const MoeCase &c, uint64_t seed, Packed packed = Packed::None) {
     std::mt19937_64 rng(seed);
     const int64_t T = c.tokens, H = c.hidden, I = c.intermediate, E = c.experts;
     Tensor x(c.dtype, T * H, rng, 1.0), wgu(c.dtype, E * 2 * I * H, rng, 0.2), wd(c.dtype, E * H * I, rng, 0.2),
@@ -69,6 +96,15 @@ protected:
     a.x = x.bytes.data(), a.router_logits = logits.data(), a.w_gate_up = wgu.bytes.data();
     a.w_down = wd.bytes.data(), a.out = out.bytes.data();
     a.workspace = workspace.data(), a.workspace_size = bytes;
+    std::vector<uint8_t> gateUpPacked, downPacked; /* own the packed buffers */
+    if (packed == Packed::GateUp || packed == Packed::Both) {
+      gateUpPacked = packWeights(c.dtype, wgu.bytes.data(), 2 * E, I, H, &a.w_gate_up_packed);
+      a.w_gate_up = nullptr;
+    }
+    if (packed == Packed::Down || packed == Packed::Both) {
+      downPacked = packWeights(c.dtype, wd.bytes.data(), E, H, I, &a.w_down_packed);
+      a.w_down = nullptr;
+    }
     ASSERT_EQ(moe(&a, nullptr), ARGUS_OK) << lastError();
 
     argus::ref::MoeShape s;
@@ -95,6 +131,8 @@ protected:
   const GeneratedLibrary &lib = GeneratedLibrary::get();
   decltype(argus_moe) *moe = nullptr;
   decltype(argus_moe_workspace_size) *workspaceSize = nullptr;
+  decltype(argus_pack_weights) *pack = nullptr;
+  decltype(argus_packed_weights_size) *packedSize = nullptr;
   decltype(argus_last_error) *lastError = nullptr;
 };
 
@@ -126,6 +164,34 @@ TEST_F(Moe, LargeExpertsSplitTheirLastBlock) {
 TEST_F(Moe, F32AndTopKOfAll) {
   check({ARGUS_DTYPE_F32, 9, 33, 17, 3, 3, false, -1, -1}, 25);
   check({ARGUS_DTYPE_F32, 1, 256, 128, 16, 4, true, -1, -1}, 26);
+}
+
+TEST_F(Moe, PrePackedWeights) {
+  if (!packs()) {
+    // cpu-avx2 kernels read weights plain: packing is refused with the reason.
+    float w[32 * 32] = {};
+    argus_weights_desc d{sizeof d, 1, 32, 32, ARGUS_DTYPE_F32, w, 32, 0};
+    EXPECT_EQ(packedSize(&d), 0u);
+    EXPECT_EQ(pack(&d, w, sizeof w, nullptr), ARGUS_ERROR_UNSUPPORTED);
+    EXPECT_NE(std::string(lastError()).find("pass them plain"), std::string::npos) << lastError();
+    return;
+  }
+  check({ARGUS_DTYPE_BF16, 5, 96, 70, 4, 2, true, -1, -1}, 41, Packed::Both);      // ragged, small tiles
+  check({ARGUS_DTYPE_F32, 37, 160, 130, 8, 2, false, -1, -1}, 42, Packed::Both);   // many rows
+  check({ARGUS_DTYPE_BF16, 100, 64, 48, 3, 1, false, 2, -1}, 43, Packed::GateUp);  // 64 + 32 + 4 rows
+  check({ARGUS_DTYPE_F32, 20, 64, 64, 4, 1, false, 2, -1}, 44, Packed::Down);      // one expert takes all
+  // Packed weights of another shape are refused before anything runs.
+  argus_moe_args a = argsFor({ARGUS_DTYPE_F32, 2, 32, 32, 2, 1, false, -1, -1});
+  std::vector<float> buf(2 * 2 * 32 * 32, 0.5f), logits(4, 0.f);
+  std::vector<uint8_t> workspace(workspaceSize(&a));
+  a.x = a.w_gate_up = a.w_down = buf.data(), a.out = buf.data(), a.router_logits = logits.data();
+  a.workspace = workspace.data(), a.workspace_size = workspace.size();
+  const auto keep = packWeights(ARGUS_DTYPE_F32, buf.data(), 2, 32, 32, &a.w_down_packed); /* 2 x 32 x 32: down's shape */
+  a.w_gate_up_packed = a.w_down_packed; /* gate/up needs 4 matrices */
+  EXPECT_EQ(moe(&a, nullptr), ARGUS_ERROR_INVALID_ARGUMENT);
+  EXPECT_NE(std::string(lastError()).find("w_gate_up_packed holds 2 packed f32 matrices of 32 x 32"),
+            std::string::npos)
+      << lastError();
 }
 
 TEST_F(Moe, DtypeWithoutKernelsIsUnsupported) {

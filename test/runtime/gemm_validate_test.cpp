@@ -11,7 +11,9 @@
 #include "runtime_testing.h"
 
 #include <climits>
+#include <cstddef>
 #include <functional>
+#include <string>
 
 namespace {
 
@@ -54,9 +56,9 @@ INSTANTIATE_TEST_SUITE_P(
     ::testing::Values(
         ValidationCase{"struct_size_zero", [](argus_gemm_args &g) { g.struct_size = 0; }, kInvalid,
                        {"struct_size (0)"}},
-        ValidationCase{"struct_size_short",
-                       [](argus_gemm_args &g) { g.struct_size = sizeof(argus_gemm_args) - 1; },
-                       kInvalid, {"struct_size (" + std::to_string(sizeof(argus_gemm_args) - 1)}},
+        ValidationCase{"struct_size_short", /* shorter than the struct before b_packed was added */
+                       [](argus_gemm_args &g) { g.struct_size = offsetof(argus_gemm_args, b_packed) - 1; },
+                       kInvalid, {"struct_size (" + std::to_string(offsetof(argus_gemm_args, b_packed) - 1)}},
         ValidationCase{"m_negative", [](argus_gemm_args &g) { g.m = -1; }, kInvalid, {"m (-1)"}},
         ValidationCase{"n_negative", [](argus_gemm_args &g) { g.n = -64; }, kInvalid, {"n (-64)"}},
         ValidationCase{"k_negative", [](argus_gemm_args &g) { g.k = -2; }, kInvalid, {"k (-2)"}},
@@ -128,6 +130,23 @@ TEST(GemmValidationNull, NullPointersAllowedForEmptyOperands) {
   p.args.a = nullptr, p.args.b = nullptr;
   EXPECT_EQ(argus_gemm(&p.args, nullptr), ARGUS_OK) << argus_last_error();
   p.expectCorrect();
+}
+
+TEST(GemmValidationNull, PackedWeightsReplaceBAndLdb) {
+  GemmProblem p(3, 64, 32, ARGUS_DTYPE_F32, ARGUS_DTYPE_F32, 1.0f, 0.0f, false);
+  argus_gemm_args g = p.args;
+  int packedStandIn = 0; /* validateGemm does not read it: opening it is the target's step */
+  g.b = nullptr, g.ldb = 0, g.b_packed = &packedStandIn;
+  EXPECT_EQ(argus_rt::validateGemm(&g, "argus_gemm"), ARGUS_OK) << argus_last_error();
+  // A struct that ends before b_packed has none: b and ldb are checked again.
+  g.struct_size = offsetof(argus_gemm_args, b_packed);
+  EXPECT_EQ(argus_rt::validateGemm(&g, "argus_gemm"), ARGUS_ERROR_INVALID_ARGUMENT);
+  EXPECT_NE(std::string(argus_last_error()).find("ldb (0) must be >= k (32)"), std::string::npos) << argus_last_error();
+  // This stand-in library's kernels are AVX2 ones: packing is refused with the reason.
+  argus_weights_desc w{sizeof(argus_weights_desc), 1, 64, 32, ARGUS_DTYPE_F32, p.args.b, 32, 0};
+  EXPECT_EQ(argus_packed_weights_size(&w), 0u);
+  EXPECT_EQ(argus_pack_weights(&w, nullptr, 0, nullptr), ARGUS_ERROR_UNSUPPORTED);
+  EXPECT_NE(std::string(argus_last_error()).find("not built for AVX-512"), std::string::npos) << argus_last_error();
 }
 
 TEST(GemmValidationNull, NonFiniteAlphaBetaAreAllowed) {

@@ -14,7 +14,8 @@
  *                       get the interpreter's documented results)
  *   3. element math    (exp, sigmoid, NaN-propagating max, ...)
  *   4. tile memory     (masked global load/store, fill, copy, iota, transpose,
- *                       load_ref: an mma operand read in place)
+ *                       load_ref: an mma operand read in place; tiles of
+ *                       pre-packed PANELS tensors: argus_cpu_panels.h)
  *   5. reductions      (sum / max / min along one axis, keeping it as size 1)
  *   6. mma micro-kernels (argus_cpu_mma.h): AMX tiles, AVX512_BF16
  *                       vdpbf16ps (bf16), AVX-512 FMA (f32), on AVX2 the
@@ -455,6 +456,7 @@ inline void prefetch_line(const char *p) {
 template <class DT, int LEVEL, int RANK>
 inline void prefetch(const argus_cpu_tensor &t, const int64_t (&off)[RANK], const int64_t (&sizes)[RANK]) {
   constexpr int64_t elementBytes = sizeof(typename DT::storage);
+  if (t.layout == ARGUS_CPU_PANELS) return; /* a hint: weights packed once stream well without it */
   int64_t lo[RANK], n[RANK]; /* the in-bounds box: an element is in bounds iff each coordinate is */
   for (int d = 0; d < RANK; ++d) {
     const int64_t size = sizes[d] < 0 ? t.shape[d] : sizes[d];
@@ -508,10 +510,19 @@ inline typename DT::compute read(const argus_cpu_tensor &t, const int64_t (&idx)
   int64_t at = 0;
   for (int d = 0; d < RANK; ++d) {
     if (idx[d] < 0 || idx[d] >= t.shape[d]) return typename DT::compute(0);
-    at += idx[d] * t.stride[d];
+    if (t.layout != ARGUS_CPU_PANELS || d < RANK - 2) at += idx[d] * t.stride[d];
   }
+  if constexpr (RANK >= 2)
+    if (t.layout == ARGUS_CPU_PANELS)
+      at += argus_cpu_panel_offset(idx[RANK - 2], idx[RANK - 1], t.stride[RANK - 2], int64_t(sizeof(typename DT::storage)));
   return DT::load(static_cast<const typename DT::storage *>(t.data)[at]);
 }
+
+} // namespace argus_cpu
+
+#include "argus_cpu_panels.h" /* section 4: tile_ref and tiles of PANELS tensors */
+
+namespace argus_cpu {
 
 /// Masked load of the D0 x ... x Dn tile whose first element is at `off`:
 /// out-of-bounds elements read `padding`. The bounds are checked once per
@@ -525,6 +536,12 @@ inline void load(typename DT::storage *dst, const argus_cpu_tensor &t,
   constexpr int64_t inner = dims[R - 1];
   const S *src = static_cast<const S *>(t.data);
   const int64_t cs = t.stride[R - 1];
+  if constexpr (R >= 2) {
+    if (t.layout == ARGUS_CPU_PANELS) {
+      detail::gather_panels<S, R>(dst, t, off, dims, DT::store(typename DT::compute(padding)));
+      return;
+    }
+  }
   if (detail::box_inside<R>(t, off, dims)) {
     if constexpr (R == 2) {
       for (int64_t r = 0; r < dims[0]; ++r)
@@ -552,20 +569,13 @@ inline void load(typename DT::storage *dst, const argus_cpu_tensor &t,
   });
 }
 
-/// A read-only window onto a 2-D tile whose rows are `ld` elements apart.
-/// The mma micro-kernels take their operands through it, so a tile that lies
-/// inside a row-major tensor is read where it is instead of copied first.
-template <class S> struct tile_ref {
-  const S *data;
-  int64_t ld;
-};
-
 /// ak::load for a tile that only mma reads (possibly through a reshape that
 /// drops unit dimensions or a transpose folded into ak::mma_kn). The tile has
 /// at most one dimension besides the innermost that is not 1: its rows. It is
 /// read in the tensor's own memory when it lies inside with unit inner stride
 /// (16-bit elements also need an even row stride: the micro-kernels may read
-/// them in pairs), else copied, masked, into `scratch` (all its elements).
+/// them in pairs), or is a panel window of a PANELS tensor that this build's
+/// mma computes from; else copied, masked, into `scratch` (all its elements).
 template <class DT, int64_t... D>
 inline tile_ref<typename DT::storage> load_ref(typename DT::storage *scratch, const argus_cpu_tensor &t,
                                                const int64_t (&off)[sizeof...(D)], double padding) {
@@ -583,9 +593,14 @@ inline tile_ref<typename DT::storage> load_ref(typename DT::storage *scratch, co
     for (int d = 0; d + 1 < R; ++d) rows += dims[d] != 1;
     return rows <= 1;
   }(), "load_ref: a tile of rows and columns (all other dimensions 1)");
+  if constexpr (R >= 2 && detail::mma_reads_panels<DT>()) {
+    tile_ref<S> window;
+    if (t.layout == ARGUS_CPU_PANELS && rowDim == R - 2 && detail::panel_window<S, R>(t, off, dims, &window))
+      return window;
+  }
   const int64_t ld = rowDim < 0 ? dims[R - 1] : t.stride[rowDim];
   const bool pairsAligned = sizeof(S) != 2 || ld % 2 == 0;
-  if (t.stride[R - 1] == 1 && pairsAligned && detail::box_inside<R>(t, off, dims)) {
+  if (t.layout != ARGUS_CPU_PANELS && t.stride[R - 1] == 1 && pairsAligned && detail::box_inside<R>(t, off, dims)) {
     int64_t at = 0;
     for (int d = 0; d < R; ++d) at += off[d] * t.stride[d];
     return {static_cast<const S *>(t.data) + at, ld};
@@ -595,6 +610,7 @@ inline tile_ref<typename DT::storage> load_ref(typename DT::storage *scratch, co
 }
 
 /// Masked store of a tile at `off`: out-of-bounds elements are not written.
+/// (PANELS tensors are packed weights: read-only, never a store's target.)
 template <class DT, int64_t... D>
 inline void store(const typename DT::storage *src, const argus_cpu_tensor &t,
                   const int64_t (&off)[sizeof...(D)]) {

@@ -22,6 +22,9 @@ argus_status prepareGpuGemm(const argus_gemm_args *args, const char *target, boo
   if (argus_status s = validateGemm(args, function))
     return s;
   const argus_gemm_args &g = *args;
+  if (gemmPackedB(g))
+    return fail(ARGUS_ERROR_UNSUPPORTED, "%s: b_packed is a CPU-target feature; a %s library takes its weights in b",
+                function, target);
   const bool same = g.a_type == g.b_type && g.b_type == g.c_type;
   if (!same || (g.a_type != ARGUS_DTYPE_BF16 && !(f16Too && g.a_type == ARGUS_DTYPE_F16)))
     return fail(ARGUS_ERROR_UNSUPPORTED, "%s: a %s library computes bf16 x bf16 -> bf16%s, got %s x %s -> %s", function,

@@ -33,6 +33,9 @@ argus_status unsupported(const argus_moe_args &a) {
   if (a.dtype != ARGUS_DTYPE_BF16)
     return fail(ARGUS_ERROR_UNSUPPORTED, "%s: a %s library's MoE takes bf16, got %s", function,
                 argus_generated_target, dtypeName(a.dtype));
+  if (moePackedGateUp(a) || moePackedDown(a))
+    return fail(ARGUS_ERROR_UNSUPPORTED, "%s: packed weights are a CPU-target feature; a %s library takes w_gate_up "
+                "and w_down plain", function, argus_generated_target);
   if (a.num_experts > kMaxMoeExperts || a.top_k > kMaxMoeTopK)
     return fail(ARGUS_ERROR_UNSUPPORTED, "%s: %lld experts, top %lld (the GPU router takes up to %d experts, top %d)",
                 function, static_cast<long long>(a.num_experts), static_cast<long long>(a.top_k), kMaxMoeExperts,

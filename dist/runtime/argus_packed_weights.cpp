@@ -1,0 +1,174 @@
+//===- argus_packed_weights.cpp - plan, pack and open packed weights ------===//
+#include "argus_packed_weights.h"
+
+#include "argus_checks.h"
+#include "argus_registry.h"
+
+#include <cstring>
+#include <string>
+
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
+namespace argus_rt {
+namespace {
+
+constexpr char kMagic[8] = {'A', 'R', 'G', 'U', 'S', 'P', 'W', '\0'};
+
+/// The header's bytes (kPackedHeaderBytes, the rest zero).
+struct Header {
+  char magic[8];
+  uint32_t version;
+  int32_t dtype;
+  int64_t batch, n, k, panelStride, matrixStride;
+};
+static_assert(sizeof(Header) <= kPackedHeaderBytes, "the header fits its 64 bytes");
+
+/// Whether the kernels were compiled for feature `name` (argus_generated_isa
+/// lists them, comma-separated).
+bool kernelsHave(const char *name) {
+  const std::string isa = std::string(",") + argus_generated_isa + ",", want = std::string(",") + name + ",";
+  std::string compact;
+  for (char c : isa)
+    if (c != ' ') compact += c;
+  return compact.find(want) != std::string::npos;
+}
+
+/// Why this library's kernels cannot compute from panels of `dtype`, or
+/// nullptr when they can (argus_cpu_panels.h: mma_reads_panels).
+const char *panelsUnservedBecause(argus_dtype dtype) {
+  if (dtype == ARGUS_DTYPE_F32)
+    return kernelsHave("avx512f") ? nullptr : "its kernels were not built for AVX-512";
+  if (dtype == ARGUS_DTYPE_BF16)
+    return kernelsHave("avx512f") && kernelsHave("avx512bw") && kernelsHave("avx512bf16")
+               ? nullptr
+               : "its kernels were not built for AVX512_BF16";
+  return "the kernels read f16 weights only in their plain layout";
+}
+
+} // namespace
+
+argus_cpu_tensor PackedWeights::matrix(int64_t index) const {
+  argus_cpu_tensor t{};
+  t.data = const_cast<char *>(data) + index * matrixStride * dtypeSize(dtype);
+  t.shape[0] = n;
+  t.shape[1] = k;
+  t.stride[0] = panelStride;
+  t.stride[1] = 1;
+  t.layout = ARGUS_CPU_PANELS;
+  return t;
+}
+
+argus_status planPackedWeights(const argus_weights_desc *weights, const char *function, PackedWeights *layout,
+                               size_t *bytes) {
+  Checker check(function);
+  if (!weights) return check.fail(ARGUS_ERROR_INVALID_ARGUMENT, "weights is NULL");
+  const argus_weights_desc &w = *weights;
+  if (auto s = check.structSize(w.struct_size, sizeof(argus_weights_desc))) return s;
+  if (auto s = check.positive("batch", w.batch)) return s;
+  if (auto s = check.positive("n", w.n)) return s;
+  if (auto s = check.positive("k", w.k)) return s;
+  if (auto s = check.atLeast("ldw", w.ldw, "k", w.k)) return s;
+  if (auto s = check.nonNegative("batch_stride", w.batch_stride)) return s;
+  if (auto s = check.knownDtype("dtype", w.dtype)) return s;
+  if (const char *why = panelsUnservedBecause(w.dtype))
+    return check.fail(ARGUS_ERROR_UNSUPPORTED, "%s weights have no packed layout in this library: %s (pass them plain)",
+                      dtypeName(w.dtype), why);
+  const int64_t elementBytes = dtypeSize(w.dtype);
+  // The source's extent: (batch - 1) * batch_stride + (n - 1) * ldw + k elements.
+  int64_t rowsSpan = 0, batchSpan = 0, extent = 0;
+  const bool sourceFits = mulNonNegative(w.n - 1, w.ldw, &rowsSpan) &&
+                          (w.batch_stride ? mulNonNegative(w.batch - 1, w.batch_stride, &batchSpan)
+                                          : mulNonNegative(w.batch - 1, w.n, &batchSpan) &&
+                                                mulNonNegative(batchSpan, w.ldw, &batchSpan)) &&
+                          !__builtin_add_overflow(rowsSpan, batchSpan, &extent) &&
+                          !__builtin_add_overflow(extent, w.k, &extent) && mulNonNegative(extent, elementBytes, &extent);
+  if (!sourceFits)
+    return check.fail(ARGUS_ERROR_INVALID_ARGUMENT, "the extent of the weights (batch %lld, n %lld, ldw %lld) overflows",
+                      static_cast<long long>(w.batch), static_cast<long long>(w.n), static_cast<long long>(w.ldw));
+  if (auto s = check.pointer("w", w.w, 1)) return s;
+  PackedWeights l;
+  l.dtype = w.dtype;
+  l.batch = w.batch, l.n = w.n, l.k = w.k;
+  l.panelStride = argus_cpu_panel_elements(w.k, elementBytes);
+  const int64_t panels = (w.n + ARGUS_CPU_PANEL_ROWS - 1) / ARGUS_CPU_PANEL_ROWS;
+  int64_t total = 0;
+  if (!mulNonNegative(panels, l.panelStride, &l.matrixStride) || !mulNonNegative(l.matrixStride, w.batch, &total) ||
+      !mulNonNegative(total, elementBytes, &total) || total > INT64_MAX - int64_t(kPackedHeaderBytes))
+    return check.fail(ARGUS_ERROR_INVALID_ARGUMENT, "the packed size of %lld x %lld x %lld weights overflows",
+                      static_cast<long long>(w.batch), static_cast<long long>(w.n), static_cast<long long>(w.k));
+  *layout = l;
+  *bytes = size_t(total) + kPackedHeaderBytes;
+  return ARGUS_OK;
+}
+
+void packWeights(const argus_weights_desc &w, const PackedWeights &l, void *packed, int threads) {
+  Header h{};
+  std::memcpy(h.magic, kMagic, sizeof kMagic);
+  h.version = kPackedLayoutVersion;
+  h.dtype = int32_t(l.dtype);
+  h.batch = l.batch, h.n = l.n, h.k = l.k, h.panelStride = l.panelStride, h.matrixStride = l.matrixStride;
+  std::memset(packed, 0, kPackedHeaderBytes);
+  std::memcpy(packed, &h, sizeof h);
+  const int64_t elementBytes = dtypeSize(l.dtype), G = 4 / elementBytes;
+  const int64_t batchStride = w.batch_stride ? w.batch_stride : w.n * w.ldw;
+  const int64_t panels = l.matrixStride / l.panelStride, kPadded = l.panelStride / ARGUS_CPU_PANEL_ROWS;
+  const char *src = static_cast<const char *>(w.w);
+  char *dst = static_cast<char *>(packed) + kPackedHeaderBytes;
+#ifndef _OPENMP
+  (void)threads;
+#endif
+  // One panel per iteration: each source row is read once, contiguously, and
+  // scattered into its panel column; rows and k past the matrix are zeros.
+#pragma omp parallel for schedule(static) num_threads(threads > 0 ? threads : omp_get_max_threads())
+  for (int64_t job = 0; job < l.batch * panels; ++job) {
+    const int64_t b = job / panels, p = job % panels;
+    char *panel = dst + (b * l.matrixStride + p * l.panelStride) * elementBytes;
+    for (int64_t j = 0; j < ARGUS_CPU_PANEL_ROWS; ++j) {
+      const int64_t n = p * ARGUS_CPU_PANEL_ROWS + j;
+      const char *row = n < w.n ? src + (b * batchStride + n * w.ldw) * elementBytes : nullptr;
+      for (int64_t k = 0; k < kPadded; ++k) {
+        char *at = panel + ((k / G * ARGUS_CPU_PANEL_ROWS + j) * G + k % G) * elementBytes;
+        if (row && k < w.k)
+          std::memcpy(at, row + k * elementBytes, size_t(elementBytes));
+        else
+          std::memset(at, 0, size_t(elementBytes));
+      }
+    }
+  }
+}
+
+argus_status openPackedWeights(const void *packed, int64_t batch, int64_t n, int64_t k, argus_dtype dtype,
+                               const char *function, const char *field, PackedWeights *out) {
+  if (reinterpret_cast<uintptr_t>(packed) % kPackedHeaderBytes != 0)
+    return fail(ARGUS_ERROR_INVALID_ARGUMENT, "%s: %s must be 64-byte aligned (it is what argus_pack_weights wrote)",
+                function, field);
+  Header h;
+  std::memcpy(&h, packed, sizeof h);
+  if (std::memcmp(h.magic, kMagic, sizeof kMagic) != 0)
+    return fail(ARGUS_ERROR_INVALID_ARGUMENT, "%s: %s does not point at weights written by argus_pack_weights",
+                function, field);
+  if (h.version != kPackedLayoutVersion)
+    return fail(ARGUS_ERROR_INVALID_ARGUMENT,
+                "%s: %s was packed in layout version %u; this library reads version %u: pack the weights again",
+                function, field, h.version, kPackedLayoutVersion);
+  if (h.batch != batch || h.n != n || h.k != k || h.dtype != int32_t(dtype))
+    return fail(ARGUS_ERROR_INVALID_ARGUMENT,
+                "%s: %s holds %lld packed %s matrices of %lld x %lld; this call needs %lld of %lld x %lld %s",
+                function, field, static_cast<long long>(h.batch), dtypeName(argus_dtype(h.dtype)),
+                static_cast<long long>(h.n), static_cast<long long>(h.k), static_cast<long long>(batch),
+                static_cast<long long>(n), static_cast<long long>(k), dtypeName(dtype));
+  const int64_t panelStride = argus_cpu_panel_elements(k, dtypeSize(dtype));
+  const int64_t matrixStride = (n + ARGUS_CPU_PANEL_ROWS - 1) / ARGUS_CPU_PANEL_ROWS * panelStride;
+  if (h.panelStride != panelStride || h.matrixStride != matrixStride)
+    return fail(ARGUS_ERROR_INVALID_ARGUMENT, "%s: the header of %s is corrupt (its strides do not match its shape)",
+                function, field);
+  out->dtype = dtype;
+  out->batch = batch, out->n = n, out->k = k;
+  out->panelStride = panelStride, out->matrixStride = matrixStride;
+  out->data = static_cast<const char *>(packed) + kPackedHeaderBytes;
+  return ARGUS_OK;
+}
+
+} // namespace argus_rt

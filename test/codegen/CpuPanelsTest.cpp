@@ -1,0 +1,156 @@
+//===- CpuPanelsTest.cpp - tiles of pre-packed (PANELS) weight tensors ----===//
+//
+// Weights packed once into the PANELS layout (argus_cpu_abi.h) reach the mma
+// micro-kernels through ak::load_ref: in place when the tile starts on a
+// panel and stays inside the zero-padded panels, gathered into plain rows
+// otherwise; ak::load and ak::read gather too. Each path against a float64
+// reference, with ragged shapes (N and K not multiples of the panel, odd K
+// for bf16 pairs), NaN in the packed buffer's unused tail, and a random
+// accumulator. Compiled for AVX-512 with BF16 like CpuMmaTest.cpp.
+//
+//===----------------------------------------------------------------------===//
+#include "MmaCase.h"
+
+#include <cstdlib>
+#include <memory>
+
+namespace {
+
+using namespace argus::test;
+
+bool haveAvx512Bf16() { return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bf16"); }
+
+/// b (N x K rows of the case) packed into panels, 64-byte aligned, with NaN
+/// after the last panel (a read past it shows).
+template <class DT> struct PackedB {
+  using S = typename DT::storage;
+  int64_t panelStride = 0;
+  std::unique_ptr<S[], void (*)(void *)> buffer{nullptr, std::free};
+  argus_cpu_tensor tensor{};
+
+  explicit PackedB(MmaCase<DT> &c) {
+    const int64_t bytes = sizeof(S), panels = (c.N + 31) / 32;
+    panelStride = argus_cpu_panel_elements(c.K, bytes);
+    const int64_t total = panels * panelStride + 64;
+    buffer.reset(static_cast<S *>(std::aligned_alloc(64, size_t(total * bytes))));
+    for (int64_t i = 0; i < total; ++i) buffer[i] = i < panels * panelStride ? S(0) : DT::store(std::nanf(""));
+    for (int64_t n = 0; n < c.N; ++n)
+      for (int64_t k = 0; k < c.K; ++k) buffer[argus_cpu_panel_offset(n, k, panelStride, bytes)] = c.bAt(n, k);
+    tensor.data = buffer.get();
+    tensor.shape[0] = c.N, tensor.shape[1] = c.K;
+    tensor.stride[0] = panelStride, tensor.stride[1] = 1;
+    tensor.layout = ARGUS_CPU_PANELS;
+  }
+};
+
+/// acc += a * b^T with b read from the packed tensor through ak::load_ref
+/// (the whole matrix as one tile, as a kernel's tile of the weights).
+template <class DT, int64_t M, int64_t N, int64_t K> void checkWholeTile(const char *path, bool expectInPlace) {
+  MmaCase<DT> c(M, N, K, 3, BLayout::NK, unsigned(M * 7 + N * 3 + K));
+  PackedB<DT> packed(c);
+  using S = typename DT::storage;
+  std::vector<S> scratch(N * K);
+  const ak::tile_ref<S> b = ak::load_ref<DT, N, K>(scratch.data(), packed.tensor, {0, 0}, 0.0);
+  EXPECT_EQ(b.panels, expectInPlace) << path;
+  ak::mma<DT, M, N, K>(c.acc.data(), c.aRef(), b);
+  c.expectClose(path);
+}
+
+TEST(CpuPanels, MmaComputesFromPanelsInPlace) {
+  if (!haveAvx512Bf16()) GTEST_SKIP() << "this CPU has no AVX512_BF16";
+  // f32: one row (decode), a ragged row count, full and partial panels.
+  checkWholeTile<ak::f32, 1, 64, 128>("f32 panels, 1 row", true);
+  checkWholeTile<ak::f32, 19, 40, 130>("f32 panels, 19 rows, a 8-column panel", true);
+  checkWholeTile<ak::f32, 33, 96, 160>("f32 panels, 33 rows", true);
+  checkWholeTile<ak::f32, 4, 16, 256>("f32 panels, a 16-column tile", true);
+  // bf16: vdpbf16ps panels (and AMX tiles where the CPU has them), odd K.
+  checkWholeTile<ak::bf16, 1, 64, 256>("bf16 panels, 1 row", true);
+  checkWholeTile<ak::bf16, 21, 45, 96>("bf16 panels, ragged", true);
+  checkWholeTile<ak::bf16, 5, 64, 77>("bf16 panels, odd K", true);
+  checkWholeTile<ak::bf16, 32, 64, 128>("bf16 panels, AMX-sized", true);
+  checkWholeTile<ak::bf16, 48, 96, 64>("bf16 panels, AMX-sized, 16-row tail", true);
+}
+
+/// A kernel's tile that is not a panel window: it starts inside a panel, or
+/// reaches past the padded panels. ak::load_ref gathers it (masked) instead.
+TEST(CpuPanels, TilesOffPanelsAreGathered) {
+  if (!haveAvx512Bf16()) GTEST_SKIP() << "this CPU has no AVX512_BF16";
+  MmaCase<ak::f32> c(6, 70, 50, 0, BLayout::NK, 5);
+  PackedB<ak::f32> packed(c);
+  std::vector<float> scratch(32 * 64);
+  // Rows 16..47, k 0..63 (past K = 50: padding 0): starts mid-panel.
+  ak::tile_ref<float> t = ak::load_ref<ak::f32, 32, 64>(scratch.data(), packed.tensor, {16, 0}, 0.0);
+  EXPECT_FALSE(t.panels);
+  for (int64_t r = 0; r < 32; ++r)
+    for (int64_t k = 0; k < 64; ++k)
+      ASSERT_EQ(t.data[r * t.ld + k], k < 50 ? c.bAt(16 + r, k) : 0.0f) << "row " << r << " k " << k;
+  // Rows 64..127 of N = 70: beyond the 3 padded panels (96 rows).
+  std::vector<float> scratch2(64 * 50);
+  t = ak::load_ref<ak::f32, 64, 50>(scratch2.data(), packed.tensor, {64, 0}, 0.0);
+  EXPECT_FALSE(t.panels);
+  for (int64_t r = 0; r < 64; ++r) ASSERT_EQ(t.data[r * t.ld + 7], r < 6 ? c.bAt(64 + r, 7) : 0.0f) << r;
+  // Rows 32..63 start on a panel and stay inside: in place.
+  t = ak::load_ref<ak::f32, 32, 50>(scratch2.data(), packed.tensor, {32, 0}, 0.0);
+  EXPECT_TRUE(t.panels);
+  // 16 rows from the middle of a panel (decode's 16-column tiles): in place, and mma reads them right.
+  t = ak::load_ref<ak::f32, 16, 50>(scratch2.data(), packed.tensor, {48, 0}, 0.0);
+  EXPECT_TRUE(t.panels);
+  std::vector<float> acc(6 * 16, 0.0f);
+  ak::mma<ak::f32, 6, 16, 50>(acc.data(), c.aRef(), t);
+  for (int64_t m = 0; m < 6; ++m)
+    for (int64_t n = 0; n < 16; ++n) {
+      double want = 0;
+      for (int64_t k = 0; k < 50; ++k) want += double(c.a[m * c.lda + k]) * double(c.bAt(48 + n, k));
+      ASSERT_NEAR(acc[m * 16 + n], want, 1e-4) << m << " " << n;
+    }
+  // A k step that does not start on a pair of bf16 k is gathered.
+  MmaCase<ak::bf16> h(2, 32, 40, 0, BLayout::NK, 6);
+  PackedB<ak::bf16> hp(h);
+  std::vector<uint16_t> hs(32 * 16);
+  ak::tile_ref<uint16_t> ht = ak::load_ref<ak::bf16, 32, 16>(hs.data(), hp.tensor, {0, 3}, 0.0);
+  EXPECT_FALSE(ht.panels);
+  for (int64_t r = 0; r < 32; ++r) ASSERT_EQ(ht.data[r * ht.ld + 5], h.bAt(r, 8)) << r;
+}
+
+TEST(CpuPanels, LoadAndReadGatherAnyTile) {
+  MmaCase<ak::bf16> c(1, 37, 11, 0, BLayout::NK, 4);
+  PackedB<ak::bf16> packed(c);
+  std::vector<uint16_t> tile(8 * 8);
+  const uint16_t pad = ak::bf16::store(-2.0f);
+  ak::load<ak::bf16, 8, 8>(tile.data(), packed.tensor, {33, 6}, -2.0); // the corner, partly outside
+  for (int64_t r = 0; r < 8; ++r)
+    for (int64_t k = 0; k < 8; ++k)
+      ASSERT_EQ(tile[r * 8 + k], 33 + r < 37 && 6 + k < 11 ? c.bAt(33 + r, 6 + k) : pad) << r << " " << k;
+  EXPECT_EQ(ak::read<ak::bf16>(packed.tensor, {36, 10}), ak::bf16::load(c.bAt(36, 10)));
+  EXPECT_EQ(ak::read<ak::bf16>(packed.tensor, {37, 0}), 0.0f); /* outside: 0, as for strided tensors */
+}
+
+/// Panels where the micro-kernel cannot take them (b as K x N, or packed
+/// weights as the left operand) are gathered into plain rows first.
+TEST(CpuPanels, OtherOperandPositionsGatherFirst) {
+  if (!haveAvx512Bf16()) GTEST_SKIP() << "this CPU has no AVX512_BF16";
+  // mma_kn(a, v) with v's tile (K x N) read from a PANELS tensor of K rows.
+  MmaCase<ak::f32> kn(3, 24, 40, 0, BLayout::KN, 12);
+  MmaCase<ak::f32> vRows(1, 40, 24, 0, BLayout::NK, 13); /* only its shape: v as 40 rows of 24 */
+  for (int64_t k = 0; k < 40; ++k)
+    for (int64_t n = 0; n < 24; ++n) vRows.bAt(k, n) = kn.bAt(n, k);
+  PackedB<ak::f32> v(vRows);
+  std::vector<float> scratch(40 * 24);
+  const ak::tile_ref<float> vt = ak::load_ref<ak::f32, 40, 24>(scratch.data(), v.tensor, {0, 0}, 0.0);
+  ASSERT_TRUE(vt.panels);
+  ak::mma_kn<ak::f32, 3, 24, 40>(kn.acc.data(), kn.aRef(), vt);
+  kn.expectClose("mma_kn, v from panels");
+  // mma(w, x): the packed weights on the left.
+  MmaCase<ak::f32> left(32, 5, 64, 0, BLayout::NK, 14);
+  MmaCase<ak::f32> aRows(1, 32, 64, 0, BLayout::NK, 15);
+  for (int64_t m = 0; m < 32; ++m)
+    for (int64_t k = 0; k < 64; ++k) aRows.bAt(m, k) = left.a[m * left.lda + k];
+  PackedB<ak::f32> w(aRows);
+  std::vector<float> scratch2(32 * 64);
+  const ak::tile_ref<float> wt = ak::load_ref<ak::f32, 32, 64>(scratch2.data(), w.tensor, {0, 0}, 0.0);
+  ASSERT_TRUE(wt.panels);
+  ak::mma<ak::f32, 32, 5, 64>(left.acc.data(), wt, left.bRef());
+  left.expectClose("mma, packed weights as a");
+}
+
+} // namespace
