@@ -14,14 +14,15 @@ Usage: bench/summarize_moe.py MOE.json [TORCH.json] [MORE.json ...] [--torch-thr
   against the library generated from that model's catalog.
 One table per dtype: GFLOP/s (2*tokens*top_k*3*hidden*inter per call) of each
 peer, argus's weight GB/s, the ratios, and geometric means of argus/oneDNN and
-argus/torch.
+argus/torch; with argus_packed entries (weights packed by argus_pack_weights)
+also its GFLOP/s and argus packed/oneDNN (the composition's weights are plain).
 """
 import argparse
 import json
 import math
 import re
 
-CPP = re.compile(r"^moe/(?P<lib>argus|onednn)/(?P<dt>f32|bf16)/(?P<model>[A-Za-z0-9_.-]+)/T:(?P<n>\d+)(/|$)")
+CPP = re.compile(r"^moe/(?P<lib>argus|argus_packed|onednn)/(?P<dt>f32|bf16)/(?P<model>[A-Za-z0-9_.-]+)/T:(?P<n>\d+)(/|$)")
 TORCH = re.compile(r"^moe/torch/(?P<dt>f32|bf16)/(?P<model>[A-Za-z0-9_.-]+)/T:(?P<n>\d+)/threads:(?P<t>\d+)")
 MODEL_ORDER = {"qwen3-30b-a3b": 0, "mixtral-8x7b": 1}
 SHAPES = {"qwen3-30b-a3b": "H 2048, 128 experts × I 768, top-8",
@@ -91,9 +92,11 @@ def main():
             continue
         print(f"\n### {dt}\n")
         print("| model | tokens | active experts | argus ms | argus GFLOP/s | argus weight GB/s "
-              "| oneDNN composition GFLOP/s | torch GFLOP/s | argus / oneDNN | argus / torch |")
-        print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+              "| argus packed GFLOP/s | oneDNN composition GFLOP/s | torch GFLOP/s | argus / oneDNN | argus / torch "
+              "| argus packed / oneDNN |")
+        print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
         ratios = {"onednn": [], "torch": []}
+        packed_ratios = []
         for key in keys:
             r, e = rows.get(key, {}), errors.get(key, {})
 
@@ -108,16 +111,23 @@ def main():
                 ratio[peer] = a / p if a and p else None
                 if ratio[peer]:
                     ratios[peer].append(ratio[peer])
+            ap, op = r.get("argus_packed", {}).get("GFLOP/s"), r.get("onednn", {}).get("GFLOP/s")
+            packed_ratio = ap / op if ap and op else None
+            if packed_ratio:
+                packed_ratios.append(packed_ratio)
             active = next((r[lib]["active_experts"] for lib in ("argus", "onednn", "torch")
                            if lib in r and "active_experts" in r[lib]), None)
             ms = r["argus"]["real_time"] if "argus" in r else None
             _, model, n = key
             print(f"| {model} | {n} | {fmt(active, 0)} | {fmt(ms, 3)} | {cell('argus')} | "
-                  f"{cell('argus', 'weight_GB/s', 2)} | {cell('onednn')} | {cell('torch')} | "
-                  f"{fmt(ratio['onednn'], 2)} | {fmt(ratio['torch'], 2)} |")
+                  f"{cell('argus', 'weight_GB/s', 2)} | {cell('argus_packed')} | {cell('onednn')} | {cell('torch')} | "
+                  f"{fmt(ratio['onednn'], 2)} | {fmt(ratio['torch'], 2)} | {fmt(packed_ratio, 2)} |")
         for peer, values in ratios.items():
             if values:
                 print(f"\nGeometric mean of argus / {peer} over {len(values)} shapes: {geomean(values):.2f}")
+        if packed_ratios:
+            print(f"\nGeometric mean of argus packed / onednn over {len(packed_ratios)} shapes: "
+                  f"{geomean(packed_ratios):.2f}")
     print("\nShapes: " + "; ".join(f"{m}: {s}" for m, s in SHAPES.items()) + ".")
     for key, e in sorted(errors.items()):
         for lib, msg in e.items():

@@ -103,6 +103,23 @@ argus_status planPackedWeights(const argus_weights_desc *weights, const char *fu
   return ARGUS_OK;
 }
 
+namespace {
+
+/// Panel p of matrix b: source rows read once, contiguously, each scattered
+/// into its column of the panel; rows past n and k past k are zeros. E is
+/// the element's storage type, G the k values side by side (1 or 2).
+template <class E, int64_t G>
+void packPanel(E *panel, const E *src, int64_t ldw, int64_t n, int64_t k, int64_t p, int64_t kPadded) {
+  for (int64_t j = 0; j < ARGUS_CPU_PANEL_ROWS; ++j) {
+    const int64_t row = p * ARGUS_CPU_PANEL_ROWS + j;
+    const E *in = row < n ? src + row * ldw : nullptr;
+    for (int64_t kk = 0; kk < kPadded; ++kk)
+      panel[(kk / G * ARGUS_CPU_PANEL_ROWS + j) * G + kk % G] = in && kk < k ? in[kk] : E(0);
+  }
+}
+
+} // namespace
+
 void packWeights(const argus_weights_desc &w, const PackedWeights &l, void *packed, int threads) {
   Header h{};
   std::memcpy(h.magic, kMagic, sizeof kMagic);
@@ -111,31 +128,22 @@ void packWeights(const argus_weights_desc &w, const PackedWeights &l, void *pack
   h.batch = l.batch, h.n = l.n, h.k = l.k, h.panelStride = l.panelStride, h.matrixStride = l.matrixStride;
   std::memset(packed, 0, kPackedHeaderBytes);
   std::memcpy(packed, &h, sizeof h);
-  const int64_t elementBytes = dtypeSize(l.dtype), G = 4 / elementBytes;
   const int64_t batchStride = w.batch_stride ? w.batch_stride : w.n * w.ldw;
   const int64_t panels = l.matrixStride / l.panelStride, kPadded = l.panelStride / ARGUS_CPU_PANEL_ROWS;
-  const char *src = static_cast<const char *>(w.w);
   char *dst = static_cast<char *>(packed) + kPackedHeaderBytes;
+  const bool f32 = l.dtype == ARGUS_DTYPE_F32;
 #ifndef _OPENMP
   (void)threads;
 #endif
-  // One panel per iteration: each source row is read once, contiguously, and
-  // scattered into its panel column; rows and k past the matrix are zeros.
 #pragma omp parallel for schedule(static) num_threads(threads > 0 ? threads : omp_get_max_threads())
   for (int64_t job = 0; job < l.batch * panels; ++job) {
-    const int64_t b = job / panels, p = job % panels;
-    char *panel = dst + (b * l.matrixStride + p * l.panelStride) * elementBytes;
-    for (int64_t j = 0; j < ARGUS_CPU_PANEL_ROWS; ++j) {
-      const int64_t n = p * ARGUS_CPU_PANEL_ROWS + j;
-      const char *row = n < w.n ? src + (b * batchStride + n * w.ldw) * elementBytes : nullptr;
-      for (int64_t k = 0; k < kPadded; ++k) {
-        char *at = panel + ((k / G * ARGUS_CPU_PANEL_ROWS + j) * G + k % G) * elementBytes;
-        if (row && k < w.k)
-          std::memcpy(at, row + k * elementBytes, size_t(elementBytes));
-        else
-          std::memset(at, 0, size_t(elementBytes));
-      }
-    }
+    const int64_t b = job / panels, p = job % panels, at = b * l.matrixStride + p * l.panelStride;
+    if (f32)
+      packPanel<float, 1>(reinterpret_cast<float *>(dst) + at, static_cast<const float *>(w.w) + b * batchStride,
+                          w.ldw, w.n, w.k, p, kPadded);
+    else /* bf16: pairs of k */
+      packPanel<uint16_t, 2>(reinterpret_cast<uint16_t *>(dst) + at,
+                             static_cast<const uint16_t *>(w.w) + b * batchStride, w.ldw, w.n, w.k, p, kPadded);
   }
 }
 
