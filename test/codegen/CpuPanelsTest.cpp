@@ -69,6 +69,12 @@ TEST(CpuPanels, MmaComputesFromPanelsInPlace) {
   checkWholeTile<ak::bf16, 5, 64, 77>("bf16 panels, odd K", true);
   checkWholeTile<ak::bf16, 32, 64, 128>("bf16 panels, AMX-sized", true);
   checkWholeTile<ak::bf16, 48, 96, 64>("bf16 panels, AMX-sized, 16-row tail", true);
+  // Few rows (the streaming form, interleaved accumulator sets): ragged K and columns.
+  checkWholeTile<ak::f32, 2, 40, 51>("f32 panels, 2 rows, odd K", true);
+  checkWholeTile<ak::f32, 3, 16, 300>("f32 panels, 3 rows, one half panel", true);
+  checkWholeTile<ak::bf16, 3, 40, 77>("bf16 panels, 3 rows, odd K", true);
+  checkWholeTile<ak::bf16, 4, 96, 512>("bf16 panels, 4 rows", true);
+  checkWholeTile<ak::bf16, 1, 16, 33>("bf16 panels, 1 row, odd K", true);
 }
 
 /// A kernel's tile that is not a panel window: it starts inside a panel, or

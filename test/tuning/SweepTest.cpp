@@ -51,13 +51,22 @@ TEST(GemmCandidates, RuleFirstThenDistinctLegalNeighbours) {
 }
 
 TEST(GemmCandidates, OneRowRuleTakesLongStepsShortenedToAShortK) {
-  const emit::GemmTypes f32{"f32", "f32"};
+  const emit::GemmTypes f32{"f32", "f32"}, bf16{"bf16", "bf16"}, f16{"f16", "f16"};
+  // cpu-avx512 (bf16 computed natively): 32 columns, whole rows of pre-packed weight panels.
   const emit::GemmTiles decode = emit::chooseCpuGemmTiles(1, 4096, 4096, f32);
-  EXPECT_EQ(decode.bn, 16);
-  EXPECT_EQ(decode.bk, 2048);
-  EXPECT_EQ(emit::chooseCpuGemmTiles(1, 0, 0, f32).bk, 2048) << "generic kernels know no K";
+  EXPECT_EQ(decode.bn, 32);
+  EXPECT_EQ(decode.bk, 1024) << "2048 would pass the stack budget";
+  EXPECT_EQ(emit::chooseCpuGemmTiles(1, 4096, 4096, bf16).bn, 32);
+  EXPECT_EQ(emit::chooseCpuGemmTiles(1, 4096, 4096, bf16).bk, 2048);
+  EXPECT_EQ(emit::chooseCpuGemmTiles(1, 4096, 4096, f16).bn, 16) << "f16 weights are never packed";
+  // cpu-avx2: 16 columns of 2048-long rows.
+  EXPECT_EQ(emit::chooseCpuGemmTiles(1, 4096, 4096, f32, /*bf16InF32=*/true).bn, 16);
+  EXPECT_EQ(emit::chooseCpuGemmTiles(1, 4096, 4096, f32, /*bf16InF32=*/true).bk, 2048);
+  EXPECT_EQ(emit::chooseCpuGemmTiles(1, 0, 0, bf16).bk, 2048) << "generic kernels know no K";
   EXPECT_EQ(emit::chooseCpuGemmTiles(1, 129, 100, f32).bk, 128) << "the shortest power of two that covers K";
   EXPECT_EQ(emit::chooseCpuGemmTiles(1, 512, 256, f32).bk, 256);
+  for (const emit::GemmTiles &t : emit::cpuGemmCandidates(1, 4096, 4096, bf16, 8))
+    EXPECT_GE(t.bn, 32) << "a candidate of half-panel columns";
   EXPECT_EQ(emit::chooseCpuGemmTiles(2, 4096, 4096, f32).bk, 512) << "only the 1-row tile changes";
   EXPECT_EQ(emit::chooseCpuGemmTiles(2, 4096, 4096, f32).bn, 64);
 }

@@ -343,6 +343,44 @@ inline void mma_f32_avx512(float *acc, tile_ref<float> a, tile_ref<float> b) {
   });
 }
 
+/// acc[MR x 16NV] += a * panel for few rows of a (decode GEMMs, small MoE
+/// experts), where the panel streams from memory: U sets of accumulators take
+/// interleaved steps (a step is a k, or a pair of k for bf16), hiding the
+/// multiply-add latency that MR * NV chains alone expose (one row: 2 chains,
+/// a quarter of the FMA rate). step(acc set, s) adds step s into a set. The
+/// panel is one contiguous stream: software prefetch 3-16 KiB ahead measured
+/// no better than the hardware prefetchers (one row, N = K = 4096).
+template <int MR, int NV, class Step>
+inline void few_rows_block(float *c, int64_t ldc, int64_t nb, int64_t steps, Step step) {
+  constexpr int U = MR * NV >= 8 ? 1 : 8 / (MR * NV);
+  __m512 acc[U][MR][NV];
+  unroll<U>([&](auto u) {
+    unroll<MR>([&](auto r) { unroll<NV>([&](auto v) { acc[u][r][v] = _mm512_setzero_ps(); }); });
+  });
+  int64_t s = 0;
+  for (; s + U <= steps; s += U)
+    unroll<U>([&](auto u) { step(acc[u], s + u); });
+  for (; s < steps; ++s) step(acc[0], s);
+  __m512 sum[MR][NV];
+  load_acc<MR, NV>(sum, c, ldc, nb);
+  unroll<U>([&](auto u) {
+    unroll<MR>([&](auto r) { unroll<NV>([&](auto v) { sum[r][v] = _mm512_add_ps(sum[r][v], acc[u][r][v]); }); });
+  });
+  store_acc<MR, NV>(sum, c, ldc, nb);
+}
+
+/// f32 few_rows_block: steps of one k.
+template <int MR, int NV, int64_t PW>
+inline void f32_few_rows(float *c, int64_t ldc, const float *a, int64_t lda, const float *bp, int64_t K,
+                         int64_t nb) {
+  few_rows_block<MR, NV>(c, ldc, nb, K, [&](__m512(&acc)[MR][NV], int64_t k) __attribute__((always_inline)) {
+    unroll<NV>([&](auto v) {
+      const __m512 bv = _mm512_load_ps(bp + k * PW + 16 * v);
+      unroll<MR>([&](auto r) { acc[r][v] = _mm512_fmadd_ps(_mm512_set1_ps(a[r * lda + k]), bv, acc[r][v]); });
+    });
+  });
+}
+
 /// acc (M x N) += a * b^T with b a panel operand (pre-packed weights): the
 /// packed form, computing from the panels where they lie. Every tile shape
 /// takes it, short ones too: the inner-product form exists to avoid packing,
@@ -353,6 +391,16 @@ inline void mma_f32_avx512(float *acc, tile_ref<float> a, tile_ref<float> b) {
 template <int64_t M, int64_t N, int64_t K>
 inline void mma_f32_panels(float *acc, tile_ref<float> a, tile_ref<float> b) {
   constexpr int64_t PW = ARGUS_CPU_PANEL_ROWS, NP = (N + PW - 1) / PW;
+  if constexpr (M <= 4) { /* one row block, streaming the panels: few_rows_block */
+    for (int64_t p = 0; p < NP; ++p) {
+      const int64_t n0 = p * PW, nb = std::min<int64_t>(PW, N - n0);
+      if (nb > 16)
+        f32_few_rows<int(M), 2, PW>(acc + n0, N, a.data, a.ld, b.data + p * b.ld, K, nb);
+      else
+        f32_few_rows<int(M), 1, PW>(acc + n0, N, a.data, a.ld, b.data + p * b.ld, K, nb);
+    }
+    return;
+  }
   for_row_blocks<kMR>(M, [&](auto mr, int64_t m) {
     constexpr int R = decltype(mr)::value;
     for (int64_t p = 0; p < NP; ++p) {
@@ -519,13 +567,35 @@ inline void mma_bf16_avx512(float *acc, tile_ref<uint16_t> a, tile_ref<uint16_t>
 }
 
 /// acc (M x N) += a * b^T, bf16, b a panel operand: bf16_block on the VNNI
-/// panels where they lie.
+/// panels where they lie; up to 4 rows few_rows_block.
+template <int MR, int NV, int64_t PW, int64_t K>
+inline void bf16_few_rows(float *c, int64_t ldc, const uint16_t *a, int64_t lda, const uint32_t *bp, int64_t nb) {
+  few_rows_block<MR, NV>(c, ldc, nb, (K + 1) / 2,
+                         [&](__m512(&acc)[MR][NV], int64_t kp) __attribute__((always_inline)) {
+                           unroll<NV>([&](auto v) {
+                             const __m512bh bv = (__m512bh)_mm512_load_si512(bp + kp * PW + 16 * v);
+                             unroll<MR>([&](auto r) {
+                               uint32_t pair = a[r * lda + 2 * kp]; /* odd K: the last k pairs with a zero */
+                               if (2 * kp + 1 < K) std::memcpy(&pair, a + r * lda + 2 * kp, sizeof pair);
+                               acc[r][v] = _mm512_dpbf16_ps(acc[r][v], (__m512bh)_mm512_set1_epi32(int(pair)), bv);
+                             });
+                           });
+                         });
+}
+
 template <int64_t M, int64_t N, int64_t K>
 inline void mma_bf16_vnni_panels(float *acc, tile_ref<uint16_t> a, tile_ref<uint16_t> b) {
   constexpr int64_t PW = ARGUS_CPU_PANEL_ROWS;
   for (int64_t n0 = 0; n0 < N; n0 += PW) {
     const int64_t nb = std::min<int64_t>(PW, N - n0);
     const uint32_t *bp = reinterpret_cast<const uint32_t *>(b.data + n0 / PW * b.ld);
+    if constexpr (M <= 4) { /* one row block, streaming the panel */
+      if (nb > 16)
+        bf16_few_rows<int(M), 2, PW, K>(acc + n0, N, a.data, a.ld, bp, nb);
+      else
+        bf16_few_rows<int(M), 1, PW, K>(acc + n0, N, a.data, a.ld, bp, nb);
+      continue;
+    }
     for_row_blocks<kMR>(M, [&](auto mr, int64_t m) {
       if (nb > 16)
         bf16_block<decltype(mr)::value, 2, PW>(acc + m * N + n0, N, a.data + m * a.ld, a.ld, bp, K, nb);

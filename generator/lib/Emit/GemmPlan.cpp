@@ -49,30 +49,6 @@ int64_t cpuGemmKStep(int64_t bm, const GemmTypes &types) {
   return types.a == "f32" ? 128 : 256;
 }
 
-GemmTiles chooseCpuGemmTiles(int64_t m, int64_t /*n*/, int64_t k, const GemmTypes &types, bool bf16InF32) {
-  // Decode buckets (few tokens) are bandwidth-bound: a tile as tall as the
-  // bucket avoids computing padding rows. Prefill buckets use tiles of up to
-  // 256 rows: instances walk N fastest, so every M tile streams the whole
-  // weight matrix once, and each instance packs its B tile once per k-step;
-  // taller tiles do both less often (bf16 on AMX: 1.35x at M = 512,
-  // K = N = 4096 over 128 rows, measured with one thread).
-  const int64_t tallest = tallestTile(types, bf16InF32);
-  int64_t bm = 1;
-  while (bm < m && bm < tallest)
-    bm *= 2;
-  if (bm > 1)
-    return {bm, 64, cpuGemmKStep(bm, types)};
-  // Single-token decode streams each weight row once: 16 rows of 8 KiB per
-  // k-step keep the prefetchers on fewer, longer streams than 64 rows of
-  // 2 KiB (Llama-3-8B's GEMMs on AVX2, two threads: 1.2-1.4x, bf16 gate_up
-  // even); 32 such rows would pass the stack budget. A short known K takes
-  // a shorter step.
-  GemmTiles t{1, 16, 2048};
-  while (k > 0 && t.bk > 32 && t.bk >= 2 * k)
-    t.bk /= 2;
-  return t;
-}
-
 namespace {
 
 /// Bytes of stack a tile configuration needs, conservatively: the a and b
@@ -92,6 +68,43 @@ constexpr int64_t kStackBudget = 512 * 1024;
 
 } // namespace
 
+/// Whether this target's kernels may read the weights pre-packed in panels
+/// of 32 rows (argus_pack_weights: f32 and bf16 on cpu-avx512, the target
+/// that computes bf16 natively; cpu-avx2 refuses packing).
+bool weightsMayComePacked(const GemmTypes &types, bool bf16InF32) {
+  return !bf16InF32 && (types.a == "f32" || types.a == "bf16");
+}
+
+GemmTiles chooseCpuGemmTiles(int64_t m, int64_t /*n*/, int64_t k, const GemmTypes &types, bool bf16InF32) {
+  // Decode buckets (few tokens) are bandwidth-bound: a tile as tall as the
+  // bucket avoids computing padding rows. Prefill buckets use tiles of up to
+  // 256 rows: instances walk N fastest, so every M tile streams the whole
+  // weight matrix once, and each instance packs its B tile once per k-step;
+  // taller tiles do both less often (bf16 on AMX: 1.35x at M = 512,
+  // K = N = 4096 over 128 rows, measured with one thread).
+  const int64_t tallest = tallestTile(types, bf16InF32);
+  int64_t bm = 1;
+  while (bm < m && bm < tallest)
+    bm *= 2;
+  if (bm > 1)
+    return {bm, 64, cpuGemmKStep(bm, types)};
+  // Single-token decode streams each weight row once: 16 rows of 8 KiB per
+  // k-step keep the prefetchers on fewer, longer streams than 64 rows of
+  // 2 KiB (Llama-3-8B's GEMMs on AVX2, two threads: 1.2-1.4x, bf16 gate_up
+  // even). Where the weights may come packed in 32-row panels, a 16-column
+  // tile would read half of each panel row (f32 and bf16, N = K = 4096, two
+  // threads: 0.7x); 32 columns stream whole panel rows, and plain weights as
+  // fast (bf16) or within 7% (f32, whose k-step the stack budget halves). A
+  // short known K takes a shorter step.
+  GemmTiles t{1, weightsMayComePacked(types, bf16InF32) ? 32 : 16, 2048};
+  while (estimatedStackBytes(t, types, bf16InF32) > kStackBudget)
+    t.bk /= 2;
+  while (k > 0 && t.bk > 32 && t.bk >= 2 * k)
+    t.bk /= 2;
+  return t;
+}
+
+
 std::vector<GemmTiles> cpuGemmCandidates(int64_t m, int64_t n, int64_t k, const GemmTypes &types, int budget,
                                          bool bf16InF32) {
   return cpuGemmCandidates(chooseCpuGemmTiles(m, n, k, types, bf16InF32), m, n, k, types, budget, false, bf16InF32);
@@ -105,6 +118,7 @@ std::vector<GemmTiles> cpuGemmCandidates(const GemmTiles &rule, int64_t m, int64
     // can beat an 8-row tile of the same bucket on vdpbf16ps.
     return t.bm >= 1 && t.bm <= tallest && t.bm <= 2 * std::max<int64_t>(m, 1) &&
            t.bn >= 16 && (n == 0 || t.bn < 2 * n) &&                   // no column tile twice N
+           !(t.bn < 32 && weightsMayComePacked(types, bf16InF32)) && // whole panel rows (the decode rule)
            t.bk >= 32 && t.bk % 32 == 0 && (k == 0 || t.bk < 2 * k) && // no k-step twice K
            estimatedStackBytes(t, types, bf16InF32) <= kStackBudget;
   };
