@@ -344,12 +344,15 @@ inline void mma_f32_avx512(float *acc, tile_ref<float> a, tile_ref<float> b) {
 }
 
 /// acc[MR x 16NV] += a * panel for few rows of a (decode GEMMs, small MoE
-/// experts), where the panel streams from memory: U sets of accumulators take
-/// interleaved steps (a step is a k, or a pair of k for bf16), hiding the
-/// multiply-add latency that MR * NV chains alone expose (one row: 2 chains,
-/// a quarter of the FMA rate). step(acc set, s) adds step s into a set. The
-/// panel is one contiguous stream: software prefetch 3-16 KiB ahead measured
-/// no better than the hardware prefetchers (one row, N = K = 4096).
+/// experts), where the panel streams from memory: U sets of accumulators
+/// each take one U-th of the steps (a step is a k, or a pair of k for bf16).
+/// That hides the multiply-add latency that MR * NV chains alone expose (one
+/// row: 2 chains, a quarter of the FMA rate), and splits the panel's one
+/// contiguous stream into U, which keeps more misses in flight than a single
+/// stream gets from the prefetchers: one row, N x K = 4096 x 14336, one
+/// thread, 1.2x (bf16) and 1.25x (f32) over sets taking alternate steps.
+/// (Software prefetch 3-16 KiB ahead measured no better.) step(acc set, s)
+/// adds step s into a set.
 template <int MR, int NV, class Step>
 inline void few_rows_block(float *c, int64_t ldc, int64_t nb, int64_t steps, Step step) {
   constexpr int U = MR * NV >= 8 ? 1 : 8 / (MR * NV);
@@ -357,10 +360,10 @@ inline void few_rows_block(float *c, int64_t ldc, int64_t nb, int64_t steps, Ste
   unroll<U>([&](auto u) {
     unroll<MR>([&](auto r) { unroll<NV>([&](auto v) { acc[u][r][v] = _mm512_setzero_ps(); }); });
   });
-  int64_t s = 0;
-  for (; s + U <= steps; s += U)
-    unroll<U>([&](auto u) { step(acc[u], s + u); });
-  for (; s < steps; ++s) step(acc[0], s);
+  const int64_t segment = steps / U;
+  for (int64_t s = 0; s < segment; ++s)
+    unroll<U>([&](auto u) { step(acc[u], u * segment + s); });
+  for (int64_t s = U * segment; s < steps; ++s) step(acc[0], s);
   __m512 sum[MR][NV];
   load_acc<MR, NV>(sum, c, ldc, nb);
   unroll<U>([&](auto u) {
