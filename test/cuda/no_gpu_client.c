@@ -128,6 +128,17 @@ int main(int argc, char **argv) {
          "elements that straddle two are unsupported, and the message says why");
   a = gemm(0, n, k);
   expect(argus_gemm(&a, NULL) == ARGUS_OK, "an empty problem needs no device");
+  /* Pre-packed weights are a CPU-target feature: refused with the reason, before any device call. */
+  argus_weights_desc w;
+  memset(&w, 0, sizeof w);
+  w.struct_size = sizeof w, w.batch = 1, w.n = n, w.k = k, w.dtype = ARGUS_DTYPE_BF16, w.w = a.b, w.ldw = k;
+  expect(argus_packed_weights_size(&w) == 0 && argus_pack_weights(&w, NULL, 0, NULL) == ARGUS_ERROR_UNSUPPORTED &&
+             strstr(argus_last_error(), "cuda-sm90a"),
+         "argus_pack_weights is unsupported on cuda-sm90a, and the message names the target");
+  a = gemm(16, n, k);
+  a.b_packed = a.b;
+  expect(argus_gemm(&a, NULL) == ARGUS_ERROR_UNSUPPORTED && strstr(argus_last_error(), "b_packed"),
+         "argus_gemm refuses b_packed on cuda-sm90a");
 
   a = gemm(16, n, k);
   expect(argus_gemm(&a, NULL) == ARGUS_ERROR_DEVICE && strstr(argus_last_error(), "CUDA") &&
@@ -177,6 +188,10 @@ int main(int argc, char **argv) {
   m = moe(16, 8);
   m.workspace_size -= 1;
   expect(argus_moe(&m, NULL) == ARGUS_ERROR_INVALID_ARGUMENT, "a workspace one byte short is invalid");
+  m = moe(16, 8);
+  m.w_down_packed = m.w_down;
+  expect(argus_moe(&m, NULL) == ARGUS_ERROR_UNSUPPORTED && strstr(argus_last_error(), "packed"),
+         "argus_moe refuses packed weights on cuda-sm90a");
   m = moe(16, 8);
   expect(argus_moe(&m, NULL) == ARGUS_ERROR_DEVICE && strstr(argus_last_error(), "argus_moe"),
          "without a GPU, argus_moe reports ARGUS_ERROR_DEVICE");
