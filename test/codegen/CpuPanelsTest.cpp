@@ -90,24 +90,39 @@ TEST(CpuPanels, TilesOffPanelsAreGathered) {
   for (int64_t r = 0; r < 32; ++r)
     for (int64_t k = 0; k < 64; ++k)
       ASSERT_EQ(t.data[r * t.ld + k], k < 50 ? c.bAt(16 + r, k) : 0.0f) << "row " << r << " k " << k;
-  // Rows 64..127 of N = 70: beyond the 3 padded panels (96 rows).
-  std::vector<float> scratch2(64 * 50);
-  t = ak::load_ref<ak::f32, 64, 50>(scratch2.data(), packed.tensor, {64, 0}, 0.0);
-  EXPECT_FALSE(t.panels);
-  for (int64_t r = 0; r < 64; ++r) ASSERT_EQ(t.data[r * t.ld + 7], r < 6 ? c.bAt(64 + r, 7) : 0.0f) << r;
+  // Rows 64..127 of N = 70, k 16..79 of K = 50: past the 3 padded panels and past K. Whole panels of
+  // the tile: copied into scratch as panels of its own, zero past the tensor.
+  alignas(64) float scratch2[64 * 64];
+  t = ak::load_ref<ak::f32, 64, 64>(scratch2, packed.tensor, {64, 16}, 0.0);
+  EXPECT_TRUE(t.panels);
+  EXPECT_EQ(t.data, scratch2);
+  for (int64_t r = 0; r < 64; ++r)
+    for (int64_t k = 0; k < 64; ++k)
+      ASSERT_EQ(t.data[argus_cpu_panel_offset(r, k, t.ld, 4)], r < 6 && 16 + k < 50 ? c.bAt(64 + r, 16 + k) : 0.0f)
+          << r << " " << k;
+  std::vector<float> acc(6 * 64, 0.0f), aTile(6 * 64, 0.0f); /* a's k 16..79, zero past K like a masked load */
+  for (int64_t m = 0; m < 6; ++m)
+    for (int64_t k = 16; k < 50; ++k) aTile[m * 64 + k - 16] = c.a[m * c.lda + k];
+  ak::mma<ak::f32, 6, 64, 64>(acc.data(), aTile.data(), t);
+  for (int64_t n = 0; n < 6; ++n) {
+    double want = 0;
+    for (int64_t k = 16; k < 50; ++k) want += double(c.a[2 * c.lda + k]) * double(c.bAt(64 + n, k));
+    ASSERT_NEAR(acc[2 * 64 + n], want, 1e-4) << n;
+  }
   // Rows 32..63 start on a panel and stay inside: in place.
-  t = ak::load_ref<ak::f32, 32, 50>(scratch2.data(), packed.tensor, {32, 0}, 0.0);
+  t = ak::load_ref<ak::f32, 32, 50>(scratch2, packed.tensor, {32, 0}, 0.0);
   EXPECT_TRUE(t.panels);
+  EXPECT_NE(t.data, scratch2);
   // 16 rows from the middle of a panel (decode's 16-column tiles): in place, and mma reads them right.
-  t = ak::load_ref<ak::f32, 16, 50>(scratch2.data(), packed.tensor, {48, 0}, 0.0);
+  t = ak::load_ref<ak::f32, 16, 50>(scratch2, packed.tensor, {48, 0}, 0.0);
   EXPECT_TRUE(t.panels);
-  std::vector<float> acc(6 * 16, 0.0f);
-  ak::mma<ak::f32, 6, 16, 50>(acc.data(), c.aRef(), t);
+  std::vector<float> acc16(6 * 16, 0.0f);
+  ak::mma<ak::f32, 6, 16, 50>(acc16.data(), c.aRef(), t);
   for (int64_t m = 0; m < 6; ++m)
     for (int64_t n = 0; n < 16; ++n) {
       double want = 0;
       for (int64_t k = 0; k < 50; ++k) want += double(c.a[m * c.lda + k]) * double(c.bAt(48 + n, k));
-      ASSERT_NEAR(acc[m * 16 + n], want, 1e-4) << m << " " << n;
+      ASSERT_NEAR(acc16[m * 16 + n], want, 1e-4) << m << " " << n;
     }
   // A k step that does not start on a pair of bf16 k is gathered.
   MmaCase<ak::bf16> h(2, 32, 40, 0, BLayout::NK, 6);

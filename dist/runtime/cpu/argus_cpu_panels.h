@@ -96,6 +96,38 @@ inline bool panel_window(const argus_cpu_tensor &t, const int64_t *off, const in
   return true;
 }
 
+/// The tile of dims at `off` of a PANELS tensor copied into `scratch` as
+/// panels of its own (dims[R-1] rows of k each), when it starts on a panel
+/// and a k group and its rows fill whole panels, but it reaches past the
+/// tensor's padded panels (the last k step of a K that is not a multiple of
+/// it, the last column tile of a ragged N): each panel's rows of k are one
+/// contiguous copy, the rest zeros, like a masked load's padding. (Gathering
+/// such a tile element by element cost a third of a small expert's time.)
+template <class S, int R>
+inline bool panel_copy(S *scratch, const argus_cpu_tensor &t, const int64_t *off, const int64_t *dims,
+                       tile_ref<S> *out) {
+  constexpr int64_t G = panel_group<S>(), P = ARGUS_CPU_PANEL_ROWS;
+  int64_t at = 0;
+  for (int d = 0; d < R - 2; ++d) {
+    if (dims[d] != 1 || off[d] < 0 || off[d] >= t.shape[d]) return false;
+    at += off[d] * t.stride[d];
+  }
+  const int64_t n0 = off[R - 2], k0 = off[R - 1], rows = dims[R - 2], ks = dims[R - 1];
+  if (n0 < 0 || n0 % P != 0 || rows % P != 0 || k0 < 0 || k0 % G != 0 || ks % G != 0) return false;
+  const S *src = static_cast<const S *>(t.data) + at;
+  const int64_t kEnd = std::min(k0 + ks, round_up(t.shape[R - 1], G)); /* k past it: zeros */
+  const int64_t copied = std::max<int64_t>(kEnd - k0, 0) * P;           /* elements per panel */
+  for (int64_t p = 0; p < rows / P; ++p) {
+    S *panel = scratch + p * ks * P;
+    const int64_t n = n0 + p * P;
+    const int64_t used = n < t.shape[R - 2] ? copied : 0; /* a panel past N: zeros */
+    if (used) std::memcpy(panel, src + argus_cpu_panel_offset(n, k0, t.stride[R - 2], int64_t(sizeof(S))), sizeof(S) * used);
+    std::memset(panel + used, 0, sizeof(S) * (ks * P - used));
+  }
+  *out = {scratch, ks * P, true};
+  return true;
+}
+
 /// dst (ROWS x COLS, dense) = the tile a panel operand points at.
 template <class S, int64_t ROWS, int64_t COLS> inline void unpanel(S *dst, tile_ref<S> src) {
   for (int64_t r = 0; r < ROWS; ++r)
