@@ -1,0 +1,190 @@
+/*===- argus_cpu_mma_amx.h - bf16 mma on AMX tiles ------------------------===*
+ *
+ * Part of section 6 of argus_cpu_kernel.h, included by argus_cpu_mma.h (not
+ * a standalone header). Defines ARGUS_CPU_HAVE_AMX where the compiler can
+ * emit AMX; the kernels use it only where the CPU and the OS allow.
+ *===----------------------------------------------------------------------===*/
+#ifndef ARGUS_CPU_MMA_AMX_H
+#define ARGUS_CPU_MMA_AMX_H
+
+namespace argus_cpu {
+namespace detail {
+
+#if defined(__AVX512F__) && defined(__x86_64__) && defined(__linux__) && defined(__GNUC__) && !defined(__clang__) && \
+    __GNUC__ >= 11
+#define ARGUS_CPU_HAVE_AMX 1
+/*  bf16 mma on AMX tiles (Sapphire Rapids and later): C tiles of 16 x 16
+ *  f32 accumulate A tiles of 16 rows x 32 k and B tiles of 16 k-pairs x 16
+ *  columns, which is the VNNI panel layout pack_panel32 already makes. The
+ *  library is still one cpu-avx512 binary: AMX is used only where the CPU
+ *  has it, the kernel allows the process to use it (arch_prctl), and
+ *  ARGUS_CPU_AMX is not 0. */
+struct amx_tile_config {
+  uint8_t palette = 1, start_row = 0, reserved[14] = {};
+  uint16_t colsb[16] = {};
+  uint8_t rows[16] = {};
+};
+
+/// CPUID says AMX-TILE and AMX-BF16, the OS enabled tile state (XCR0 bits
+/// 17, 18), and Linux granted this process the tile data.
+inline bool amx_request() {
+  const char *env = std::getenv("ARGUS_CPU_AMX");
+  if (env && std::strcmp(env, "0") == 0) return false;
+  unsigned eax, ebx, ecx, edx;
+  __asm__ volatile("cpuid" : "=a"(eax), "=b"(ebx), "=c"(ecx), "=d"(edx) : "a"(7), "c"(0));
+  if (!(edx & (1u << 24)) || !(edx & (1u << 22))) return false;
+  __asm__ volatile("cpuid" : "=a"(eax), "=b"(ebx), "=c"(ecx), "=d"(edx) : "a"(1), "c"(0));
+  if (!(ecx & (1u << 27))) return false; /* OSXSAVE */
+  unsigned lo, hi;
+  __asm__ volatile("xgetbv" : "=a"(lo), "=d"(hi) : "c"(0));
+  if ((lo & (3u << 17)) != (3u << 17)) return false;
+  const long ARCH_REQ_XCOMP_PERM = 0x1023, XFEATURE_XTILEDATA = 18;
+  return syscall(SYS_arch_prctl, ARCH_REQ_XCOMP_PERM, XFEATURE_XTILEDATA) == 0;
+}
+
+inline bool amx_usable() {
+  static const bool usable = amx_request();
+  return usable;
+}
+
+/// Loads the tile configuration of mma_bf16_amx: 8 tiles of 16 rows x 64 bytes.
+__attribute__((target("amx-tile"))) inline void amx_configure_square() {
+  alignas(64) amx_tile_config cfg;
+  for (int t = 0; t < 8; ++t) cfg.rows[t] = 16, cfg.colsb[t] = 64;
+  // GCC does not see ldtilecfg read the struct and may drop the stores above.
+  __asm__ volatile("" : : "r"(&cfg) : "memory");
+  _tile_loadconfig(&cfg);
+}
+
+/// acc[:, n0 : n0+32] += a * panel (one 32-column VNNI panel, 16-pair rows
+/// of 32 dwords): 2 x 2 (or 1 x 2) C tiles stay in tile registers over the
+/// whole K loop. The configuration of amx_configure_square is loaded.
+template <int64_t M, int64_t N, int64_t K>
+__attribute__((target("amx-tile,amx-bf16"))) inline void amx_panel(float *acc, tile_ref<uint16_t> a,
+                                                                   const uint32_t *bp, int64_t n0) {
+  constexpr int64_t PW = 32, cStride = N * 4, bStride = PW * 4;
+  const int64_t aStride = a.ld * 2;
+  for (int64_t m0 = 0; m0 < M; m0 += 32) {
+    float *c = acc + m0 * N + n0;
+    const uint16_t *am = a.data + m0 * a.ld;
+    if (m0 + 32 <= M) {
+      _tile_loadd(0, c, cStride);
+      _tile_loadd(1, c + 16, cStride);
+      _tile_loadd(2, c + 16 * N, cStride);
+      _tile_loadd(3, c + 16 * N + 16, cStride);
+      for (int64_t k0 = 0; k0 < K; k0 += 32) {
+        _tile_loadd(4, am + k0, aStride);
+        _tile_loadd(5, am + 16 * a.ld + k0, aStride);
+        _tile_loadd(6, bp + (k0 / 2) * PW, bStride);
+        _tile_loadd(7, bp + (k0 / 2) * PW + 16, bStride);
+        _tile_dpbf16ps(0, 4, 6);
+        _tile_dpbf16ps(1, 4, 7);
+        _tile_dpbf16ps(2, 5, 6);
+        _tile_dpbf16ps(3, 5, 7);
+      }
+      _tile_stored(0, c, cStride);
+      _tile_stored(1, c + 16, cStride);
+      _tile_stored(2, c + 16 * N, cStride);
+      _tile_stored(3, c + 16 * N + 16, cStride);
+    } else { /* the last 16 rows */
+      _tile_loadd(0, c, cStride);
+      _tile_loadd(1, c + 16, cStride);
+      for (int64_t k0 = 0; k0 < K; k0 += 32) {
+        _tile_loadd(4, am + k0, aStride);
+        _tile_loadd(6, bp + (k0 / 2) * PW, bStride);
+        _tile_loadd(7, bp + (k0 / 2) * PW + 16, bStride);
+        _tile_dpbf16ps(0, 4, 6);
+        _tile_dpbf16ps(1, 4, 7);
+      }
+      _tile_stored(0, c, cStride);
+      _tile_stored(1, c + 16, cStride);
+    }
+  }
+}
+
+/// Whether a bf16 product takes the AMX tile form.
+template <int64_t M, int64_t N, int64_t K> constexpr bool amx_tiles_fit() {
+  return M % 16 == 0 && N % 32 == 0 && K % 32 == 0;
+}
+
+/// acc (M x N) += a (M x K) * b (N x K)^T for M % 16 == 0, N % 32 == 0,
+/// K % 32 == 0: each 32-column panel of b packed, then amx_panel.
+template <int64_t M, int64_t N, int64_t K, BLayout L>
+__attribute__((target("amx-tile,amx-bf16"))) void mma_bf16_amx(float *acc, tile_ref<uint16_t> a, tile_ref<uint16_t> b) {
+  static_assert(amx_tiles_fit<M, N, K>(), "AMX tiles need 16-row, 32-column, 32-k multiples");
+  constexpr int64_t PW = 32;
+  alignas(64) uint32_t bp[K / 2 * PW];
+  amx_configure_square();
+  for (int64_t n0 = 0; n0 < N; n0 += PW) {
+    pack_vnni_panel<L, PW, K>(bp, b, n0, PW);
+    amx_panel<M, N, K>(acc, a, bp, n0);
+  }
+  _tile_release();
+}
+
+/// The same with b a panel operand (pre-packed weights): no packing at all.
+template <int64_t M, int64_t N, int64_t K>
+__attribute__((target("amx-tile,amx-bf16"))) void mma_bf16_amx_panels(float *acc, tile_ref<uint16_t> a,
+                                                                       tile_ref<uint16_t> b) {
+  static_assert(amx_tiles_fit<M, N, K>(), "AMX tiles need 16-row, 32-column, 32-k multiples");
+  amx_configure_square();
+  for (int64_t n0 = 0; n0 < N; n0 += 32)
+    amx_panel<M, N, K>(acc, a, reinterpret_cast<const uint32_t *>(b.data + n0 / 32 * b.ld), n0);
+  _tile_release();
+}
+
+/// Whether a bf16 product with b laid out N x K takes the few-rows AMX form.
+/// Long k steps only: the tile configuration and the packing of a are paid
+/// per call (decode attention's 4 x 16 x 128 scores ran slower this way).
+template <int64_t M, int64_t N, int64_t K> constexpr bool amx_few_rows_fit() {
+  return M >= 2 && M <= 16 && N % 16 == 0 && K % 32 == 0 && K >= 256;
+}
+
+/// acc (M x N) += a (M x K) * b (N x K)^T for few rows of a (2 to 16: decode
+/// GEMMs, small MoE experts) on AMX, computed transposed: per 16 rows of b,
+/// C^T (16 x M) = b (16 x K) * a^T. The long operand b (the weights) is then
+/// an A tile, read by tileloadd where it lies, and only a is packed, once per
+/// call, into VNNI pairs of its transpose: ap[kc][kp][m] = {a[m][32kc + 2kp],
+/// a[m][32kc + 2kp + 1]}. (vdpbf16ps runs at half the FMA rate on Sapphire
+/// Rapids: a 4-row inner-product form computes 8 bytes of weights a cycle,
+/// less than memory delivers.)
+template <int64_t M, int64_t N, int64_t K>
+__attribute__((target("amx-tile,amx-bf16"))) void mma_bf16_amx_few_rows(float *acc, tile_ref<uint16_t> a,
+                                                                        tile_ref<uint16_t> b) {
+  static_assert(amx_few_rows_fit<M, N, K>(), "2 to 16 rows of a, N a multiple of 16, K of 32");
+  constexpr int64_t KC = K / 32;
+  alignas(64) uint32_t ap[KC][16][16]; /* rows of 64 bytes, the first M dwords used */
+  for (int64_t m = 0; m < M; ++m)
+    for (int64_t kc = 0; kc < KC; ++kc) {
+      alignas(64) uint32_t pairs[16];
+      std::memcpy(pairs, a.data + m * a.ld + 32 * kc, sizeof pairs);
+      for (int64_t kp = 0; kp < 16; ++kp) ap[kc][kp][m] = pairs[kp];
+    }
+  alignas(64) float ct[16][16];
+  alignas(64) amx_tile_config cfg;
+  cfg.rows[0] = 16, cfg.colsb[0] = M * 4; /* C^T */
+  cfg.rows[1] = 16, cfg.colsb[1] = 64;    /* 16 rows of b, 32 k */
+  cfg.rows[2] = 16, cfg.colsb[2] = M * 4; /* 16 pairs of k of a^T */
+  __asm__ volatile("" : : "r"(&cfg) : "memory");
+  _tile_loadconfig(&cfg);
+  const int64_t bStride = b.ld * 2;
+  for (int64_t n0 = 0; n0 < N; n0 += 16) {
+    const uint16_t *bn = b.data + n0 * b.ld;
+    _tile_zero(0);
+    for (int64_t kc = 0; kc < KC; ++kc) {
+      _tile_loadd(1, bn + 32 * kc, bStride);
+      _tile_loadd(2, &ap[kc][0][0], 64);
+      _tile_dpbf16ps(0, 1, 2);
+    }
+    _tile_stored(0, &ct[0][0], 64);
+    for (int64_t m = 0; m < M; ++m)
+      for (int64_t j = 0; j < 16; ++j) acc[m * N + n0 + j] += ct[j][m];
+  }
+  _tile_release();
+}
+#endif // ARGUS_CPU_HAVE_AMX
+
+} // namespace detail
+} // namespace argus_cpu
+
+#endif // ARGUS_CPU_MMA_AMX_H

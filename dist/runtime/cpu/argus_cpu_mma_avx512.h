@@ -1,0 +1,408 @@
+/*===- argus_cpu_mma_avx512.h - AVX-512 register blocks -------------------===*
+ *
+ * Part of section 6 of argus_cpu_kernel.h, included by argus_cpu_mma.h (not
+ * a standalone header). The forms of mma for plain operands: f32 FMA and
+ * bf16 vdpbf16ps register blocks over packed panels (with the prefetches
+ * that feed them), the inner-product form for short tiles, and the rows
+ * form of few rows against K x N values.
+ *===----------------------------------------------------------------------===*/
+#ifndef ARGUS_CPU_MMA_AVX512_H
+#define ARGUS_CPU_MMA_AVX512_H
+
+namespace argus_cpu {
+namespace detail {
+
+#if defined(__AVX512F__)
+constexpr int64_t kMR = 8; /* rows of acc per register block */
+
+/// Loads the MR x (16*NV) accumulator block of c (row stride ldc); columns
+/// past `nb` read as zero.
+template <int MR, int NV> inline void load_acc(__m512 (&acc)[MR][NV], const float *c, int64_t ldc, int64_t nb) {
+  const __mmask16 m0 = lane_mask(nb), m1 = lane_mask(nb - 16);
+#pragma GCC unroll 8
+  for (int r = 0; r < MR; ++r) {
+    acc[r][0] = _mm512_maskz_loadu_ps(m0, c + r * ldc);
+    if constexpr (NV == 2) acc[r][1] = _mm512_maskz_loadu_ps(m1, c + r * ldc + 16);
+  }
+}
+
+/// Stores the block back; columns past `nb` are left untouched.
+template <int MR, int NV> inline void store_acc(__m512 (&acc)[MR][NV], float *c, int64_t ldc, int64_t nb) {
+  const __mmask16 m0 = lane_mask(nb), m1 = lane_mask(nb - 16);
+#pragma GCC unroll 8
+  for (int r = 0; r < MR; ++r) {
+    _mm512_mask_storeu_ps(c + r * ldc, m0, acc[r][0]);
+    if constexpr (NV == 2) _mm512_mask_storeu_ps(c + r * ldc + 16, m1, acc[r][1]);
+  }
+}
+
+/// Rows of K f32 elements, `ld` apart, that a later step reads: prefetched
+/// while a register block computes (none: rows 0), into L1 or only L2.
+struct next_rows {
+  const float *data = nullptr;
+  int64_t ld = 0, rows = 0;
+  bool toL2 = false;
+};
+
+/// The lines of a next_rows, walked one per call of `fetch(i)`: line i of
+/// row i / linesPerRow (K elements a row). Precomputed so that the k loop
+/// below reads no memory for it.
+class line_fetcher {
+public:
+  line_fetcher(const next_rows &next, int64_t K)
+      : base_(reinterpret_cast<const char *>(next.data)), ldBytes_(next.ld * 4), linesPerRow_((K + 15) / 16),
+        lines_(next.rows * linesPerRow_), toL2_(next.toL2) {}
+  void fetch(int64_t i) const {
+    if (i >= lines_) return;
+    const char *at = base_ + i / linesPerRow_ * ldBytes_ + i % linesPerRow_ * 64;
+    /* asm, not _mm_prefetch: GCC 12 dropped __builtin_prefetch at these
+     * computed addresses in some inlining contexts (none were emitted) */
+    if (toL2_)
+      __asm__ volatile("prefetcht1 %0" : : "m"(*at));
+    else
+      __asm__ volatile("prefetcht0 %0" : : "m"(*at));
+  }
+
+private:
+  const char *base_;
+  int64_t ldBytes_, linesPerRow_, lines_;
+  bool toL2_;
+};
+
+/// acc[MR x (16*NV)] += a[MR x K] * panel (PW wide); columns past `nb` masked
+/// off. Each pair of k steps also prefetches a line of `nextA` and one of
+/// `nextB`: up to K/2 lines (8 rows) of each. `ahead` (pre-packed panels,
+/// read as a stream): each step also fetches the panel row that far ahead.
+template <int MR, int NV, int64_t PW>
+inline void f32_block(float *c, int64_t ldc, const float *a, int64_t lda, const float *bp, int64_t K,
+                      int64_t nb, next_rows nextA = {}, next_rows nextB = {}, const float *ahead = nullptr) {
+  __m512 acc[MR][NV];
+  load_acc<MR, NV>(acc, c, ldc, nb);
+  auto step = [&](int64_t k) __attribute__((always_inline)) {
+    const __m512 b0 = _mm512_load_ps(bp + k * PW);
+#pragma GCC unroll 8
+    for (int r = 0; r < MR; ++r) {
+      const __m512 av = _mm512_set1_ps(a[r * lda + k]);
+      acc[r][0] = _mm512_fmadd_ps(av, b0, acc[r][0]);
+      if constexpr (NV == 2) acc[r][1] = _mm512_fmadd_ps(av, _mm512_load_ps(bp + k * PW + 16), acc[r][1]);
+    }
+  };
+  const line_fetcher fetchA(nextA, K), fetchB(nextB, K);
+  auto fetchAhead = [&](int64_t k) __attribute__((always_inline)) {
+    if (!ahead) return;
+    for (int v = 0; v < NV; ++v) prefetch_line<1>(reinterpret_cast<const char *>(ahead + k * PW + 16 * v));
+  };
+  int64_t k = 0;
+  for (; k + 2 <= K; k += 2) {
+    fetchA.fetch(k / 2);
+    fetchAhead(k);
+    step(k);
+    fetchB.fetch(k / 2);
+    fetchAhead(k + 1);
+    step(k + 1);
+  }
+  if (k < K) step(k);
+  store_acc<MR, NV>(acc, c, ldc, nb);
+}
+
+/// What register block `m` (kMR rows of a from row m) prefetches while it
+/// computes panel `p`. Operands that lie in tensors with a power-of-two row
+/// stride (K = 4096 f32: 16 KiB) map a tile's rows to the same few cache
+/// sets, so they are evicted before reuse and each demand read is an L3 or
+/// DRAM round trip; packing b at the start of a k-step stalls on them. So
+/// panel 0 fetches the next block's rows of a into L1, and the last calls of
+/// the other panels fetch the next k-step's tile of b (columns K .. 2K of
+/// the same rows, NK layout) into L2, kMR rows each: late, so that it is
+/// still there when packed. Short tiles (32 rows: MoE experts) use panel 0's
+/// odd steps too, and where even those are too few fetch only part of it. (Prefetches never fault: the last
+/// k-step reaching past the tensor is harmless.) f32, one thread: M = 512,
+/// K = N = 4096 1.25x; M = 32, N = 14336 1.1x.
+template <int64_t M, int64_t N, int64_t K, BLayout L>
+inline void f32_prefetch(tile_ref<float> a, tile_ref<float> b, int64_t m, int rows, int64_t p, next_rows &nextA,
+                         next_rows &nextB) {
+  nextA = nextB = {};
+  if (p == 0) nextA = {a.data + (m + rows) * a.ld, a.ld, std::min<int64_t>(kMR, M - m - rows)};
+  if constexpr (L == BLayout::NK) {
+    constexpr int64_t PW = N <= 16 ? 16 : 32, NP = (N + PW - 1) / PW, blocks = (M + kMR - 1) / kMR;
+    constexpr int64_t needed = (N + kMR - 1) / kMR;
+    /* the calls of panels 1.. where they are enough (panel 0 keeps a's stream alone), else all */
+    constexpr bool laterPanels = blocks * (NP - 1) >= needed;
+    constexpr int64_t calls = laterPanels ? blocks * (NP - 1) : blocks * NP, used = calls < needed ? calls : needed;
+    if (laterPanels && p == 0) return;
+    const int64_t call = (laterPanels ? (m / kMR) * (NP - 1) + p - 1 : (m / kMR) * NP + p) - (calls - used);
+    if (call >= 0 && call * kMR < N) /* this call's slice of b */
+      nextB = {b.data + call * kMR * b.ld + K, b.ld, std::min<int64_t>(kMR, N - call * kMR), true};
+  }
+}
+
+/// All of b is packed first (NP panels), then each block of rows of a runs
+/// across every panel while its rows are still in L1.
+template <int64_t M, int64_t N, int64_t K, BLayout L>
+inline void mma_f32_avx512(float *acc, tile_ref<float> a, tile_ref<float> b) {
+  constexpr int64_t PW = N <= 16 ? 16 : 32; /* panel width: 1 or 2 zmm of columns */
+  constexpr int64_t NP = (N + PW - 1) / PW;
+  alignas(64) float bp[NP * K * PW];
+  for (int64_t p = 0; p < NP; ++p)
+    pack_f32_panel<L, PW, K>(bp + p * K * PW, b, p * PW, std::min<int64_t>(PW, N - p * PW));
+  for_row_blocks<kMR>(M, [&](auto mr, int64_t m) {
+    constexpr int R = decltype(mr)::value;
+    for (int64_t p = 0; p < NP; ++p) {
+      const int64_t n0 = p * PW, nb = std::min<int64_t>(PW, N - n0);
+      next_rows nextA, nextB;
+      f32_prefetch<M, N, K, L>(a, b, m, R, p, nextA, nextB);
+      if (PW == 32 && nb > 16)
+        f32_block<R, 2, PW>(acc + m * N + n0, N, a.data + m * a.ld, a.ld, bp + p * K * PW, K, nb, nextA, nextB);
+      else
+        f32_block<R, 1, PW>(acc + m * N + n0, N, a.data + m * a.ld, a.ld, bp + p * K * PW, K, nb, nextA, nextB);
+    }
+  });
+}
+
+/*  Short tiles (inner_product_fits) take the inner-product form
+ *  instead: vectors run along k in both operands, so the weights are read
+ *  where they lie and never packed. A decode GEMM reads each weight once;
+ *  packing it would cost as much again. MR x NR accumulators, each reduced
+ *  horizontally once per call:
+ *
+ *      acc[r][j] (16 lanes) += a[r][k:k+16] * b[j][k:k+16]     (f32 FMA)
+ *      acc[r][j] (16 lanes) += a[r][k:k+32] . b[j][k:k+32]     (bf16 pairs, vdpbf16ps)
+ */
+
+/// The f32 step of the inner-product form: 16 k per vector.
+struct f32_dot {
+  using storage = float;
+  using vec = __m512;
+  static constexpr int64_t KV = 16;
+  static vec load(const float *x, int64_t n) { return _mm512_maskz_loadu_ps(lane_mask(n), x); }
+  static __m512 fma(__m512 c, vec x, vec y) { return _mm512_fmadd_ps(x, y, c); }
+};
+
+/// The 16 lane sums of v[0..15], in order, as one vector: a transposing
+/// reduction tree (adds of unpacked pairs, then of 128-bit lane shuffles),
+/// about a third of the instructions of 16 separate horizontal sums.
+inline __m512 sum_lanes16(const __m512 (&v)[16]) {
+  __m512 x[8], y[4];
+  for (int i = 0; i < 8; ++i) /* per 128-bit lane: (v2i, v2i+1, v2i, v2i+1) pair sums */
+    x[i] = _mm512_add_ps(_mm512_unpacklo_ps(v[2 * i], v[2 * i + 1]), _mm512_unpackhi_ps(v[2 * i], v[2 * i + 1]));
+  for (int i = 0; i < 4; ++i) { /* per 128-bit lane: one partial sum of each of v4i .. v4i+3 */
+    const __m512d a = _mm512_castps_pd(x[2 * i]), b = _mm512_castps_pd(x[2 * i + 1]);
+    y[i] = _mm512_add_ps(_mm512_castpd_ps(_mm512_unpacklo_pd(a, b)), _mm512_castpd_ps(_mm512_unpackhi_pd(a, b)));
+  }
+  /* across the four 128-bit lanes: lanes (0, 2) + (1, 3), twice */
+  const __m512 w01 = _mm512_add_ps(_mm512_shuffle_f32x4(y[0], y[1], 0x88), _mm512_shuffle_f32x4(y[0], y[1], 0xdd));
+  const __m512 w23 = _mm512_add_ps(_mm512_shuffle_f32x4(y[2], y[3], 0x88), _mm512_shuffle_f32x4(y[2], y[3], 0xdd));
+  return _mm512_add_ps(_mm512_shuffle_f32x4(w01, w23, 0x88), _mm512_shuffle_f32x4(w01, w23, 0xdd));
+}
+
+/// c[r][j] += lane r * NR + j of `sums` for an MR x NR block of 16 sums:
+/// one vector add per row of c.
+template <int MR, int NR> inline void add_block_sums(float *c, int64_t ldc, __m512 sums) {
+  static_assert(MR * NR == 16, "a block of 16 sums");
+  if constexpr (NR == 16) {
+    _mm512_storeu_ps(c, _mm512_add_ps(_mm512_loadu_ps(c), sums));
+  } else if constexpr (NR == 8) {
+    _mm256_storeu_ps(c, _mm256_add_ps(_mm256_loadu_ps(c), _mm512_castps512_ps256(sums)));
+    _mm256_storeu_ps(c + ldc, _mm256_add_ps(_mm256_loadu_ps(c + ldc), _mm512_extractf32x8_ps(sums, 1)));
+  } else {
+    _mm_storeu_ps(c, _mm_add_ps(_mm_loadu_ps(c), _mm512_castps512_ps128(sums)));
+    _mm_storeu_ps(c + ldc, _mm_add_ps(_mm_loadu_ps(c + ldc), _mm512_extractf32x4_ps(sums, 1)));
+    _mm_storeu_ps(c + 2 * ldc, _mm_add_ps(_mm_loadu_ps(c + 2 * ldc), _mm512_extractf32x4_ps(sums, 2)));
+    _mm_storeu_ps(c + 3 * ldc, _mm_add_ps(_mm_loadu_ps(c + 3 * ldc), _mm512_extractf32x4_ps(sums, 3)));
+  }
+}
+
+/// acc (MR x NR block of c) += a[MR x K] . b[NR x K]^T, vectors along k;
+/// the tail step loads only the k that remain (the rest read as zero). Long
+/// rows of b (weights streamed from memory: decode GEMMs, MoE experts) are
+/// prefetched a few lines ahead: NR rows read side by side are NR streams
+/// 4 KiB apart, more than the hardware prefetchers keep up with (MoE gate/up
+/// at 1 row, one thread, weights from DRAM: 9.4 -> 11.5 GB/s).
+template <int MR, int NR, class Dot>
+inline void dot_block(float *c, int64_t ldc, const typename Dot::storage *a, int64_t lda,
+                      const typename Dot::storage *b, int64_t ldb, int64_t K) {
+  constexpr int64_t KV = Dot::KV;
+  constexpr int64_t kAhead = 4 * 64 / int64_t(sizeof(*b)); /* elements in 4 cache lines */
+  const bool prefetch = K >= 4 * kAhead;
+  __m512 acc[MR][NR];
+  for (int r = 0; r < MR; ++r)
+    for (int j = 0; j < NR; ++j) acc[r][j] = _mm512_setzero_ps();
+  auto step = [&](int64_t k, int64_t n) {
+    typename Dot::vec av[MR];
+#pragma GCC unroll 4
+    for (int r = 0; r < MR; ++r) av[r] = Dot::load(a + r * lda + k, n);
+#pragma GCC unroll 8
+    for (int j = 0; j < NR; ++j) {
+      if (prefetch) __builtin_prefetch(b + j * ldb + k + kAhead, 0, 3);
+      const typename Dot::vec bv = Dot::load(b + j * ldb + k, n);
+#pragma GCC unroll 4
+      for (int r = 0; r < MR; ++r) acc[r][j] = Dot::fma(acc[r][j], av[r], bv);
+    }
+  };
+  int64_t k = 0;
+  for (; k + KV <= K; k += KV) step(k, KV);
+  if (k < K) step(k, K - k);
+  if constexpr (MR * NR == 16) { /* one tree for the block: lane r * NR + j is acc[r][j] */
+    add_block_sums<MR, NR>(c, ldc, sum_lanes16(reinterpret_cast<const __m512(&)[16]>(acc)));
+  } else {
+    for (int r = 0; r < MR; ++r)
+      for (int j = 0; j < NR; ++j) c[r * ldc + j] += _mm512_reduce_add_ps(acc[r][j]);
+  }
+}
+
+/// acc (M x N) += a * b^T for short tiles (inner_product_fits): blocks of up
+/// to 4 rows of a (mma_dot_blocks) by NR columns of b.
+template <int64_t M, int64_t N, int64_t K, class Dot>
+inline void mma_dot(float *acc, tile_ref<typename Dot::storage> a, tile_ref<typename Dot::storage> b) {
+  using S = typename Dot::storage;
+  constexpr int MR = M < 4 ? int(M) : 4;            /* rows per block */
+  constexpr int NR = MR == 1 ? 16 : MR == 2 ? 8 : 4; /* 16 accumulators (one reduction tree), else 12 */
+  mma_dot_blocks<M, N, K, MR, NR>(acc, a, b,
+                                  [](auto mr, auto nr, float *c, int64_t ldc, const S *ap, int64_t lda, const S *bp,
+                                     int64_t ldb, int64_t k) {
+                                    dot_block<decltype(mr)::value, decltype(nr)::value, Dot>(c, ldc, ap, lda, bp, ldb, k);
+                                  });
+}
+#endif // __AVX512F__
+
+#if defined(__AVX512F__) && defined(__AVX512BF16__)
+/// acc[MR x (16*NV)] += a[MR x K] (bf16) * VNNI panel (pairs of k, PW wide).
+template <int MR, int NV, int64_t PW>
+inline void bf16_block(float *c, int64_t ldc, const uint16_t *a, int64_t lda, const uint32_t *bp, int64_t K,
+                       int64_t nb) {
+  __m512 acc[MR][NV];
+  load_acc<MR, NV>(acc, c, ldc, nb);
+  auto step = [&](const uint32_t *bk, auto pairOf) {
+    const __m512bh b0 = (__m512bh)_mm512_load_si512(bk);
+#pragma GCC unroll 8
+    for (int r = 0; r < MR; ++r) {
+      const __m512bh av = (__m512bh)_mm512_set1_epi32(int(pairOf(r)));
+      acc[r][0] = _mm512_dpbf16_ps(acc[r][0], av, b0);
+      if constexpr (NV == 2) acc[r][1] = _mm512_dpbf16_ps(acc[r][1], av, (__m512bh)_mm512_load_si512(bk + 16));
+    }
+  };
+  const int64_t KP = K / 2;
+  for (int64_t kp = 0; kp < KP; ++kp)
+    step(bp + kp * PW, [&](int r) {
+      uint32_t pair;
+      std::memcpy(&pair, a + r * lda + 2 * kp, sizeof pair);
+      return pair;
+    });
+  if (K & 1) /* odd K: the last k pairs with a zero */
+    step(bp + KP * PW, [&](int r) { return uint32_t(a[r * lda + K - 1]); });
+  store_acc<MR, NV>(acc, c, ldc, nb);
+}
+
+template <int64_t M, int64_t N, int64_t K, BLayout L>
+inline void mma_bf16_avx512(float *acc, tile_ref<uint16_t> a, tile_ref<uint16_t> b) {
+  constexpr int64_t PW = N <= 16 ? 16 : 32;
+  constexpr int64_t KP = (K + 1) / 2;
+  alignas(64) uint32_t bp[KP * PW];
+  for (int64_t n0 = 0; n0 < N; n0 += PW) {
+    const int64_t nb = std::min<int64_t>(PW, N - n0);
+    pack_vnni_panel<L, PW, K>(bp, b, n0, nb);
+    for_row_blocks<kMR>(M, [&](auto mr, int64_t m) {
+      if (PW == 32 && nb > 16)
+        bf16_block<decltype(mr)::value, 2, PW>(acc + m * N + n0, N, a.data + m * a.ld, a.ld, bp, K, nb);
+      else
+        bf16_block<decltype(mr)::value, 1, PW>(acc + m * N + n0, N, a.data + m * a.ld, a.ld, bp, K, nb);
+    });
+  }
+}
+
+
+#if defined(__AVX512BW__)
+/*  Few rows of a against b laid out K x N (decode attention's P.V) take the
+ *  rows form: rows 2kp and 2kp+1 of v are interleaved into VNNI pairs in
+ *  registers (vpunpck{l,h}wd) as they are read, where they lie, and each
+ *  pair of a is broadcast against them. The packed form would first write
+ *  all of v to a panel, which with at most 8 rows to reuse it costs more
+ *  than the products (a 4 x 128 x 16 product: 2.5x slower).
+ *  The unpacks work within 128-bit lanes: of a 32-column chunk, the low one
+ *  holds columns 8l .. 8l+3 of lane l and the high one 8l+4 .. 8l+7, so the
+ *  accumulators hold the columns in that order until the block's end. */
+
+/// Rows 2kp and 2kp+1 (the second zero past K) of a 32-column chunk of v as
+/// the two VNNI operands, columns past `nb` zero.
+inline void kn_pairs(const uint16_t *v, int64_t ldv, bool hasOdd, int64_t nb, __m512bh &lo, __m512bh &hi) {
+  const __mmask32 m = nb >= 32 ? ~__mmask32(0) : nb <= 0 ? __mmask32(0) : __mmask32((1u << nb) - 1u);
+  const __m512i even = _mm512_maskz_loadu_epi16(m, v);
+  const __m512i odd = hasOdd ? _mm512_maskz_loadu_epi16(m, v + ldv) : _mm512_setzero_si512();
+  lo = (__m512bh)_mm512_unpacklo_epi16(even, odd);
+  hi = (__m512bh)_mm512_unpackhi_epi16(even, odd);
+}
+
+/// c[MR x 32*NV] += a[MR x K] * v[K x 32*NV], columns past `nb` neither read
+/// nor written.
+template <int MR, int NV, int64_t K>
+inline void kn_rows_block(float *c, int64_t ldc, const uint16_t *a, int64_t lda, const uint16_t *v, int64_t ldv,
+                          int64_t nb) {
+  __m512 acc[MR][NV][2];
+  unroll<MR>([&](auto r) {
+    unroll<NV>([&](auto j) { acc[r][j][0] = acc[r][j][1] = _mm512_setzero_ps(); });
+  });
+  /* (always_inline: GCC 12 outlines a step called twice, and the accumulators with it) */
+  auto step = [&](int64_t kp) __attribute__((always_inline)) {
+    const uint16_t *row = v + 2 * kp * ldv;
+    const bool hasOdd = 2 * kp + 1 < K; /* odd K: the last k pairs with a zero */
+    unroll<NV>([&](auto j) {
+      __m512bh lo, hi;
+      kn_pairs(row + 32 * j, ldv, hasOdd, nb - 32 * j, lo, hi);
+      unroll<MR>([&](auto r) {
+        uint32_t pair = a[r * lda + 2 * kp];
+        if (hasOdd) std::memcpy(&pair, a + r * lda + 2 * kp, sizeof pair);
+        const __m512bh ab = (__m512bh)_mm512_set1_epi32(int(pair));
+        acc[r][j][0] = _mm512_dpbf16_ps(acc[r][j][0], ab, lo);
+        acc[r][j][1] = _mm512_dpbf16_ps(acc[r][j][1], ab, hi);
+      });
+    });
+  };
+  for (int64_t kp = 0; kp < K / 2; ++kp) step(kp);
+  if constexpr (K % 2 != 0) step(K / 2);
+  /* back in column order: lanes (lo 0, hi 0, lo 1, hi 1) and (lo 2, hi 2, lo 3, hi 3) */
+  const __m512i first = _mm512_setr_epi32(0, 1, 2, 3, 16, 17, 18, 19, 4, 5, 6, 7, 20, 21, 22, 23);
+  const __m512i second = _mm512_setr_epi32(8, 9, 10, 11, 24, 25, 26, 27, 12, 13, 14, 15, 28, 29, 30, 31);
+  unroll<MR>([&](auto r) {
+    unroll<NV>([&](auto j) {
+      float *out = c + r * ldc + 32 * j;
+      const __mmask16 m0 = lane_mask(nb - 32 * j), m1 = lane_mask(nb - 32 * j - 16);
+      const __m512 x0 = _mm512_permutex2var_ps(acc[r][j][0], first, acc[r][j][1]);
+      const __m512 x1 = _mm512_permutex2var_ps(acc[r][j][0], second, acc[r][j][1]);
+      _mm512_mask_storeu_ps(out, m0, _mm512_add_ps(_mm512_maskz_loadu_ps(m0, out), x0));
+      _mm512_mask_storeu_ps(out + 16, m1, _mm512_add_ps(_mm512_maskz_loadu_ps(m1, out + 16), x1));
+    });
+  });
+}
+
+/// Whether a bf16 product with b laid out K x N takes the rows form.
+template <int64_t M> constexpr bool kn_rows_fit() { return M <= 8; }
+
+/// acc (M x N) += a (M x K) * v (K x N), bf16, M <= 8: 32-column chunks, as
+/// many per block as keep 16 accumulators.
+template <int64_t M, int64_t N, int64_t K>
+inline void mma_kn_rows(float *acc, tile_ref<uint16_t> a, tile_ref<uint16_t> v) {
+  static_assert(kn_rows_fit<M>(), "the rows form holds every row of a in one register block");
+  constexpr int MR = int(M);
+  constexpr int NV = MR == 1 ? 8 : MR == 2 ? 4 : MR <= 4 ? 2 : 1; /* 2 * MR * NV <= 16 accumulators */
+  constexpr int64_t NB = 32 * NV;
+  for (int64_t n0 = 0; n0 < N; n0 += NB)
+    kn_rows_block<MR, NV, K>(acc + n0, N, a.data, a.ld, v.data + n0, v.ld, N - n0);
+}
+
+/// The bf16 step of the inner-product form: 32 k (16 pairs) per vdpbf16ps.
+struct bf16_dot {
+  using storage = uint16_t;
+  using vec = __m512bh;
+  static constexpr int64_t KV = 32;
+  static vec load(const uint16_t *x, int64_t n) {
+    const __mmask32 m = n >= 32 ? ~__mmask32(0) : __mmask32((1u << n) - 1u);
+    return (__m512bh)_mm512_maskz_loadu_epi16(m, x);
+  }
+  static __m512 fma(__m512 c, vec x, vec y) { return _mm512_dpbf16_ps(c, x, y); }
+};
+#endif
+#endif // __AVX512BF16__
+
+} // namespace detail
+} // namespace argus_cpu
+
+#endif // ARGUS_CPU_MMA_AVX512_H

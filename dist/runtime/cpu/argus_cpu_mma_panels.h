@@ -1,0 +1,144 @@
+/*===- argus_cpu_mma_panels.h - mma on pre-packed weight panels -----------===*
+ *
+ * Part of section 6 of argus_cpu_kernel.h, included by argus_cpu_mma.h (not
+ * a standalone header). The forms of mma whose b operand is already in
+ * ARGUS_CPU_PANELS (argus_pack_weights): the AVX-512 register blocks read
+ * the panels where they lie, and few rows (decode) walk each panel in
+ * segments. AMX reads them in argus_cpu_mma_amx.h.
+ *===----------------------------------------------------------------------===*/
+#ifndef ARGUS_CPU_MMA_PANELS_H
+#define ARGUS_CPU_MMA_PANELS_H
+
+namespace argus_cpu {
+namespace detail {
+
+#if defined(__AVX512F__)
+/// acc[MR x 16NV] += a * panel for few rows of a (decode GEMMs, small MoE
+/// experts), where the panel streams from memory: U sets of accumulators
+/// each take one U-th of the steps (a step is a k, or a pair of k for bf16).
+/// That hides the multiply-add latency that MR * NV chains alone expose (one
+/// row: 2 chains, a quarter of the FMA rate), and splits the panel's one
+/// contiguous stream into U, which keeps more misses in flight than a single
+/// stream gets from the prefetchers: one row, N x K = 4096 x 14336, one
+/// thread, 1.2x (bf16) and 1.25x (f32) over sets taking alternate steps.
+/// (Software prefetch 3-16 KiB ahead measured no better.) step(acc set, s)
+/// adds step s into a set.
+template <int MR, int NV, class Step>
+inline void few_rows_block(float *c, int64_t ldc, int64_t nb, int64_t steps, Step step) {
+  constexpr int U = MR * NV >= 8 ? 1 : 8 / (MR * NV);
+  __m512 acc[U][MR][NV];
+  unroll<U>([&](auto u) {
+    unroll<MR>([&](auto r) { unroll<NV>([&](auto v) { acc[u][r][v] = _mm512_setzero_ps(); }); });
+  });
+  const int64_t segment = steps / U;
+  for (int64_t s = 0; s < segment; ++s)
+    unroll<U>([&](auto u) { step(acc[u], u * segment + s); });
+  for (int64_t s = U * segment; s < steps; ++s) step(acc[0], s);
+  __m512 sum[MR][NV];
+  load_acc<MR, NV>(sum, c, ldc, nb);
+  unroll<U>([&](auto u) {
+    unroll<MR>([&](auto r) { unroll<NV>([&](auto v) { sum[r][v] = _mm512_add_ps(sum[r][v], acc[u][r][v]); }); });
+  });
+  store_acc<MR, NV>(sum, c, ldc, nb);
+}
+
+/// f32 few_rows_block: steps of one k.
+template <int MR, int NV, int64_t PW>
+inline void f32_few_rows(float *c, int64_t ldc, const float *a, int64_t lda, const float *bp, int64_t K,
+                         int64_t nb) {
+  few_rows_block<MR, NV>(c, ldc, nb, K, [&](__m512(&acc)[MR][NV], int64_t k) __attribute__((always_inline)) {
+    unroll<NV>([&](auto v) {
+      const __m512 bv = _mm512_load_ps(bp + k * PW + 16 * v);
+      unroll<MR>([&](auto r) { acc[r][v] = _mm512_fmadd_ps(_mm512_set1_ps(a[r * lda + k]), bv, acc[r][v]); });
+    });
+  });
+}
+
+/// acc (M x N) += a * b^T with b a panel operand (pre-packed weights): the
+/// packed form, computing from the panels where they lie. Every tile shape
+/// takes it, short ones too: the inner-product form exists to avoid packing,
+/// and here there is none. Panel 0 still fetches the next row block of a,
+/// and in short tiles (up to 32 rows: memory-bound) the first row block,
+/// which reads each panel from memory, fetches 32 panel rows ahead: two
+/// panel streams keep fewer misses in flight than the plain path's many
+/// weight rows (M = 16, N x K = 28672 x 4096, two threads: 102 -> 121
+/// GFLOP/s, the plain path's 113-116; 128-row tiles were 3% slower with it).
+/// (Panels outside, rows inside, keeps a panel in L1 but re-reads a's rows
+/// from L2 per panel: 5-15% slower on 128- and 256-row tiles.)
+template <int64_t M, int64_t N, int64_t K>
+inline void mma_f32_panels(float *acc, tile_ref<float> a, tile_ref<float> b) {
+  constexpr int64_t PW = ARGUS_CPU_PANEL_ROWS, NP = (N + PW - 1) / PW;
+  if constexpr (M <= 4) { /* one row block, streaming the panels: few_rows_block */
+    for (int64_t p = 0; p < NP; ++p) {
+      const int64_t n0 = p * PW, nb = std::min<int64_t>(PW, N - n0);
+      if (nb > 16)
+        f32_few_rows<int(M), 2, PW>(acc + n0, N, a.data, a.ld, b.data + p * b.ld, K, nb);
+      else
+        f32_few_rows<int(M), 1, PW>(acc + n0, N, a.data, a.ld, b.data + p * b.ld, K, nb);
+    }
+    return;
+  }
+  constexpr int64_t kPanelAhead = 32; /* panel rows: 4 KiB */
+  for_row_blocks<kMR>(M, [&](auto mr, int64_t m) {
+    constexpr int R = decltype(mr)::value;
+    for (int64_t p = 0; p < NP; ++p) {
+      const int64_t n0 = p * PW, nb = std::min<int64_t>(PW, N - n0);
+      next_rows nextA;
+      if (p == 0) nextA = {a.data + (m + R) * a.ld, a.ld, std::min<int64_t>(kMR, M - m - R)};
+      const float *bp = b.data + p * b.ld, *ahead = M <= 32 && m == 0 ? bp + kPanelAhead * PW : nullptr;
+      if (nb > 16)
+        f32_block<R, 2, PW>(acc + m * N + n0, N, a.data + m * a.ld, a.ld, bp, K, nb, nextA, {}, ahead);
+      else
+        f32_block<R, 1, PW>(acc + m * N + n0, N, a.data + m * a.ld, a.ld, bp, K, nb, nextA, {}, ahead);
+    }
+  });
+}
+
+#endif // __AVX512F__
+
+#if defined(__AVX512F__) && defined(__AVX512BF16__)
+/// acc (M x N) += a * b^T, bf16, b a panel operand: bf16_block on the VNNI
+/// panels where they lie; up to 4 rows few_rows_block.
+template <int MR, int NV, int64_t PW, int64_t K>
+inline void bf16_few_rows(float *c, int64_t ldc, const uint16_t *a, int64_t lda, const uint32_t *bp, int64_t nb) {
+  few_rows_block<MR, NV>(c, ldc, nb, (K + 1) / 2,
+                         [&](__m512(&acc)[MR][NV], int64_t kp) __attribute__((always_inline)) {
+                           unroll<NV>([&](auto v) {
+                             const __m512bh bv = (__m512bh)_mm512_load_si512(bp + kp * PW + 16 * v);
+                             unroll<MR>([&](auto r) {
+                               uint32_t pair = a[r * lda + 2 * kp]; /* odd K: the last k pairs with a zero */
+                               if (2 * kp + 1 < K) std::memcpy(&pair, a + r * lda + 2 * kp, sizeof pair);
+                               acc[r][v] = _mm512_dpbf16_ps(acc[r][v], (__m512bh)_mm512_set1_epi32(int(pair)), bv);
+                             });
+                           });
+                         });
+}
+
+template <int64_t M, int64_t N, int64_t K>
+inline void mma_bf16_vnni_panels(float *acc, tile_ref<uint16_t> a, tile_ref<uint16_t> b) {
+  constexpr int64_t PW = ARGUS_CPU_PANEL_ROWS;
+  for (int64_t n0 = 0; n0 < N; n0 += PW) {
+    const int64_t nb = std::min<int64_t>(PW, N - n0);
+    const uint32_t *bp = reinterpret_cast<const uint32_t *>(b.data + n0 / PW * b.ld);
+    if constexpr (M <= 4) { /* one row block, streaming the panel */
+      if (nb > 16)
+        bf16_few_rows<int(M), 2, PW, K>(acc + n0, N, a.data, a.ld, bp, nb);
+      else
+        bf16_few_rows<int(M), 1, PW, K>(acc + n0, N, a.data, a.ld, bp, nb);
+      continue;
+    }
+    for_row_blocks<kMR>(M, [&](auto mr, int64_t m) {
+      if (nb > 16)
+        bf16_block<decltype(mr)::value, 2, PW>(acc + m * N + n0, N, a.data + m * a.ld, a.ld, bp, K, nb);
+      else
+        bf16_block<decltype(mr)::value, 1, PW>(acc + m * N + n0, N, a.data + m * a.ld, a.ld, bp, K, nb);
+    });
+  }
+}
+
+#endif // __AVX512BF16__
+
+} // namespace detail
+} // namespace argus_cpu
+
+#endif // ARGUS_CPU_MMA_PANELS_H
