@@ -65,6 +65,11 @@ TEST(GemmCandidates, OneRowRuleTakesLongStepsShortenedToAShortK) {
   EXPECT_EQ(emit::chooseCpuGemmTiles(1, 0, 0, bf16).bk, 2048) << "generic kernels know no K";
   EXPECT_EQ(emit::chooseCpuGemmTiles(1, 129, 100, f32).bk, 128) << "the shortest power of two that covers K";
   EXPECT_EQ(emit::chooseCpuGemmTiles(1, 512, 256, f32).bk, 256);
+  EXPECT_EQ(emit::chooseCpuGemmTiles(1, 4608, 3584, bf16).bk, 512) << "no partial last k-step (3584 = 7 x 512)";
+  EXPECT_EQ(emit::chooseCpuGemmTiles(1, 4096, 18944, bf16).bk, 512) << "18944 = 37 x 512";
+  EXPECT_EQ(emit::chooseCpuGemmTiles(1, 4096, 14336, bf16).bk, 2048) << "14336 = 7 x 2048";
+  EXPECT_EQ(emit::chooseCpuGemmTiles(1, 4096, 3000, bf16).bk, 256) << "nothing over 256 divides 3000";
+  EXPECT_EQ(emit::chooseCpuGemmTiles(4, 4096, 768, bf16).bk, 256) << "the short-tile step too (768 = 3 x 256)";
   for (const emit::GemmTiles &t : emit::cpuGemmCandidates(1, 4096, 4096, bf16, 8))
     EXPECT_GE(t.bn, 32) << "a candidate of half-panel columns";
   EXPECT_EQ(emit::chooseCpuGemmTiles(2, 4096, 4096, f32).bk, 512) << "only the 1-row tile changes";
