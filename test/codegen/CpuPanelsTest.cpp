@@ -174,4 +174,67 @@ TEST(CpuPanels, OtherOperandPositionsGatherFirst) {
   left.expectClose("mma, packed weights as a");
 }
 
+/// A rows x cols operand as a strided tensor (row stride cols) followed by
+/// NaN: a read past its last column shows.
+template <class DT> struct RowsWithNanAfter {
+  using S = typename DT::storage;
+  std::vector<S> data;
+  argus_cpu_tensor tensor{};
+  RowsWithNanAfter(const S *rows, int64_t ld, int64_t n, int64_t cols) : data(n * cols + 64, DT::store(std::nanf(""))) {
+    for (int64_t r = 0; r < n; ++r)
+      for (int64_t c = 0; c < cols; ++c) data[r * cols + c] = rows[r * ld + c];
+    tensor.data = data.data();
+    tensor.shape[0] = n, tensor.shape[1] = cols;
+    tensor.stride[0] = cols, tensor.stride[1] = 1;
+  }
+};
+
+/// The last k-step of a K the step does not divide (K = 300 in 512-long
+/// steps): ak::load_ref reads both operands in place as ragged windows and
+/// mma computes only the columns in bounds (in chunks, the last from a
+/// zero-padded copy); with b packed or laid out K x N, the ragged a is
+/// copied dense first.
+template <class DT, int64_t M, int64_t N> void checkRaggedStep(unsigned seed) {
+  using S = typename DT::storage;
+  constexpr int64_t K = 300, BK = 512;
+  MmaCase<DT> c(M, N, K, 0, BLayout::NK, seed);
+  RowsWithNanAfter<DT> a(c.a.data(), c.lda, M, K), b(c.b.data(), c.ldb, N, K);
+  alignas(64) S aScratch[M * BK], bScratch[N * BK]; /* as a kernel's: 64-byte aligned */
+  const ak::tile_ref<S> at = ak::load_ref<DT, M, BK>(aScratch, a.tensor, {0, 0}, 0.0);
+  const ak::tile_ref<S> bt = ak::load_ref<DT, N, BK>(bScratch, b.tensor, {0, 0}, 0.0);
+  ASSERT_EQ(at.cols, K);
+  ASSERT_EQ(at.data, a.data.data()) << "read in place";
+  ASSERT_EQ(bt.cols, K);
+  ak::mma<DT, M, N, BK>(c.acc.data(), at, bt);
+  c.expectClose("ragged a and b");
+
+  MmaCase<DT> p(M, N, K, 0, BLayout::NK, seed + 1); // b packed: its tile past K is copied as panels
+  RowsWithNanAfter<DT> pa(p.a.data(), p.lda, M, K);
+  PackedB<DT> packed(p);
+  const ak::tile_ref<S> pat = ak::load_ref<DT, M, BK>(aScratch, pa.tensor, {0, 0}, 0.0);
+  const ak::tile_ref<S> pbt = ak::load_ref<DT, N, BK>(bScratch, packed.tensor, {0, 0}, 0.0);
+  ASSERT_EQ(pat.cols, K);
+  ak::mma<DT, M, N, BK>(p.acc.data(), pat, pbt);
+  p.expectClose("ragged a, packed b");
+
+  MmaCase<DT> kn(M, N, K, 0, BLayout::KN, seed + 2); // v (K x N): its rows past K are gathered as zeros
+  RowsWithNanAfter<DT> ka(kn.a.data(), kn.lda, M, K), v(kn.b.data(), kn.ldb, K, N);
+  alignas(64) S vScratch[BK * N];
+  const ak::tile_ref<S> kat = ak::load_ref<DT, M, BK>(aScratch, ka.tensor, {0, 0}, 0.0);
+  const ak::tile_ref<S> vt = ak::load_ref<DT, BK, N>(vScratch, v.tensor, {0, 0}, 0.0);
+  ASSERT_EQ(kat.cols, K);
+  ak::mma_kn<DT, M, N, BK>(kn.acc.data(), kat, vt);
+  kn.expectClose("ragged a, v laid out K x N");
+}
+
+TEST(CpuPanels, RaggedLastKStepComputesOnlyColumnsInBounds) {
+  if (!haveAvx512Bf16()) GTEST_SKIP() << "this CPU has no AVX512_BF16";
+  checkRaggedStep<ak::f32, 1, 32>(21);
+  checkRaggedStep<ak::f32, 5, 40>(22);
+  checkRaggedStep<ak::f32, 16, 64>(23);
+  checkRaggedStep<ak::bf16, 1, 32>(24);
+  checkRaggedStep<ak::bf16, 5, 40>(25);
+  checkRaggedStep<ak::bf16, 16, 64>(26);
+}
+
 } // namespace

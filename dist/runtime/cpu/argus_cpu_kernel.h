@@ -569,13 +569,47 @@ inline void load(typename DT::storage *dst, const argus_cpu_tensor &t,
   });
 }
 
+namespace detail {
+
+/// True when the box lies inside the tensor but for its last columns, which
+/// reach past the end, and is at least 512 columns wide (a ragged window:
+/// load_ref). Narrower tiles (prefill k-steps of 128 and 256) gather: their
+/// chunks of 32 or 64 would pass over the accumulators more often than the
+/// gather costs (f32, 256 x 64 x 128 tiles at K = 3000: 3-7% slower).
+template <int RANK>
+inline bool ragged_inside(const argus_cpu_tensor &t, const int64_t *off, const int64_t *dims) {
+  bool inside = dims[RANK - 1] >= kRaggedColumns && off[RANK - 1] >= 0 && off[RANK - 1] < t.shape[RANK - 1];
+  for (int d = 0; d + 1 < RANK; ++d)
+    inside = inside && off[d] >= 0 && off[d] <= t.shape[d] - dims[d];
+  return inside;
+}
+
+/// The ragged window of a ROWS x COLS tile at `in` (rows `ld` apart) of
+/// which the first `cols` columns are in bounds: read in place, but for the
+/// last partial chunk, copied zero-padded into `scratch`.
+template <class S, int64_t ROWS, int64_t COLS>
+inline tile_ref<S> ragged_window(S *scratch, const S *in, int64_t ld, int64_t cols) {
+  constexpr int64_t C = ragged_chunk(COLS);
+  const int64_t full = cols / C * C;
+  for (int64_t r = 0; r < ROWS && full < cols; ++r) {
+    std::memcpy(scratch + r * C, in + r * ld + full, sizeof(S) * size_t(cols - full));
+    std::memset(static_cast<void *>(scratch + r * C + (cols - full)), 0, sizeof(S) * size_t(C - (cols - full)));
+  }
+  return {in, ld, false, cols, scratch};
+}
+
+} // namespace detail
+
 /// ak::load for a tile that only mma reads (possibly through a reshape that
 /// drops unit dimensions or a transpose folded into ak::mma_kn). The tile has
 /// at most one dimension besides the innermost that is not 1: its rows. It is
 /// read in the tensor's own memory when it lies inside with unit inner stride
 /// (16-bit elements also need an even row stride: the micro-kernels may read
 /// them in pairs), or is a panel window of a PANELS tensor that this build's
-/// mma computes from; else copied, masked, into `scratch` (all its elements).
+/// mma computes from. When only its last columns reach past the tensor (the
+/// last k-step of a K the step does not divide) and the padding is zero, it
+/// is a ragged window: read in place too, mma computing only the columns in
+/// bounds. Else it is copied, masked, into `scratch` (all its elements).
 template <class DT, int64_t... D>
 inline tile_ref<typename DT::storage> load_ref(typename DT::storage *scratch, const argus_cpu_tensor &t,
                                                const int64_t (&off)[sizeof...(D)], double padding) {
@@ -601,10 +635,14 @@ inline tile_ref<typename DT::storage> load_ref(typename DT::storage *scratch, co
   }
   const int64_t ld = rowDim < 0 ? dims[R - 1] : t.stride[rowDim];
   const bool pairsAligned = sizeof(S) != 2 || ld % 2 == 0;
-  if (t.layout != ARGUS_CPU_PANELS && t.stride[R - 1] == 1 && pairsAligned && detail::box_inside<R>(t, off, dims)) {
+  if (t.layout != ARGUS_CPU_PANELS && t.stride[R - 1] == 1 && pairsAligned) {
     int64_t at = 0;
     for (int d = 0; d < R; ++d) at += off[d] * t.stride[d];
-    return {static_cast<const S *>(t.data) + at, ld};
+    const S *in = static_cast<const S *>(t.data) + at;
+    if (detail::box_inside<R>(t, off, dims)) return {in, ld};
+    if (padding == 0.0 && detail::ragged_inside<R>(t, off, dims)) /* the last k-step of a K the step does not divide */
+      return detail::ragged_window<S, rowDim < 0 ? 1 : dims[rowDim], dims[R - 1]>(scratch, in, ld,
+                                                                                 t.shape[R - 1] - off[R - 1]);
   }
   load<DT, D...>(scratch, t, off, padding);
   return {scratch, dims[R - 1]};

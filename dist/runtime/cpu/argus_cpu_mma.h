@@ -109,7 +109,7 @@ template <class S> inline tile_ref<S> operand_ref(const S *tile, int64_t dense) 
 template <class S> inline tile_ref<S> operand_ref(tile_ref<S> window, int64_t) { return window; }
 
 template <class DT, int64_t M, int64_t N, int64_t K, BLayout L, class OperandA, class OperandB>
-inline void mma_any(float *acc, OperandA aOperand, OperandB bOperand);
+inline void mma_dispatch(float *acc, OperandA aOperand, OperandB bOperand);
 
 /// acc (M x N) += a * b^T with b a panel operand (argus_cpu_panels.h): in
 /// place where the micro-kernels compute from panels (mma_reads_panels),
@@ -142,20 +142,84 @@ inline void mma_panels(float *acc, tile_ref<typename DT::storage> a, tile_ref<ty
   constexpr int64_t ROWS = L == BLayout::NK ? N : K, COLS = L == BLayout::NK ? K : N;
   alignas(64) S dense[ROWS * COLS];
   unpanel<S, ROWS, COLS>(dense, b);
-  mma_any<DT, M, N, K, L>(acc, a, dense);
+  mma_dispatch<DT, M, N, K, L>(acc, a, dense);
 }
 
-/// acc (M x N) += a (M x K) * b^T, b laid out as L says; picks the
-/// micro-kernel for the element type, the tile shape and the CPU.
+/// A ragged window of ROWS x COLS as a dense tile in its own scratch, the
+/// columns past its in-bounds ones zero (the tail copy there is not needed
+/// any more: the in-bounds columns are read from the window).
+template <class S, int64_t ROWS, int64_t COLS> inline tile_ref<S> densify(tile_ref<S> w) {
+  for (int64_t r = 0; r < ROWS; ++r) {
+    std::memmove(w.scratch + r * COLS, w.data + r * w.ld, sizeof(S) * size_t(w.cols));
+    std::memset(static_cast<void *>(w.scratch + r * COLS + w.cols), 0, sizeof(S) * size_t(COLS - w.cols));
+  }
+  return {w.scratch, COLS};
+}
+
+/// acc (M x N) += a * b^T with a or b a ragged window (load_ref: a tile of
+/// the last k-step whose columns reach past K). With both plain and laid out
+/// N x K, the in-bounds k are computed in place, ragged_chunk(K) at a time,
+/// and the last partial chunk from the windows' zero-padded copies (or, for
+/// an operand that is not ragged, from where it lies: its columns there meet
+/// the other's zeros). Gathering the whole tile and computing it at full
+/// length instead made the last step of K = 3584 in 2048-long steps cost as
+/// much as a full one (bf16, one row: 1.5x overall). Other cases (b laid out
+/// K x N, whose columns are not k, or packed panels) make the ragged
+/// operands dense in their scratch first. Out of line, and instantiated only
+/// for tiles load_ref can make ragged: otherwise a second caller of the
+/// micro-kernels (and their K) kept GCC from specialising them for the
+/// common path, 5-10% slower (f32, 256 x 64 x 128 tiles, K = 4096).
+template <class DT, int64_t M, int64_t N, int64_t K, BLayout L>
+__attribute__((noinline, cold)) void mma_ragged(float *acc, tile_ref<typename DT::storage> a,
+                                                tile_ref<typename DT::storage> b) {
+  using S = typename DT::storage;
+  constexpr int64_t C = ragged_chunk(K);
+  if constexpr (L == BLayout::NK && C < K) {
+    if (!a.panels && !b.panels) {
+      const int64_t cols = std::min(a.cols < 0 ? K : a.cols, b.cols < 0 ? K : b.cols);
+      const int64_t full = cols / C * C;
+      for (int64_t k0 = 0; k0 < full; k0 += C)
+        mma_dispatch<DT, M, N, C, L>(acc, tile_ref<S>{a.data + k0, a.ld}, tile_ref<S>{b.data + k0, b.ld});
+      if (full < cols) {
+        auto last = [&](tile_ref<S> x) { return x.cols >= 0 ? tile_ref<S>{x.scratch, C} : tile_ref<S>{x.data + full, x.ld}; };
+        mma_dispatch<DT, M, N, C, L>(acc, last(a), last(b));
+      }
+      return;
+    }
+  }
+  constexpr int64_t ROWS = L == BLayout::NK ? N : K, COLS = L == BLayout::NK ? K : N;
+  mma_dispatch<DT, M, N, K, L>(acc, a.cols >= 0 ? densify<S, M, K>(a) : a, b.cols >= 0 ? densify<S, ROWS, COLS>(b) : b);
+}
+
+/// acc (M x N) += a (M x K) * b^T, b laid out as L says: ragged windows
+/// apart, mma_dispatch.
 template <class DT, int64_t M, int64_t N, int64_t K, BLayout L, class OperandA, class OperandB>
 inline void mma_any(float *acc, OperandA aOperand, OperandB bOperand) {
+  /* load_ref makes ragged windows of tiles at least kRaggedColumns wide only */
+  constexpr bool mayBeRagged = K >= kRaggedColumns || (L == BLayout::KN && N >= kRaggedColumns);
+  if constexpr (mayBeRagged && (!std::is_pointer<OperandA>::value || !std::is_pointer<OperandB>::value)) {
+    const tile_ref<typename DT::storage> a = operand_ref(aOperand, K);
+    const tile_ref<typename DT::storage> b = operand_ref(bOperand, L == BLayout::NK ? K : N);
+    if (__builtin_expect(a.cols >= 0 || b.cols >= 0, 0)) { /* once per product, at its last k-step */
+      mma_ragged<DT, M, N, K, L>(acc, a, b);
+      return;
+    }
+  }
+  mma_dispatch<DT, M, N, K, L>(acc, aOperand, bOperand);
+}
+
+/// acc (M x N) += a (M x K) * b^T, b laid out as L says, no operand ragged;
+/// picks the micro-kernel for the element type, the tile shape and the CPU.
+/// Always inlined into mma_any, as it was before ragged windows.
+template <class DT, int64_t M, int64_t N, int64_t K, BLayout L, class OperandA, class OperandB>
+__attribute__((always_inline)) inline void mma_dispatch(float *acc, OperandA aOperand, OperandB bOperand) {
   const tile_ref<typename DT::storage> a = operand_ref(aOperand, K);
   const tile_ref<typename DT::storage> b = operand_ref(bOperand, L == BLayout::NK ? K : N);
   if constexpr (!std::is_pointer<OperandA>::value) { /* packed weights as the left operand: plain rows first */
     if (a.panels) {
       alignas(64) typename DT::storage dense[M * K];
       unpanel<typename DT::storage, M, K>(dense, a);
-      mma_any<DT, M, N, K, L>(acc, dense, b);
+      mma_dispatch<DT, M, N, K, L>(acc, dense, b);
       return;
     }
   }

@@ -26,7 +26,23 @@ template <class S> struct tile_ref {
   const S *data;
   int64_t ld;
   bool panels = false;
+  /// A ragged window (load_ref: a tile whose last columns lie past the
+  /// tensor's end, read in place): how many columns are in bounds (-1: all),
+  /// and the tile's scratch (as large as the tile), which starts with a
+  /// dense zero-padded copy of the last partial chunk of ragged_chunk(columns)
+  /// columns when the chunks do not divide `cols`.
+  int64_t cols = -1;
+  S *scratch = nullptr;
 };
+
+/// The narrowest tile load_ref reads as a ragged window (narrower ones are
+/// gathered whole).
+constexpr int64_t kRaggedColumns = 512;
+
+/// The chunk a ragged window's in-bounds columns are computed in: a quarter
+/// of the tile's columns where that is a multiple of 32 (bf16 pairs, 16-lane
+/// vectors), else 32; either divides the tile's columns (a multiple of 32).
+constexpr int64_t ragged_chunk(int64_t columns) { return columns % 128 == 0 ? columns / 4 : 32; }
 
 namespace detail {
 
