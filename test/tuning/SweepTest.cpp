@@ -98,13 +98,19 @@ TEST(AttentionCandidates, RuleFirstThenDistinctNeighboursWithinBounds) {
     EXPECT_EQ(candidates.front().bq, emit::chooseCpuAttentionTiles(k).bq);
     EXPECT_EQ(candidates.front().bkv, emit::chooseCpuAttentionTiles(k).bkv);
     for (size_t i = 0; i < candidates.size(); ++i) {
-      EXPECT_TRUE(candidates[i].bq >= 16 && candidates[i].bq <= 64) << candidates[i].bq;
+      EXPECT_TRUE(candidates[i].bq >= 16 && candidates[i].bq <= 128) << candidates[i].bq;
       EXPECT_TRUE(candidates[i].bkv >= 32 && candidates[i].bkv <= 128) << candidates[i].bkv;
       for (size_t j = 0; j < i; ++j)
         EXPECT_FALSE(candidates[i].bq == candidates[j].bq && candidates[i].bkv == candidates[j].bkv);
     }
     EXPECT_EQ(emit::cpuAttentionCandidates(k, 2).size(), 2u) << "the budget bounds the list";
   }
+  emit::AttentionKernel wide;
+  wide.dtype = "f32";
+  wide.headDim = wide.vHeadDim = 128;
+  EXPECT_EQ(emit::chooseCpuAttentionTiles(wide).bq, 128) << "f32 packs keys for 128 query rows at a time";
+  wide.headDim = wide.vHeadDim = 256;
+  EXPECT_EQ(emit::chooseCpuAttentionTiles(wide).bq, 64) << "128 rows of a 256-wide head exceed the stack budget";
   emit::AttentionTiles t;
   ASSERT_TRUE(parseAttentionParameters(attentionParameters({32, 128}), t));
   EXPECT_EQ(t.bq, 32);

@@ -12,12 +12,15 @@ namespace {
 // Tile sizes of the CPU kernels by rule: BQ query rows against BKV keys per
 // step keeps the score tile (BQ x BKV f32) and the accumulator (BQ x D f32)
 // in L1/L2. Each instance packs every key block it reads, so taller query
-// tiles pack keys less often: f32 takes 64 rows (1.1-1.3x over 32 at S >=
-// 1024, one thread); bf16 showed no consistent gain (0.9-1.4x) and keeps 32.
+// tiles pack keys less often: f32 takes 128 rows where the head fits the
+// stack budget (D and DV <= 128; 1.1x over 64 rows at S = 2048, which was
+// 1.1-1.3x over 32), 64 otherwise; bf16 showed no consistent gain
+// (0.9-1.4x) and keeps 32.
 constexpr int64_t kPrefillBlockKv = 64;
-// Candidate bounds: 128 query rows exceed the stack budget of a program
-// instance; key steps under 32 leave the mma too little work per pack.
-constexpr int64_t kMinBlockQ = 16, kMaxBlockQ = 64, kMinBlockKv = 32, kMaxBlockKv = 128;
+// Candidate bounds: 256 query rows exceed the stack budget of a program
+// instance (f32, D = 128: 818 KiB of 512); key steps under 32 leave the mma
+// too little work per pack.
+constexpr int64_t kMinBlockQ = 16, kMaxBlockQ = 128, kMinBlockKv = 32, kMaxBlockKv = 128;
 // Page size of the generic decode kernels (vLLM's default block size).
 constexpr int64_t kGenericPageSize = 16;
 
@@ -54,7 +57,8 @@ lowering::Specialization AttentionKernel::specialization() const {
 }
 
 AttentionTiles chooseCpuAttentionTiles(const AttentionKernel &kernel) {
-  return {kernel.dtype == "f32" ? 64 : 32, kPrefillBlockKv};
+  if (kernel.dtype != "f32") return {32, kPrefillBlockKv};
+  return {kernel.headDim <= 128 && kernel.vHeadDim <= 128 ? 128 : 64, kPrefillBlockKv};
 }
 
 std::vector<AttentionTiles> cpuAttentionCandidates(const AttentionKernel &kernel, int budget) {
