@@ -195,7 +195,9 @@ void runMoe(const argus_moe_args &a, const argus_moe_kernel &kernels, int numThr
     down[4].f = 1.0;
     tier->down(down, kernelThreads);
   };
-  // The last tier runs blocks of block_rows rows; a last block less than
+  // The last tier runs blocks of block_rows rows. Where the kernels skip a
+  // block's padding rows (skips_padding_rows) a partial last block runs
+  // there too. Elsewhere a last block less than
   // 3/4 full would mostly compute padding, so its rows go elsewhere: past
   // whole blocks to the tiers that fit them, and short of one block to the
   // tier before the last (one of its blocks) and then to the tier that fits
@@ -207,7 +209,8 @@ void runMoe(const argus_moe_args &a, const argus_moe_kernel &kernels, int numThr
     while (rows > 0) {
       const argus_moe_tier *tier = tierFor(rows);
       const int64_t block = tier->block_rows, partial = rows % block;
-      const bool split = tier == last && kernels.num_tiers > 1 && partial > 0 && 4 * partial < 3 * block;
+      const bool split = tier == last && kernels.num_tiers > 1 && partial > 0 && 4 * partial < 3 * block &&
+                         !kernels.skips_padding_rows;
       const argus_moe_tier *head = !split ? tier : rows > block ? tier : last - 1;
       const int64_t headRows = !split ? rows : rows > block ? rows - partial : std::min(head->block_rows, rows);
       runRows(e, head, row0, headRows, kernelThreads);

@@ -135,6 +135,7 @@ typedef struct {
   int32_t num_tiers;
   const argus_moe_tier *tiers;
   const char *name;
+  int32_t skips_padding_rows; /* 1: a block's rows past the expert's cost nothing; never split a partial block off */
 } argus_moe_kernel;
 
 /* Defined by the generated part of the library, which must include this

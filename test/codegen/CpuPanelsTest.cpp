@@ -237,4 +237,59 @@ TEST(CpuPanels, RaggedLastKStepComputesOnlyColumnsInBounds) {
   checkRaggedStep<ak::bf16, 16, 64>(26);
 }
 
+/// The last row tile of M (a: MT rows of which `rows` are in bounds) and of
+/// N (b: NT rows, `cols` in bounds), rows of the tensors followed by NaN:
+/// ak::load_ref reads a in place with its row count, mma computes the rows
+/// in bounds (f32 AVX-512 register blocks and inner-product form in place,
+/// other paths from a zero-padded copy) and leaves the accumulator's other
+/// rows and columns as they were. `packed`: b pre-packed into panels.
+template <class DT, int64_t MT, int64_t NT, int64_t K, BLayout L = BLayout::NK>
+void checkRaggedRows(int64_t rows, int64_t cols, bool packed, unsigned seed) {
+  using S = typename DT::storage;
+  MmaCase<DT> c(rows, cols, K, 0, L, seed);
+  RowsWithNanAfter<DT> a(c.a.data(), c.lda, rows, K);
+  RowsWithNanAfter<DT> b(c.b.data(), c.ldb, L == BLayout::NK ? cols : K, L == BLayout::NK ? K : cols);
+  std::unique_ptr<PackedB<DT>> panels;
+  if (packed) panels = std::make_unique<PackedB<DT>>(c);
+  alignas(64) S aScratch[MT * K], bScratch[NT * K];
+  const ak::tile_ref<S> at = ak::load_ref<DT, MT, K>(aScratch, a.tensor, {0, 0}, 0.0);
+  ASSERT_EQ(at.rows, rows);
+  ASSERT_EQ(at.data, a.data.data()) << "read in place";
+  std::vector<float> acc(MT * NT);
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
+  for (float &x : acc) x = dist(rng);
+  const std::vector<float> before = acc;
+  for (int64_t m = 0; m < rows; ++m)
+    for (int64_t n = 0; n < cols; ++n) acc[m * NT + n] = c.acc[m * cols + n];
+  if constexpr (L == BLayout::NK) {
+    const ak::tile_ref<S> bt = ak::load_ref<DT, NT, K>(bScratch, packed ? panels->tensor : b.tensor, {0, 0}, 0.0);
+    ak::mma<DT, MT, NT, K>(acc.data(), at, bt);
+  } else {
+    const ak::tile_ref<S> vt = ak::load_ref<DT, K, NT>(bScratch, b.tensor, {0, 0}, 0.0);
+    ak::mma_kn<DT, MT, NT, K>(acc.data(), at, vt);
+  }
+  for (int64_t m = 0; m < MT; ++m)
+    for (int64_t n = 0; n < NT; ++n) {
+      if (m < rows && n < cols)
+        c.acc[m * cols + n] = acc[m * NT + n];
+      else
+        ASSERT_EQ(acc[m * NT + n], before[m * NT + n]) << "a row or column past the tensor changed at " << m << ", "
+                                                       << n;
+    }
+  c.expectClose(packed ? "ragged rows, packed b" : "ragged rows");
+}
+
+TEST(CpuPanels, RaggedLastRowTileComputesOnlyRowsInBounds) {
+  if (!haveAvx512Bf16()) GTEST_SKIP() << "this CPU has no AVX512_BF16";
+  checkRaggedRows<ak::f32, 64, 64, 128>(33, 64, false, 31);                 // register blocks: 5 of 8
+  checkRaggedRows<ak::f32, 64, 64, 128>(45, 50, false, 32);                 // and b's last 14 rows
+  checkRaggedRows<ak::f32, 32, 64, 128>(20, 64, true, 33);                  // packed weights
+  checkRaggedRows<ak::f32, 16, 64, 512>(13, 64, false, 34);                 // the inner-product form
+  checkRaggedRows<ak::f32, 4, 32, 128>(3, 32, false, 35);                   // few rows: a copied dense
+  checkRaggedRows<ak::f32, 64, 128, 64, BLayout::KN>(40, 128, false, 36);   // values laid out K x N
+  checkRaggedRows<ak::bf16, 32, 64, 128>(20, 64, false, 37);                // bf16: a copied dense
+  checkRaggedRows<ak::bf16, 64, 64, 256>(33, 64, true, 38);
+}
+
 } // namespace

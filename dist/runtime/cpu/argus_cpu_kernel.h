@@ -584,6 +584,17 @@ inline bool ragged_inside(const argus_cpu_tensor &t, const int64_t *off, const i
   return inside;
 }
 
+/// True when the box lies inside the tensor but for its last rows (along
+/// `rowDim`), which reach past the end, at least one of them in bounds
+/// (a window with ragged rows: load_ref).
+template <int RANK>
+inline bool rows_ragged_inside(const argus_cpu_tensor &t, const int64_t *off, const int64_t *dims, int rowDim) {
+  bool inside = rowDim >= 0 && off[rowDim] >= 0 && off[rowDim] < t.shape[rowDim];
+  for (int d = 0; d < RANK; ++d)
+    inside = inside && (d == rowDim || (off[d] >= 0 && off[d] <= t.shape[d] - dims[d]));
+  return inside;
+}
+
 /// The ragged window of a ROWS x COLS tile at `in` (rows `ld` apart) of
 /// which the first `cols` columns are in bounds: read in place, but for the
 /// last partial chunk, copied zero-padded into `scratch`.
@@ -609,7 +620,10 @@ inline tile_ref<S> ragged_window(S *scratch, const S *in, int64_t ld, int64_t co
 /// mma computes from. When only its last columns reach past the tensor (the
 /// last k-step of a K the step does not divide) and the padding is zero, it
 /// is a ragged window: read in place too, mma computing only the columns in
-/// bounds. Else it is copied, masked, into `scratch` (all its elements).
+/// bounds. When only its last rows do (the last row tile of M), it is read in
+/// place with its in-bounds row count, and mma leaves the accumulator's rows
+/// past them as they were (they would add zero rows). Else it is copied,
+/// masked, into `scratch` (all its elements).
 template <class DT, int64_t... D>
 inline tile_ref<typename DT::storage> load_ref(typename DT::storage *scratch, const argus_cpu_tensor &t,
                                                const int64_t (&off)[sizeof...(D)], double padding) {
@@ -643,6 +657,8 @@ inline tile_ref<typename DT::storage> load_ref(typename DT::storage *scratch, co
     if (padding == 0.0 && detail::ragged_inside<R>(t, off, dims)) /* the last k-step of a K the step does not divide */
       return detail::ragged_window<S, rowDim < 0 ? 1 : dims[rowDim], dims[R - 1]>(scratch, in, ld,
                                                                                  t.shape[R - 1] - off[R - 1]);
+    if (padding == 0.0 && detail::rows_ragged_inside<R>(t, off, dims, rowDim)) /* the last row tile of M (or N) */
+      return {in, ld, false, -1, scratch, t.shape[rowDim] - off[rowDim]};
   }
   load<DT, D...>(scratch, t, off, padding);
   return {scratch, dims[R - 1]};

@@ -156,6 +156,65 @@ template <class S, int64_t ROWS, int64_t COLS> inline tile_ref<S> densify(tile_r
   return {w.scratch, COLS};
 }
 
+/// A window with ragged rows as a dense ROWS x COLS tile in its own
+/// scratch, the rows past its in-bounds ones zero.
+template <class S, int64_t ROWS, int64_t COLS> inline tile_ref<S> densify_rows(tile_ref<S> w) {
+  for (int64_t r = 0; r < ROWS; ++r) {
+    if (r < w.rows)
+      std::memmove(w.scratch + r * COLS, w.data + r * w.ld, sizeof(S) * size_t(COLS));
+    else
+      std::memset(static_cast<void *>(w.scratch + r * COLS), 0, sizeof(S) * size_t(COLS));
+  }
+  return {w.scratch, COLS};
+}
+
+template <class DT, int64_t M, int64_t N, int64_t K, BLayout L>
+void mma_ragged(float *acc, tile_ref<typename DT::storage> a, tile_ref<typename DT::storage> b);
+
+/// acc (M x N) += a * b^T with a or b a window with ragged rows (load_ref:
+/// the last row tile of M, or of N for b). The f32 AVX-512 register blocks
+/// and the inner-product form compute only the row blocks of a that hold
+/// in-bounds rows, in place (an MoE expert of 33 rows in a 64-row tile runs
+/// 40 rows, not 64); the accumulator's rows past them are left as they are,
+/// where zero rows of a would have added 0 * b. Every other case (b's rows:
+/// columns of the product or k; other element types and ISAs; with a
+/// ragged last k-step) makes the ragged operands dense and zero-padded in
+/// their scratch first, which is what load_ref did before. Out of line and
+/// cold, like mma_ragged.
+template <class DT, int64_t M, int64_t N, int64_t K, BLayout L>
+__attribute__((noinline, cold)) void mma_ragged_rows(float *acc, tile_ref<typename DT::storage> a,
+                                                     tile_ref<typename DT::storage> b) {
+  using S = typename DT::storage;
+  constexpr int64_t ROWS = L == BLayout::NK ? N : K, COLS = L == BLayout::NK ? K : N;
+  if (b.rows >= 0) b = densify_rows<S, ROWS, COLS>(b);
+#if defined(__AVX512F__)
+  if constexpr (std::is_same<DT, f32>::value && M > 4) {
+    if (a.rows >= 0 && b.cols < 0) {
+      if (b.panels) {
+        if constexpr (L == BLayout::NK) {
+          mma_f32_panels<M, N, K, true>(acc, a, b);
+          return;
+        }
+      } else if constexpr (L == BLayout::NK && inner_product_fits<DT, M, K>()) {
+        mma_dot<M, N, K, f32_dot, true>(acc, a, b);
+        return;
+      } else {
+        mma_f32_avx512<M, N, K, L, true>(acc, a, b);
+        return;
+      }
+    }
+  }
+#endif
+  if (a.rows >= 0) a = densify_rows<S, M, K>(a);
+  if constexpr (K >= kRaggedColumns || (L == BLayout::KN && N >= kRaggedColumns)) {
+    if (a.cols >= 0 || b.cols >= 0) {
+      mma_ragged<DT, M, N, K, L>(acc, a, b);
+      return;
+    }
+  }
+  mma_dispatch<DT, M, N, K, L>(acc, a, b);
+}
+
 /// acc (M x N) += a * b^T with a or b a ragged window (load_ref: a tile of
 /// the last k-step whose columns reach past K). With both plain and laid out
 /// N x K, the in-bounds k are computed in place, ragged_chunk(K) at a time,
@@ -197,12 +256,18 @@ template <class DT, int64_t M, int64_t N, int64_t K, BLayout L, class OperandA, 
 inline void mma_any(float *acc, OperandA aOperand, OperandB bOperand) {
   /* load_ref makes ragged windows of tiles at least kRaggedColumns wide only */
   constexpr bool mayBeRagged = K >= kRaggedColumns || (L == BLayout::KN && N >= kRaggedColumns);
-  if constexpr (mayBeRagged && (!std::is_pointer<OperandA>::value || !std::is_pointer<OperandB>::value)) {
+  if constexpr (!std::is_pointer<OperandA>::value || !std::is_pointer<OperandB>::value) {
     const tile_ref<typename DT::storage> a = operand_ref(aOperand, K);
     const tile_ref<typename DT::storage> b = operand_ref(bOperand, L == BLayout::NK ? K : N);
-    if (__builtin_expect(a.cols >= 0 || b.cols >= 0, 0)) { /* once per product, at its last k-step */
-      mma_ragged<DT, M, N, K, L>(acc, a, b);
+    if (__builtin_expect(a.rows >= 0 || b.rows >= 0, 0)) { /* the last row tile of M or N */
+      mma_ragged_rows<DT, M, N, K, L>(acc, a, b);
       return;
+    }
+    if constexpr (mayBeRagged) {
+      if (__builtin_expect(a.cols >= 0 || b.cols >= 0, 0)) { /* once per product, at its last k-step */
+        mma_ragged<DT, M, N, K, L>(acc, a, b);
+        return;
+      }
     }
   }
   mma_dispatch<DT, M, N, K, L>(acc, aOperand, bOperand);

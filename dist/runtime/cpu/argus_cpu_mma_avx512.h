@@ -137,14 +137,14 @@ inline void f32_prefetch(tile_ref<float> a, tile_ref<float> b, int64_t m, int ro
 
 /// All of b is packed first (NP panels), then each block of rows of a runs
 /// across every panel while its rows are still in L1.
-template <int64_t M, int64_t N, int64_t K, BLayout L>
+template <int64_t M, int64_t N, int64_t K, BLayout L, bool RaggedRows = false>
 inline void mma_f32_avx512(float *acc, tile_ref<float> a, tile_ref<float> b) {
   constexpr int64_t PW = N <= 16 ? 16 : 32; /* panel width: 1 or 2 zmm of columns */
   constexpr int64_t NP = (N + PW - 1) / PW;
   alignas(64) float bp[NP * K * PW];
   for (int64_t p = 0; p < NP; ++p)
     pack_f32_panel<L, PW, K>(bp + p * K * PW, b, p * PW, std::min<int64_t>(PW, N - p * PW));
-  for_row_blocks<kMR>(M, [&](auto mr, int64_t m) {
+  for_row_blocks<kMR>(RaggedRows ? a.rows : M, [&](auto mr, int64_t m) { /* ragged: the rows in bounds */
     constexpr int R = decltype(mr)::value;
     for (int64_t p = 0; p < NP; ++p) {
       const int64_t n0 = p * PW, nb = std::min<int64_t>(PW, N - n0);
@@ -251,12 +251,12 @@ inline void dot_block(float *c, int64_t ldc, const typename Dot::storage *a, int
 
 /// acc (M x N) += a * b^T for short tiles (inner_product_fits): blocks of up
 /// to 4 rows of a (mma_dot_blocks) by NR columns of b.
-template <int64_t M, int64_t N, int64_t K, class Dot>
+template <int64_t M, int64_t N, int64_t K, class Dot, bool RaggedRows = false>
 inline void mma_dot(float *acc, tile_ref<typename Dot::storage> a, tile_ref<typename Dot::storage> b) {
   using S = typename Dot::storage;
   constexpr int MR = M < 4 ? int(M) : 4;            /* rows per block */
   constexpr int NR = MR == 1 ? 16 : MR == 2 ? 8 : 4; /* 16 accumulators (one reduction tree), else 12 */
-  mma_dot_blocks<M, N, K, MR, NR>(acc, a, b,
+  mma_dot_blocks<M, N, K, MR, NR, RaggedRows>(acc, a, b,
                                   [](auto mr, auto nr, float *c, int64_t ldc, const S *ap, int64_t lda, const S *bp,
                                      int64_t ldb, int64_t k) {
                                     dot_block<decltype(mr)::value, decltype(nr)::value, Dot>(c, ldc, ap, lda, bp, ldb, k);

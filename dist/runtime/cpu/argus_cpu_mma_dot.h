@@ -29,22 +29,29 @@ template <int N, class F> inline void unroll(F f) { unroll_each(f, std::make_int
 /// a multiple of 4 KiB apart (K = 4096 activations) would share L1 sets and
 /// evict each other, so more than one block of them is first copied dense.
 /// `block(mr, nr, c, ldc, a, lda, b, ldb, K)` computes one block, its row and
-/// column counts as std::integral_constant.
-template <int64_t M, int64_t N, int64_t K, int MR, int NR, class SA, class SB, class Block>
+/// column counts as std::integral_constant. RaggedRows: only a.rows rows of
+/// a are in bounds; blocks past them are skipped (their acc rows kept).
+template <int64_t M, int64_t N, int64_t K, int MR, int NR, bool RaggedRows = false, class SA, class SB, class Block>
 inline void mma_dot_blocks(float *acc, tile_ref<SA> a, tile_ref<SB> b, Block block) {
   static_assert(M <= 32, "the inner-product form is for short tiles");
+  static_assert(!RaggedRows || M > MR, "ragged rows need the dense copy of a");
   constexpr int rest = int(M % MR); /* rows of the last, shorter block */
+  /* ragged rows (a.rows in bounds): only the blocks that hold them, rows past them zero */
+  const int64_t used = RaggedRows ? std::min<int64_t>(M, (a.rows + MR - 1) / MR * MR) : M;
   alignas(64) SA dense[M > MR ? M * K : 1];
-  if (M > MR && a.ld != K) {
-    for (int64_t m = 0; m < M; ++m) std::memcpy(dense + m * K, a.data + m * a.ld, K * sizeof(SA));
+  if (M > MR && (RaggedRows || a.ld != K)) {
+    const int64_t in = RaggedRows ? a.rows : M;
+    for (int64_t m = 0; m < in; ++m) std::memcpy(dense + m * K, a.data + m * a.ld, K * sizeof(SA));
+    if (used > in) std::memset(static_cast<void *>(dense + in * K), 0, size_t(used - in) * K * sizeof(SA));
     a = {dense, K};
   }
   auto columns = [&](auto nr, int64_t n) {
-    for (int64_t m = 0; m + MR <= M; m += MR)
+    for (int64_t m = 0; m + MR <= used; m += MR)
       block(std::integral_constant<int, MR>(), nr, acc + m * N + n, N, a.data + m * a.ld, a.ld, b.data + n * b.ld,
             b.ld, K);
     if constexpr (rest != 0)
-      block(std::integral_constant<int, rest>(), nr, acc + (M - rest) * N + n, N, a.data + (M - rest) * a.ld, a.ld,
+      if (used == M)
+        block(std::integral_constant<int, rest>(), nr, acc + (M - rest) * N + n, N, a.data + (M - rest) * a.ld, a.ld,
             b.data + n * b.ld, b.ld, K);
   };
   int64_t n = 0;

@@ -65,8 +65,9 @@ inline void f32_few_rows(float *c, int64_t ldc, const float *a, int64_t lda, con
 /// GFLOP/s, the plain path's 113-116; 128-row tiles were 3% slower with it).
 /// (Panels outside, rows inside, keeps a panel in L1 but re-reads a's rows
 /// from L2 per panel: 5-15% slower on 128- and 256-row tiles.)
-template <int64_t M, int64_t N, int64_t K>
+template <int64_t M, int64_t N, int64_t K, bool RaggedRows = false>
 inline void mma_f32_panels(float *acc, tile_ref<float> a, tile_ref<float> b) {
+  static_assert(!RaggedRows || M > 4, "few-row tiles with ragged rows are made dense first");
   constexpr int64_t PW = ARGUS_CPU_PANEL_ROWS, NP = (N + PW - 1) / PW;
   if constexpr (M <= 4) { /* one row block, streaming the panels: few_rows_block */
     for (int64_t p = 0; p < NP; ++p) {
@@ -79,7 +80,7 @@ inline void mma_f32_panels(float *acc, tile_ref<float> a, tile_ref<float> b) {
     return;
   }
   constexpr int64_t kPanelAhead = 32; /* panel rows: 4 KiB */
-  for_row_blocks<kMR>(M, [&](auto mr, int64_t m) {
+  for_row_blocks<kMR>(RaggedRows ? a.rows : M, [&](auto mr, int64_t m) { /* ragged: the rows in bounds */
     constexpr int R = decltype(mr)::value;
     for (int64_t p = 0; p < NP; ++p) {
       const int64_t n0 = p * PW, nb = std::min<int64_t>(PW, N - n0);

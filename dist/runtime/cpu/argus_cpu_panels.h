@@ -33,6 +33,11 @@ template <class S> struct tile_ref {
   /// columns when the chunks do not divide `cols`.
   int64_t cols = -1;
   S *scratch = nullptr;
+  /// A window with ragged rows (load_ref: a tile whose last rows lie past
+  /// the tensor's end, read in place): how many rows are in bounds (-1: all).
+  /// The scratch is set too. A window is ragged in its rows or its columns,
+  /// never both.
+  int64_t rows = -1;
 };
 
 /// The narrowest tile load_ref reads as a ragged window (narrower ones are

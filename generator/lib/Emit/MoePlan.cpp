@@ -51,6 +51,10 @@ GemmTiles chooseCpuMoeTiles(MoeRole, const std::string &dtype, int64_t rows) {
   return {rows, kBlockN, cpuGemmKStep(rows, GemmTypes{dtype, dtype})};
 }
 
+bool moeKernelsSkipPaddingRows(const std::string &dtype, const std::string &target) {
+  return dtype == "f32" && target == "cpu-avx512";
+}
+
 std::vector<int64_t> moeTierBlockRows() {
   std::vector<int64_t> rows(std::begin(kTierRows), std::end(kTierRows));
   rows.push_back(kLargeBlockM);

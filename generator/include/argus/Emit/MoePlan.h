@@ -62,6 +62,13 @@ GemmTiles chooseCpuMoeTiles(MoeRole role, const std::string &dtype, int64_t rows
 /// Chooses the tiles of a catalog entry's tier kernel (BM must stay `rows`).
 using MoeTileChooser = std::function<GemmTiles(MoeRole role, const MoeEntry &entry, int64_t rows)>;
 
+/// Whether the tier kernels of `dtype` on `target` compute only the rows of a
+/// partial row block that are in bounds (argus_cpu_mma.h, mma_ragged_rows:
+/// f32 on AVX-512). The runtime then runs a partial last block in the last
+/// tier instead of splitting it off to smaller tiers, which would stream the
+/// expert's weights again.
+bool moeKernelsSkipPaddingRows(const std::string &dtype, const std::string &target);
+
 /// The tile height of each tier, ascending; the last serves any rows.
 std::vector<int64_t> moeTierBlockRows();
 
