@@ -240,9 +240,10 @@ TEST(CpuPanels, RaggedLastKStepComputesOnlyColumnsInBounds) {
 /// The last row tile of M (a: MT rows of which `rows` are in bounds) and of
 /// N (b: NT rows, `cols` in bounds), rows of the tensors followed by NaN:
 /// ak::load_ref reads a in place with its row count, mma computes the rows
-/// in bounds (f32 AVX-512 register blocks and inner-product form in place,
-/// other paths from a zero-padded copy) and leaves the accumulator's other
-/// rows and columns as they were. `packed`: b pre-packed into panels.
+/// in bounds (AVX-512 register blocks, AMX in 16-row groups with the last
+/// partial one copied, the f32 inner-product form; few-row forms from a
+/// zero-padded copy) and leaves the accumulator's other rows and columns as
+/// they were. `packed`: b pre-packed into panels.
 template <class DT, int64_t MT, int64_t NT, int64_t K, BLayout L = BLayout::NK>
 void checkRaggedRows(int64_t rows, int64_t cols, bool packed, unsigned seed) {
   using S = typename DT::storage;
@@ -288,8 +289,10 @@ TEST(CpuPanels, RaggedLastRowTileComputesOnlyRowsInBounds) {
   checkRaggedRows<ak::f32, 16, 64, 512>(13, 64, false, 34);                 // the inner-product form
   checkRaggedRows<ak::f32, 4, 32, 128>(3, 32, false, 35);                   // few rows: a copied dense
   checkRaggedRows<ak::f32, 64, 128, 64, BLayout::KN>(40, 128, false, 36);   // values laid out K x N
-  checkRaggedRows<ak::bf16, 32, 64, 128>(20, 64, false, 37);                // bf16: a copied dense
-  checkRaggedRows<ak::bf16, 64, 64, 256>(33, 64, true, 38);
+  checkRaggedRows<ak::bf16, 32, 64, 128>(20, 64, false, 37);                // AMX: 16 rows + 4 copied
+  checkRaggedRows<ak::bf16, 64, 64, 256>(33, 64, true, 38);                 // AMX on panels: 32 + 1
+  checkRaggedRows<ak::bf16, 24, 64, 128>(13, 40, false, 39);                // vdpbf16ps blocks
+  checkRaggedRows<ak::bf16, 16, 64, 512>(9, 64, false, 40);                 // AMX few rows: a copied dense
 }
 
 } // namespace

@@ -152,9 +152,9 @@ TEST_F(Moe, AnExpertWithoutTokensAndOneWithAll) {
 // Experts whose last 64-row block would be less than 3/4 full split it
 // over the smaller tiers (default tiers: 45 = 32 + 13, 33 = 32 + 1,
 // 68 = 64 + 4, 100 = 64 + 32 + 4); 59 and 112 rows run padded 64-row blocks.
-// f32 kernels on cpu-avx512 skip a block's padding rows and run every
-// partial block in the 64-row tier (33, 68 = 64 + 4 and 100 = 64 + 36 rows:
-// a block with ragged rows read in place).
+// f32 and bf16 kernels on cpu-avx512 skip a block's padding rows and run
+// every partial block in the 64-row tier (45, 33, 68 = 64 + 4 and
+// 100 = 64 + 36 rows: a block with ragged rows read in place).
 TEST_F(Moe, LargeExpertsSplitTheirLastBlock) {
   check({ARGUS_DTYPE_BF16, 45, 64, 48, 4, 1, false, 3, -1}, 29);
   check({ARGUS_DTYPE_F32, 33, 40, 24, 4, 1, false, 0, -1}, 30);

@@ -108,53 +108,9 @@ namespace detail {
 template <class S> inline tile_ref<S> operand_ref(const S *tile, int64_t dense) { return {tile, dense}; }
 template <class S> inline tile_ref<S> operand_ref(tile_ref<S> window, int64_t) { return window; }
 
-template <class DT, int64_t M, int64_t N, int64_t K, BLayout L, class OperandA, class OperandB>
+template <class DT, int64_t M, int64_t N, int64_t K, BLayout L, bool RaggedRows = false, class OperandA,
+          class OperandB>
 inline void mma_dispatch(float *acc, OperandA aOperand, OperandB bOperand);
-
-/// acc (M x N) += a * b^T with b a panel operand (argus_cpu_panels.h): in
-/// place where the micro-kernels compute from panels (mma_reads_panels),
-/// else gathered into plain rows first.
-template <class DT, int64_t M, int64_t N, int64_t K, BLayout L>
-inline void mma_panels(float *acc, tile_ref<typename DT::storage> a, tile_ref<typename DT::storage> b) {
-  using S = typename DT::storage;
-  if constexpr (L == BLayout::NK && mma_reads_panels<DT>()) {
-#if defined(__AVX512F__)
-    if constexpr (std::is_same<DT, f32>::value) {
-      mma_f32_panels<M, N, K>(acc, a, b);
-      return;
-    }
-#endif
-#if defined(__AVX512F__) && defined(__AVX512BF16__)
-    if constexpr (std::is_same<DT, bf16>::value) {
-#if defined(ARGUS_CPU_HAVE_AMX)
-      if constexpr (amx_tiles_fit<M, N, K>()) {
-        if (amx_usable()) {
-          mma_bf16_amx_panels<M, N, K>(acc, a, b);
-          return;
-        }
-      }
-#endif
-      mma_bf16_vnni_panels<M, N, K>(acc, a, b);
-      return;
-    }
-#endif
-  }
-  constexpr int64_t ROWS = L == BLayout::NK ? N : K, COLS = L == BLayout::NK ? K : N;
-  alignas(64) S dense[ROWS * COLS];
-  unpanel<S, ROWS, COLS>(dense, b);
-  mma_dispatch<DT, M, N, K, L>(acc, a, dense);
-}
-
-/// A ragged window of ROWS x COLS as a dense tile in its own scratch, the
-/// columns past its in-bounds ones zero (the tail copy there is not needed
-/// any more: the in-bounds columns are read from the window).
-template <class S, int64_t ROWS, int64_t COLS> inline tile_ref<S> densify(tile_ref<S> w) {
-  for (int64_t r = 0; r < ROWS; ++r) {
-    std::memmove(w.scratch + r * COLS, w.data + r * w.ld, sizeof(S) * size_t(w.cols));
-    std::memset(static_cast<void *>(w.scratch + r * COLS + w.cols), 0, sizeof(S) * size_t(COLS - w.cols));
-  }
-  return {w.scratch, COLS};
-}
 
 /// A window with ragged rows as a dense ROWS x COLS tile in its own
 /// scratch, the rows past its in-bounds ones zero.
@@ -168,51 +124,91 @@ template <class S, int64_t ROWS, int64_t COLS> inline tile_ref<S> densify_rows(t
   return {w.scratch, COLS};
 }
 
+/// The a operand for a micro-kernel that reads all M rows: with ragged
+/// rows (RaggedRows), made dense and zero-padded first.
+template <bool RaggedRows, int64_t M, int64_t K, class S> inline tile_ref<S> all_rows(tile_ref<S> a) {
+  if constexpr (RaggedRows)
+    return densify_rows<S, M, K>(a);
+  else
+    return a;
+}
+
+/// acc (M x N) += a * b^T with b a panel operand (argus_cpu_panels.h): in
+/// place where the micro-kernels compute from panels (mma_reads_panels),
+/// else gathered into plain rows first. RaggedRows: as mma_dispatch.
+template <class DT, int64_t M, int64_t N, int64_t K, BLayout L, bool RaggedRows = false>
+inline void mma_panels(float *acc, tile_ref<typename DT::storage> a, tile_ref<typename DT::storage> b) {
+  using S = typename DT::storage;
+  constexpr bool rowBlocks = RaggedRows && M > 4; /* few-row forms read all M rows */
+  if constexpr (L == BLayout::NK && mma_reads_panels<DT>()) {
+#if defined(__AVX512F__)
+    if constexpr (std::is_same<DT, f32>::value) {
+      mma_f32_panels<M, N, K, rowBlocks>(acc, all_rows<RaggedRows && !rowBlocks, M, K>(a), b);
+      return;
+    }
+#endif
+#if defined(__AVX512F__) && defined(__AVX512BF16__)
+    if constexpr (std::is_same<DT, bf16>::value) {
+#if defined(ARGUS_CPU_HAVE_AMX)
+      if constexpr (amx_tiles_fit<M, N, K>()) {
+        if (amx_usable()) {
+          mma_bf16_amx_panels<M, N, K, RaggedRows>(acc, a, b);
+          return;
+        }
+      }
+#endif
+      mma_bf16_vnni_panels<M, N, K, rowBlocks>(acc, all_rows<RaggedRows && !rowBlocks, M, K>(a), b);
+      return;
+    }
+#endif
+  }
+  constexpr int64_t ROWS = L == BLayout::NK ? N : K, COLS = L == BLayout::NK ? K : N;
+  alignas(64) S dense[ROWS * COLS];
+  unpanel<S, ROWS, COLS>(dense, b);
+  mma_dispatch<DT, M, N, K, L, RaggedRows>(acc, a, dense);
+}
+
+/// A ragged window of ROWS x COLS as a dense tile in its own scratch, the
+/// columns past its in-bounds ones zero (the tail copy there is not needed
+/// any more: the in-bounds columns are read from the window).
+template <class S, int64_t ROWS, int64_t COLS> inline tile_ref<S> densify(tile_ref<S> w) {
+  for (int64_t r = 0; r < ROWS; ++r) {
+    std::memmove(w.scratch + r * COLS, w.data + r * w.ld, sizeof(S) * size_t(w.cols));
+    std::memset(static_cast<void *>(w.scratch + r * COLS + w.cols), 0, sizeof(S) * size_t(COLS - w.cols));
+  }
+  return {w.scratch, COLS};
+}
+
 template <class DT, int64_t M, int64_t N, int64_t K, BLayout L>
 void mma_ragged(float *acc, tile_ref<typename DT::storage> a, tile_ref<typename DT::storage> b);
 
 /// acc (M x N) += a * b^T with a or b a window with ragged rows (load_ref:
-/// the last row tile of M, or of N for b). The f32 AVX-512 register blocks
-/// and the inner-product form compute only the row blocks of a that hold
-/// in-bounds rows, in place (an MoE expert of 33 rows in a 64-row tile runs
-/// 40 rows, not 64); the accumulator's rows past them are left as they are,
-/// where zero rows of a would have added 0 * b. Every other case (b's rows:
-/// columns of the product or k; other element types and ISAs; with a
-/// ragged last k-step) makes the ragged operands dense and zero-padded in
-/// their scratch first, which is what load_ref did before. Out of line and
-/// cold, like mma_ragged.
+/// the last row tile of M, or of N for b). The register-block micro-kernels
+/// (f32 and bf16 on AVX-512, on plain or packed weights; AMX in 16-row
+/// groups, the last partial one copied) and the inner-product form compute
+/// only the rows of a in bounds, in place (an MoE expert of 33 rows in a
+/// 64-row tile runs 40 rows, not 64); the accumulator's rows past them are
+/// left as they are, where zero rows of a would have added 0 * b. Every other
+/// case (b's rows: columns of the product or k; few-row forms; a ragged last
+/// k-step) makes the ragged operands dense and zero-padded in their scratch
+/// first, which is what load_ref did before. Out of line and cold, like
+/// mma_ragged.
 template <class DT, int64_t M, int64_t N, int64_t K, BLayout L>
 __attribute__((noinline, cold)) void mma_ragged_rows(float *acc, tile_ref<typename DT::storage> a,
                                                      tile_ref<typename DT::storage> b) {
   using S = typename DT::storage;
   constexpr int64_t ROWS = L == BLayout::NK ? N : K, COLS = L == BLayout::NK ? K : N;
   if (b.rows >= 0) b = densify_rows<S, ROWS, COLS>(b);
-#if defined(__AVX512F__)
-  if constexpr (std::is_same<DT, f32>::value && M > 4) {
-    if (a.rows >= 0 && b.cols < 0) {
-      if (b.panels) {
-        if constexpr (L == BLayout::NK) {
-          mma_f32_panels<M, N, K, true>(acc, a, b);
-          return;
-        }
-      } else if constexpr (L == BLayout::NK && inner_product_fits<DT, M, K>()) {
-        mma_dot<M, N, K, f32_dot, true>(acc, a, b);
-        return;
-      } else {
-        mma_f32_avx512<M, N, K, L, true>(acc, a, b);
-        return;
-      }
-    }
-  }
-#endif
-  if (a.rows >= 0) a = densify_rows<S, M, K>(a);
   if constexpr (K >= kRaggedColumns || (L == BLayout::KN && N >= kRaggedColumns)) {
     if (a.cols >= 0 || b.cols >= 0) {
-      mma_ragged<DT, M, N, K, L>(acc, a, b);
+      mma_ragged<DT, M, N, K, L>(acc, a.rows >= 0 ? densify_rows<S, M, K>(a) : a, b);
       return;
     }
   }
-  mma_dispatch<DT, M, N, K, L>(acc, a, b);
+  if (a.rows >= 0)
+    mma_dispatch<DT, M, N, K, L, true>(acc, a, b);
+  else
+    mma_dispatch<DT, M, N, K, L>(acc, a, b);
 }
 
 /// acc (M x N) += a * b^T with a or b a ragged window (load_ref: a tile of
@@ -273,13 +269,17 @@ inline void mma_any(float *acc, OperandA aOperand, OperandB bOperand) {
   mma_dispatch<DT, M, N, K, L>(acc, aOperand, bOperand);
 }
 
-/// acc (M x N) += a (M x K) * b^T, b laid out as L says, no operand ragged;
-/// picks the micro-kernel for the element type, the tile shape and the CPU.
-/// Always inlined into mma_any, as it was before ragged windows.
-template <class DT, int64_t M, int64_t N, int64_t K, BLayout L, class OperandA, class OperandB>
+/// acc (M x N) += a (M x K) * b^T, b laid out as L says, no operand ragged
+/// in its columns; picks the micro-kernel for the element type, the tile
+/// shape and the CPU. RaggedRows (from mma_ragged_rows): only a.rows rows of
+/// a are in bounds; micro-kernels that take it compute those, the others get
+/// a dense zero-padded copy (all_rows). Always inlined into mma_any, as it
+/// was before ragged windows.
+template <class DT, int64_t M, int64_t N, int64_t K, BLayout L, bool RaggedRows, class OperandA, class OperandB>
 __attribute__((always_inline)) inline void mma_dispatch(float *acc, OperandA aOperand, OperandB bOperand) {
   const tile_ref<typename DT::storage> a = operand_ref(aOperand, K);
   const tile_ref<typename DT::storage> b = operand_ref(bOperand, L == BLayout::NK ? K : N);
+  constexpr bool rowBlocks = RaggedRows && M > 4; /* few-row forms read all M rows */
   if constexpr (!std::is_pointer<OperandA>::value) { /* packed weights as the left operand: plain rows first */
     if (a.panels) {
       alignas(64) typename DT::storage dense[M * K];
@@ -290,7 +290,7 @@ __attribute__((always_inline)) inline void mma_dispatch(float *acc, OperandA aOp
   }
   if constexpr (!std::is_pointer<OperandB>::value) { /* a window of a tensor: maybe of packed weights */
     if (b.panels) {
-      mma_panels<DT, M, N, K, L>(acc, a, b);
+      mma_panels<DT, M, N, K, L, RaggedRows>(acc, a, b);
       return;
     }
   }
@@ -298,20 +298,20 @@ __attribute__((always_inline)) inline void mma_dispatch(float *acc, OperandA aOp
   constexpr bool innerProduct = L == BLayout::NK && inner_product_fits<DT, M, K>();
   if constexpr (std::is_same<DT, f32>::value) {
     if constexpr (innerProduct)
-      mma_dot<M, N, K, f32_dot>(acc, a, b);
+      mma_dot<M, N, K, f32_dot, rowBlocks>(acc, all_rows<RaggedRows && !rowBlocks, M, K>(a), b);
     else
-      mma_f32_avx512<M, N, K, L>(acc, a, b);
+      mma_f32_avx512<M, N, K, L, RaggedRows>(acc, a, b);
     return;
   }
 #if defined(ARGUS_CPU_HAVE_AMX)
   if constexpr (std::is_same<DT, bf16>::value && amx_tiles_fit<M, N, K>()) {
     if (amx_usable()) {
-      mma_bf16_amx<M, N, K, L>(acc, a, b);
+      mma_bf16_amx<M, N, K, L, RaggedRows>(acc, a, b);
       return;
     }
   } else if constexpr (std::is_same<DT, bf16>::value && L == BLayout::NK && amx_few_rows_fit<M, N, K>()) {
     if (amx_usable()) {
-      mma_bf16_amx_few_rows<M, N, K>(acc, a, b);
+      mma_bf16_amx_few_rows<M, N, K>(acc, all_rows<RaggedRows, M, K>(a), b);
       return;
     }
   }
@@ -320,15 +320,15 @@ __attribute__((always_inline)) inline void mma_dispatch(float *acc, OperandA aOp
   if constexpr (std::is_same<DT, bf16>::value) {
 #if defined(__AVX512BW__)
     if constexpr (innerProduct) {
-      mma_dot<M, N, K, bf16_dot>(acc, a, b);
+      mma_dot<M, N, K, bf16_dot, rowBlocks>(acc, all_rows<RaggedRows && !rowBlocks, M, K>(a), b);
       return;
     }
     if constexpr (L == BLayout::KN && kn_rows_fit<M>()) {
-      mma_kn_rows<M, N, K>(acc, a, b);
+      mma_kn_rows<M, N, K>(acc, all_rows<RaggedRows, M, K>(a), b);
       return;
     }
 #endif
-    mma_bf16_avx512<M, N, K, L>(acc, a, b);
+    mma_bf16_avx512<M, N, K, L, RaggedRows>(acc, a, b);
     return;
   }
 #endif
@@ -336,8 +336,9 @@ __attribute__((always_inline)) inline void mma_dispatch(float *acc, OperandA aOp
     /* no native 16-bit dot product: widen both operands (exactly) to f32 */
     alignas(64) float af[M * K];
     alignas(64) float bf[N * K];
+    const tile_ref<typename DT::storage> aAll = all_rows<RaggedRows, M, K>(a);
     for (int64_t m = 0; m < M; ++m)
-      for (int64_t k = 0; k < K; ++k) af[m * K + k] = DT::load(a.data[m * a.ld + k]);
+      for (int64_t k = 0; k < K; ++k) af[m * K + k] = DT::load(aAll.data[m * aAll.ld + k]);
     for (int64_t n = 0; n < N; ++n)
       for (int64_t k = 0; k < K; ++k) bf[n * K + k] = DT::load(b_at<L>(b, n, k));
     mma_f32_avx512<M, N, K, BLayout::NK>(acc, {af, K}, {bf, K});
@@ -346,15 +347,15 @@ __attribute__((always_inline)) inline void mma_dispatch(float *acc, OperandA aOp
 #elif defined(__AVX2__) && defined(__FMA__)
   if constexpr (std::is_same<DT, f32>::value || std::is_same<DT, bf16>::value || std::is_same<DT, f16>::value) {
     if constexpr (L == BLayout::NK && inner_product_fits_avx2<M, K>())
-      mma_dot8<M, N, K, typename avx2_dot<DT>::type>(acc, a, b);
+      mma_dot8<M, N, K, typename avx2_dot<DT>::type>(acc, all_rows<RaggedRows, M, K>(a), b);
     else if constexpr (L == BLayout::KN && M <= 4)
-      mma_kn_rows8<M, N, K, typename avx2_dot<DT>::type>(acc, a, b);
+      mma_kn_rows8<M, N, K, typename avx2_dot<DT>::type>(acc, all_rows<RaggedRows, M, K>(a), b);
     else
-      mma_packed8<DT, M, N, K, L>(acc, a, b);
+      mma_packed8<DT, M, N, K, L>(acc, all_rows<RaggedRows, M, K>(a), b);
     return;
   }
 #endif
-  mma_portable<DT, M, N, K, L>(acc, a, b);
+  mma_portable<DT, M, N, K, L>(acc, all_rows<RaggedRows, M, K>(a), b);
 }
 
 } // namespace detail

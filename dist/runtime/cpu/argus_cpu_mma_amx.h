@@ -56,25 +56,45 @@ __attribute__((target("amx-tile"))) inline void amx_configure_square() {
   _tile_loadconfig(&cfg);
 }
 
+/// Ragged rows on AMX (a.rows of a's rows in bounds): the 16-row groups that
+/// hold them are computed, the last partial one from a zero-padded copy of
+/// its rows at the start of a.scratch, made here once per product.
+template <int64_t K> inline void amx_copy_partial_group(tile_ref<uint16_t> a) {
+  const int64_t full = a.rows / 16 * 16, rest = a.rows - full;
+  for (int64_t r = 0; r < 16 && rest > 0; ++r) {
+    if (r < rest)
+      std::memcpy(a.scratch + r * K, a.data + (full + r) * a.ld, sizeof(uint16_t) * K);
+    else
+      std::memset(static_cast<void *>(a.scratch + r * K), 0, sizeof(uint16_t) * K);
+  }
+}
+
 /// acc[:, n0 : n0+32] += a * panel (one 32-column VNNI panel, 16-pair rows
 /// of 32 dwords): 2 x 2 (or 1 x 2) C tiles stay in tile registers over the
 /// whole K loop. The configuration of amx_configure_square is loaded.
-template <int64_t M, int64_t N, int64_t K>
+/// RaggedRows: see amx_copy_partial_group.
+template <int64_t M, int64_t N, int64_t K, bool RaggedRows = false>
 __attribute__((target("amx-tile,amx-bf16"))) inline void amx_panel(float *acc, tile_ref<uint16_t> a,
                                                                    const uint32_t *bp, int64_t n0) {
   constexpr int64_t PW = 32, cStride = N * 4, bStride = PW * 4;
   const int64_t aStride = a.ld * 2;
-  for (int64_t m0 = 0; m0 < M; m0 += 32) {
+  const int64_t used = RaggedRows ? (a.rows + 15) / 16 * 16 : M, full = RaggedRows ? a.rows / 16 * 16 : M;
+  for (int64_t m0 = 0; m0 < used; m0 += 32) {
     float *c = acc + m0 * N + n0;
-    const uint16_t *am = a.data + m0 * a.ld;
-    if (m0 + 32 <= M) {
+    const uint16_t *am = a.data + m0 * a.ld, *am16 = am + 16 * a.ld;
+    int64_t stride0 = aStride, stride16 = aStride;
+    if constexpr (RaggedRows) { /* the partial group: its copy */
+      if (m0 >= full) am = a.scratch, stride0 = K * 2;
+      if (m0 + 16 >= full) am16 = a.scratch, stride16 = K * 2;
+    }
+    if (m0 + 32 <= used) {
       _tile_loadd(0, c, cStride);
       _tile_loadd(1, c + 16, cStride);
       _tile_loadd(2, c + 16 * N, cStride);
       _tile_loadd(3, c + 16 * N + 16, cStride);
       for (int64_t k0 = 0; k0 < K; k0 += 32) {
-        _tile_loadd(4, am + k0, aStride);
-        _tile_loadd(5, am + 16 * a.ld + k0, aStride);
+        _tile_loadd(4, am + k0, stride0);
+        _tile_loadd(5, am16 + k0, stride16);
         _tile_loadd(6, bp + (k0 / 2) * PW, bStride);
         _tile_loadd(7, bp + (k0 / 2) * PW + 16, bStride);
         _tile_dpbf16ps(0, 4, 6);
@@ -90,7 +110,7 @@ __attribute__((target("amx-tile,amx-bf16"))) inline void amx_panel(float *acc, t
       _tile_loadd(0, c, cStride);
       _tile_loadd(1, c + 16, cStride);
       for (int64_t k0 = 0; k0 < K; k0 += 32) {
-        _tile_loadd(4, am + k0, aStride);
+        _tile_loadd(4, am + k0, stride0);
         _tile_loadd(6, bp + (k0 / 2) * PW, bStride);
         _tile_loadd(7, bp + (k0 / 2) * PW + 16, bStride);
         _tile_dpbf16ps(0, 4, 6);
@@ -109,27 +129,29 @@ template <int64_t M, int64_t N, int64_t K> constexpr bool amx_tiles_fit() {
 
 /// acc (M x N) += a (M x K) * b (N x K)^T for M % 16 == 0, N % 32 == 0,
 /// K % 32 == 0: each 32-column panel of b packed, then amx_panel.
-template <int64_t M, int64_t N, int64_t K, BLayout L>
+template <int64_t M, int64_t N, int64_t K, BLayout L, bool RaggedRows = false>
 __attribute__((target("amx-tile,amx-bf16"))) void mma_bf16_amx(float *acc, tile_ref<uint16_t> a, tile_ref<uint16_t> b) {
   static_assert(amx_tiles_fit<M, N, K>(), "AMX tiles need 16-row, 32-column, 32-k multiples");
   constexpr int64_t PW = 32;
   alignas(64) uint32_t bp[K / 2 * PW];
+  if constexpr (RaggedRows) amx_copy_partial_group<K>(a);
   amx_configure_square();
   for (int64_t n0 = 0; n0 < N; n0 += PW) {
     pack_vnni_panel<L, PW, K>(bp, b, n0, PW);
-    amx_panel<M, N, K>(acc, a, bp, n0);
+    amx_panel<M, N, K, RaggedRows>(acc, a, bp, n0);
   }
   _tile_release();
 }
 
 /// The same with b a panel operand (pre-packed weights): no packing at all.
-template <int64_t M, int64_t N, int64_t K>
+template <int64_t M, int64_t N, int64_t K, bool RaggedRows = false>
 __attribute__((target("amx-tile,amx-bf16"))) void mma_bf16_amx_panels(float *acc, tile_ref<uint16_t> a,
                                                                        tile_ref<uint16_t> b) {
   static_assert(amx_tiles_fit<M, N, K>(), "AMX tiles need 16-row, 32-column, 32-k multiples");
+  if constexpr (RaggedRows) amx_copy_partial_group<K>(a);
   amx_configure_square();
   for (int64_t n0 = 0; n0 < N; n0 += 32)
-    amx_panel<M, N, K>(acc, a, reinterpret_cast<const uint32_t *>(b.data + n0 / 32 * b.ld), n0);
+    amx_panel<M, N, K, RaggedRows>(acc, a, reinterpret_cast<const uint32_t *>(b.data + n0 / 32 * b.ld), n0);
   _tile_release();
 }
 

@@ -292,7 +292,7 @@ inline void bf16_block(float *c, int64_t ldc, const uint16_t *a, int64_t lda, co
   store_acc<MR, NV>(acc, c, ldc, nb);
 }
 
-template <int64_t M, int64_t N, int64_t K, BLayout L>
+template <int64_t M, int64_t N, int64_t K, BLayout L, bool RaggedRows = false>
 inline void mma_bf16_avx512(float *acc, tile_ref<uint16_t> a, tile_ref<uint16_t> b) {
   constexpr int64_t PW = N <= 16 ? 16 : 32;
   constexpr int64_t KP = (K + 1) / 2;
@@ -300,7 +300,7 @@ inline void mma_bf16_avx512(float *acc, tile_ref<uint16_t> a, tile_ref<uint16_t>
   for (int64_t n0 = 0; n0 < N; n0 += PW) {
     const int64_t nb = std::min<int64_t>(PW, N - n0);
     pack_vnni_panel<L, PW, K>(bp, b, n0, nb);
-    for_row_blocks<kMR>(M, [&](auto mr, int64_t m) {
+    for_row_blocks<kMR>(RaggedRows ? a.rows : M, [&](auto mr, int64_t m) { /* ragged: the rows in bounds */
       if (PW == 32 && nb > 16)
         bf16_block<decltype(mr)::value, 2, PW>(acc + m * N + n0, N, a.data + m * a.ld, a.ld, bp, K, nb);
       else

@@ -115,8 +115,9 @@ inline void bf16_few_rows(float *c, int64_t ldc, const uint16_t *a, int64_t lda,
                          });
 }
 
-template <int64_t M, int64_t N, int64_t K>
+template <int64_t M, int64_t N, int64_t K, bool RaggedRows = false>
 inline void mma_bf16_vnni_panels(float *acc, tile_ref<uint16_t> a, tile_ref<uint16_t> b) {
+  static_assert(!RaggedRows || M > 4, "few-row tiles with ragged rows are made dense first");
   constexpr int64_t PW = ARGUS_CPU_PANEL_ROWS;
   for (int64_t n0 = 0; n0 < N; n0 += PW) {
     const int64_t nb = std::min<int64_t>(PW, N - n0);
@@ -128,7 +129,7 @@ inline void mma_bf16_vnni_panels(float *acc, tile_ref<uint16_t> a, tile_ref<uint
         bf16_few_rows<int(M), 1, PW, K>(acc + n0, N, a.data, a.ld, bp, nb);
       continue;
     }
-    for_row_blocks<kMR>(M, [&](auto mr, int64_t m) {
+    for_row_blocks<kMR>(RaggedRows ? a.rows : M, [&](auto mr, int64_t m) { /* ragged: the rows in bounds */
       if (nb > 16)
         bf16_block<decltype(mr)::value, 2, PW>(acc + m * N + n0, N, a.data + m * a.ld, a.ld, bp, K, nb);
       else

@@ -52,7 +52,7 @@ GemmTiles chooseCpuMoeTiles(MoeRole, const std::string &dtype, int64_t rows) {
 }
 
 bool moeKernelsSkipPaddingRows(const std::string &dtype, const std::string &target) {
-  return dtype == "f32" && target == "cpu-avx512";
+  return (dtype == "f32" || dtype == "bf16") && target == "cpu-avx512";
 }
 
 std::vector<int64_t> moeTierBlockRows() {

@@ -64,7 +64,7 @@ using MoeTileChooser = std::function<GemmTiles(MoeRole role, const MoeEntry &ent
 
 /// Whether the tier kernels of `dtype` on `target` compute only the rows of a
 /// partial row block that are in bounds (argus_cpu_mma.h, mma_ragged_rows:
-/// f32 on AVX-512). The runtime then runs a partial last block in the last
+/// f32 and bf16 on AVX-512). The runtime then runs a partial last block in the last
 /// tier instead of splitting it off to smaller tiers, which would stream the
 /// expert's weights again.
 bool moeKernelsSkipPaddingRows(const std::string &dtype, const std::string &target);
