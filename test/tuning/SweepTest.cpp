@@ -105,12 +105,14 @@ TEST(AttentionCandidates, RuleFirstThenDistinctNeighboursWithinBounds) {
     }
     EXPECT_EQ(emit::cpuAttentionCandidates(k, 2).size(), 2u) << "the budget bounds the list";
   }
-  emit::AttentionKernel wide;
-  wide.dtype = "f32";
-  wide.headDim = wide.vHeadDim = 128;
-  EXPECT_EQ(emit::chooseCpuAttentionTiles(wide).bq, 128) << "f32 packs keys for 128 query rows at a time";
-  wide.headDim = wide.vHeadDim = 256;
-  EXPECT_EQ(emit::chooseCpuAttentionTiles(wide).bq, 64) << "128 rows of a 256-wide head exceed the stack budget";
+  for (const char *dtype : {"bf16", "f16", "f32"}) {
+    emit::AttentionKernel wide;
+    wide.dtype = dtype;
+    wide.headDim = wide.vHeadDim = 128;
+    EXPECT_EQ(emit::chooseCpuAttentionTiles(wide).bq, 128) << dtype << " packs keys for 128 query rows at a time";
+    wide.headDim = wide.vHeadDim = 256;
+    EXPECT_EQ(emit::chooseCpuAttentionTiles(wide).bq, 64) << dtype << ": 128 rows of a 256-wide head exceed the stack budget";
+  }
   emit::AttentionTiles t;
   ASSERT_TRUE(parseAttentionParameters(attentionParameters({32, 128}), t));
   EXPECT_EQ(t.bq, 32);
