@@ -3,7 +3,8 @@
 // Generated kernels beyond GEMM, run against float64 references: row softmax
 // (f32 and bf16: reduce, broadcast, exp, -inf padding), masked edges (loads at
 // negative offsets with a padding value, iota/cmp/select, strided output
-// rows), and the scalar arith semantics (division, shifts, saturation, NaN).
+// rows), the scalar arith semantics (division, shifts, saturation, NaN), and
+// a fused row pipeline on edge values (NaN, signed zeros, bf16 ties).
 //
 //===----------------------------------------------------------------------===//
 #include "CodegenTestSupport.h"
@@ -13,6 +14,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstring>
 #include <limits>
 #include <random>
 
@@ -181,5 +183,94 @@ TEST(CpuRun, ScalarArithFollowsTheDocumentedSemantics) {
     EXPECT_EQ(floats[7], argus_num::bf16_to_f32(argus_num::f32_to_bf16(xh * yh))) << "mulf on bf16 rounds";
   }
 }
+
+} // namespace
+
+namespace {
+
+/// ak::maximum / ak::minimum of the kernels: NaN propagates (the first
+/// operand's first), -0 < +0.
+float ieeeMax(float a, float b) {
+  if (std::isnan(a) || std::isnan(b)) return std::isnan(a) ? a : b;
+  if (a == b) return std::signbit(a) ? b : a;
+  return a > b ? a : b;
+}
+float ieeeMin(float a, float b) {
+  if (std::isnan(a) || std::isnan(b)) return std::isnan(a) ? a : b;
+  if (a == b) return std::signbit(a) ? a : b;
+  return a < b ? a : b;
+}
+uint32_t bitsOf(float f) {
+  uint32_t u;
+  std::memcpy(&u, &f, sizeof u);
+  return u;
+}
+
+/// On each target: 16 lanes (AVX-512), 8 (AVX2).
+class RowPipelineRun : public ::testing::TestWithParam<const char *> {};
+
+TEST_P(RowPipelineRun, KeepsTheScalarSemanticsOnEdgeValues) {
+  const CpuTarget target{GetParam()};
+  // The run is fused (a pass per phase, no whole-tile reductions left) ...
+  std::string cpp = emitFromFile("test/codegen/inputs/row_fusion.mlir", "row_fusion", "row_fusion_cpu", target);
+  EXPECT_NE(cpp.find("ops fused"), std::string::npos) << cpp;
+  EXPECT_EQ(cpp.find("ak::reduce_"), std::string::npos) << cpp;
+  // ... and computes what one loop per op computed, bit for bit where no
+  // rounding differs (selections, NaN, signed zeros, the bf16 rounding).
+  auto kernel = buildKernel("test/codegen/inputs/row_fusion.mlir", "row_fusion", target);
+  ASSERT_TRUE(kernel);
+  std::mt19937 rng(12);
+  std::uniform_real_distribution<float> dist(-2.0f, 2.0f);
+  const int64_t M = 13, N = 32; // 4 instances, the last with one row in bounds
+  std::vector<float> X(M * N), Y(M * N), E(M * N, kNaN), RM(M, kNaN), S(M, kNaN);
+  std::vector<uint16_t> O(M * N, argus_num::f32_to_bf16(kNaN));
+  for (int64_t i = 0; i < M * N; ++i) X[i] = dist(rng), Y[i] = dist(rng);
+  X[0] = 0.0f, Y[0] = -0.0f;                                 // max +0 (row 0: gt)
+  X[1] = -0.0f, Y[1] = 0.0f;                                 // max +0
+  X[2] = -1.0f, Y[2] = 1.0f + 1.0f / 256;                    // a bf16 tie (to even: 1.0)
+  X[3] = -3.0f, Y[3] = 1.0f + 3.0f / 256;                    // a tie rounding up (1 + 1/64)
+  X[2 * N + 5] = kNaN;                                       // row 2: reduce_max is NaN, gt false
+  Y[5 * N + 7] = kNaN;                                       // a NaN operand of max/min, x < y false
+  for (int64_t i = 0; i < N; ++i) X[6 * N + i] = -1.0f - float(i), Y[6 * N + i] = 4.0f; // row 6: min
+  X[6 * N + 1] = 0.0f, Y[6 * N + 1] = -0.0f;                 // min -0
+  (*kernel)({tensorArg(X.data(), {M, N}, {N, 1}), tensorArg(Y.data(), {M, N}, {N, 1}),
+             tensorArg(E.data(), {M, N}, {N, 1}), tensorArg(O.data(), {M, N}, {N, 1}),
+             tensorArg(RM.data(), {M, 1}, {1, 1}), tensorArg(S.data(), {M, 1}, {1, 1})},
+            2);
+  for (int64_t m = 0; m < M; ++m) {
+    SCOPED_TRACE(::testing::Message() << "row " << m);
+    float rmax = -INFINITY, rmin = INFINITY;
+    bool nanX = false, nanY = false;
+    for (int64_t n = 0; n < N; ++n) {
+      nanX |= std::isnan(X[m * N + n]), nanY |= std::isnan(Y[m * N + n]);
+      rmax = std::max(rmax, X[m * N + n]), rmin = std::min(rmin, Y[m * N + n]);
+    }
+    if (nanX) rmax = kNaN;
+    if (nanY) rmin = kNaN;
+    ASSERT_EQ(bitsOf(RM[m]), bitsOf(rmax)) << RM[m] << " vs " << rmax;
+    const bool gt = rmax > rmin;
+    double sum = 0;
+    std::vector<double> e(N);
+    for (int64_t n = 0; n < N; ++n) {
+      const float x = X[m * N + n], y = Y[m * N + n];
+      const float pick = gt ? ieeeMax(x, y) : ieeeMin(x, y);
+      const float sel = x < y ? pick : -0.0f;
+      ASSERT_EQ(O[m * N + n], argus_num::f32_to_bf16(pick)) << "O[" << n << "], pick " << pick;
+      e[n] = double(sel) / (1.0 + std::exp(-double(sel)));
+      sum += e[n];
+    }
+    ASSERT_NEAR(S[m], sum, 1e-5 * (1 + std::fabs(sum)));
+    for (int64_t n = 0; n < N; ++n)
+      ASSERT_NEAR(E[m * N + n], e[n] - double(S[m]), 1e-6 * (1 + std::fabs(e[n]) + std::fabs(sum))) << "E[" << n << "]";
+  }
+  EXPECT_EQ(O[0], 0x0000) << "maximum(+0, -0) is +0";
+  EXPECT_EQ(O[1], 0x0000) << "maximum(-0, +0) is +0";
+  EXPECT_EQ(O[6 * N + 1], 0x8000) << "minimum(+0, -0) is -0";
+  EXPECT_EQ(O[2], 0x3f80) << "1 + 2^-8 is a tie: to even, 1.0";
+  EXPECT_EQ(O[3], 0x3f82) << "1 + 3 * 2^-8 is a tie: to even, 1 + 2^-6";
+  EXPECT_EQ(O[5 * N + 7] & 0x7fc0, 0x7fc0) << "a NaN operand gives a quiet NaN";
+}
+INSTANTIATE_TEST_SUITE_P(Targets, RowPipelineRun, ::testing::Values("cpu-avx512", "cpu-avx2"),
+                         [](const auto &info) { return std::string(info.param) == "cpu-avx2" ? "Avx2" : "Avx512"; });
 
 } // namespace

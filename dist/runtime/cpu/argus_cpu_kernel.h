@@ -183,9 +183,11 @@ inline float exp(float x) {
   const float n = std::nearbyint(xc * 1.44269504088896341f);
   float r = std::fma(-n, 0.693359375f, xc);
   r = std::fma(-n, -2.12194440e-4f, r);
-  float p = 1.9875691500e-4f;
-  for (float c : {1.3981999507e-3f, 8.3334519073e-3f, 4.1665795894e-2f, 1.6666665459e-1f, 5.0000001201e-1f})
-    p = std::fma(p, r, c);
+  float p = std::fma(1.9875691500e-4f, r, 1.3981999507e-3f); /* unrolled: a loop over the */
+  p = std::fma(p, r, 8.3334519073e-3f);                       /* coefficients stays a loop */
+  p = std::fma(p, r, 4.1665795894e-2f);
+  p = std::fma(p, r, 1.6666665459e-1f);
+  p = std::fma(p, r, 5.0000001201e-1f);
   const float er = std::fma(p * r, r, r) + 1.0f;
   // er * 2^n with n in [-126, 128]: two exact factors, so n = 128 stays finite
   // and only the second product rounds (as one scaling by 2^n would).
@@ -214,7 +216,8 @@ inline float silu(float x) { return x / (1.0f + exp(-x)); }
 inline double silu(double x) { return x / (1.0 + std::exp(-x)); }
 
 /// The vector registers exp_lanes computes on: 16 f32 lanes on AVX-512, 8 on
-/// AVX2 (one algorithm, two widths). `where(m, a, b)` is b where m holds.
+/// AVX2, one elsewhere (one algorithm, three widths). `where(m, a, b)` is a
+/// where m holds, b elsewhere.
 #if defined(__AVX512F__)
 struct f32x16 {
   using reg = __m512;
@@ -232,7 +235,17 @@ struct f32x16 {
   /// x * 2^n for integral n in [-126, 128], rounded once (vscalefps).
   static reg scale2(reg x, reg n) { return _mm512_scalef_ps(x, n); }
   static mask lt(reg a, reg b) { return _mm512_cmp_ps_mask(a, b, _CMP_LT_OQ); }
+  static mask le(reg a, reg b) { return _mm512_cmp_ps_mask(a, b, _CMP_LE_OQ); }
   static mask gt(reg a, reg b) { return _mm512_cmp_ps_mask(a, b, _CMP_GT_OQ); }
+  static mask ge(reg a, reg b) { return _mm512_cmp_ps_mask(a, b, _CMP_GE_OQ); }
+  static mask eq(reg a, reg b) { return _mm512_cmp_ps_mask(a, b, _CMP_EQ_OQ); }
+  static mask ne(reg a, reg b) { return _mm512_cmp_ps_mask(a, b, _CMP_NEQ_UQ); }
+  static reg bit_and(reg a, reg b) {
+    return _mm512_castsi512_ps(_mm512_and_si512(_mm512_castps_si512(a), _mm512_castps_si512(b)));
+  }
+  static reg bit_or(reg a, reg b) {
+    return _mm512_castsi512_ps(_mm512_or_si512(_mm512_castps_si512(a), _mm512_castps_si512(b)));
+  }
   static mask unordered(reg a) { return _mm512_cmp_ps_mask(a, a, _CMP_UNORD_Q); }
   static reg where(mask m, reg a, reg b) { return _mm512_mask_blend_ps(m, b, a); }
   static mask first(int64_t n) { return __mmask16((1u << n) - 1u); }
@@ -240,9 +253,20 @@ struct f32x16 {
   static reg load(const float *p, mask m) { return _mm512_maskz_loadu_ps(m, p); }
   static void store(float *p, reg v) { _mm512_storeu_ps(p, v); }
   static void store(float *p, reg v, mask m) { _mm512_mask_storeu_ps(p, m, v); }
+  static bool any(mask m) { return m != 0; }
+  static float reduce_add(reg v) { return _mm512_reduce_add_ps(v); }
+  static float reduce_max(reg v) { return _mm512_reduce_max_ps(v); }
+  static float reduce_min(reg v) { return _mm512_reduce_min_ps(v); }
+  /// argus_num::f32_to_bf16 on every lane: round to nearest even, NaN quiet.
+  static void store_bf16(uint16_t *p, reg v) {
+    const __m512i bits = _mm512_castps_si512(v);
+    const __m512i odd = _mm512_and_si512(_mm512_srli_epi32(bits, 16), _mm512_set1_epi32(1));
+    __m512i r = _mm512_srli_epi32(_mm512_add_epi32(bits, _mm512_add_epi32(odd, _mm512_set1_epi32(0x7fff))), 16);
+    r = _mm512_mask_blend_epi32(unordered(v), r, _mm512_or_si512(_mm512_srli_epi32(bits, 16), _mm512_set1_epi32(0x40)));
+    _mm256_storeu_si256(reinterpret_cast<__m256i *>(p), _mm512_cvtepi32_epi16(r));
+  }
 };
 using f32xN = f32x16;
-#define ARGUS_CPU_VECTOR_MATH 1
 #elif defined(__AVX2__) && defined(__FMA__)
 struct f32x8 {
   using reg = __m256;
@@ -266,7 +290,13 @@ struct f32x8 {
     return _mm256_mul_ps(_mm256_mul_ps(x, s0), s1);
   }
   static mask lt(reg a, reg b) { return _mm256_cmp_ps(a, b, _CMP_LT_OQ); }
+  static mask le(reg a, reg b) { return _mm256_cmp_ps(a, b, _CMP_LE_OQ); }
   static mask gt(reg a, reg b) { return _mm256_cmp_ps(a, b, _CMP_GT_OQ); }
+  static mask ge(reg a, reg b) { return _mm256_cmp_ps(a, b, _CMP_GE_OQ); }
+  static mask eq(reg a, reg b) { return _mm256_cmp_ps(a, b, _CMP_EQ_OQ); }
+  static mask ne(reg a, reg b) { return _mm256_cmp_ps(a, b, _CMP_NEQ_UQ); }
+  static reg bit_and(reg a, reg b) { return _mm256_and_ps(a, b); }
+  static reg bit_or(reg a, reg b) { return _mm256_or_ps(a, b); }
   static mask unordered(reg a) { return _mm256_cmp_ps(a, a, _CMP_UNORD_Q); }
   static reg where(mask m, reg a, reg b) { return _mm256_blendv_ps(b, a, m); }
   static __m256i first(int64_t n) {
@@ -276,13 +306,80 @@ struct f32x8 {
   static reg load(const float *p, __m256i m) { return _mm256_maskload_ps(p, m); }
   static void store(float *p, reg v) { _mm256_storeu_ps(p, v); }
   static void store(float *p, reg v, __m256i m) { _mm256_maskstore_ps(p, m, v); }
+  static bool any(mask m) { return _mm256_movemask_ps(m) != 0; }
+  static float reduce_add(reg v) {
+    __m128 x = _mm_add_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
+    x = _mm_add_ps(x, _mm_movehl_ps(x, x));
+    return _mm_cvtss_f32(_mm_add_ss(x, _mm_movehdup_ps(x)));
+  }
+  static float reduce_max(reg v) {
+    __m128 x = _mm_max_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
+    x = _mm_max_ps(x, _mm_movehl_ps(x, x));
+    return _mm_cvtss_f32(_mm_max_ss(x, _mm_movehdup_ps(x)));
+  }
+  static float reduce_min(reg v) {
+    __m128 x = _mm_min_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
+    x = _mm_min_ps(x, _mm_movehl_ps(x, x));
+    return _mm_cvtss_f32(_mm_min_ss(x, _mm_movehdup_ps(x)));
+  }
+  /// argus_num::f32_to_bf16 on every lane: round to nearest even, NaN quiet.
+  static void store_bf16(uint16_t *p, reg v) {
+    const __m256i bits = _mm256_castps_si256(v);
+    const __m256i odd = _mm256_and_si256(_mm256_srli_epi32(bits, 16), _mm256_set1_epi32(1));
+    __m256i r = _mm256_srli_epi32(_mm256_add_epi32(bits, _mm256_add_epi32(odd, _mm256_set1_epi32(0x7fff))), 16);
+    const __m256i nan = _mm256_or_si256(_mm256_srli_epi32(bits, 16), _mm256_set1_epi32(0x40));
+    r = _mm256_blendv_epi8(r, nan, _mm256_castps_si256(unordered(v)));
+    const __m128i packed = _mm_packus_epi32(_mm256_castsi256_si128(r), _mm256_extracti128_si256(r, 1));
+    _mm_storeu_si128(reinterpret_cast<__m128i *>(p), packed);
+  }
 };
 using f32xN = f32x8;
-#define ARGUS_CPU_VECTOR_MATH 1
+#else
+/// No vector unit the kernels target: the same algorithms a lane at a time.
+struct f32x1 {
+  using reg = float;
+  using mask = bool;
+  static constexpr int64_t lanes = 1;
+  static reg set1(float x) { return x; }
+  static reg add(reg a, reg b) { return a + b; }
+  static reg sub(reg a, reg b) { return a - b; }
+  static reg mul(reg a, reg b) { return a * b; }
+  static reg fma(reg a, reg b, reg c) { return std::fma(a, b, c); }
+  static reg div(reg a, reg b) { return a / b; }
+  static reg min(reg a, reg b) { return a < b ? a : b; } /* b where either is NaN, as vminps */
+  static reg max(reg a, reg b) { return a > b ? a : b; }
+  static reg round(reg x) { return std::nearbyint(x); }
+  static reg scale2(reg x, reg n) {
+    const int32_t ni = int32_t(n), half = ni / 2;
+    return x * bitcast<float>(int32_t((half + 127) << 23)) * bitcast<float>(int32_t((ni - half + 127) << 23));
+  }
+  static mask lt(reg a, reg b) { return a < b; }
+  static mask le(reg a, reg b) { return a <= b; }
+  static mask gt(reg a, reg b) { return a > b; }
+  static mask ge(reg a, reg b) { return a >= b; }
+  static mask eq(reg a, reg b) { return a == b; }
+  static mask ne(reg a, reg b) { return a != b; }
+  static reg bit_and(reg a, reg b) { return bitcast<float>(bitcast<uint32_t>(a) & bitcast<uint32_t>(b)); }
+  static reg bit_or(reg a, reg b) { return bitcast<float>(bitcast<uint32_t>(a) | bitcast<uint32_t>(b)); }
+  static mask unordered(reg a) { return a != a; }
+  static reg where(mask m, reg a, reg b) { return m ? a : b; }
+  static mask first(int64_t n) { return n > 0; }
+  static reg load(const float *p) { return *p; }
+  static reg load(const float *p, mask m) { return m ? *p : 0.0f; }
+  static void store(float *p, reg v) { *p = v; }
+  static void store(float *p, reg v, mask m) {
+    if (m) *p = v;
+  }
+  static bool any(mask m) { return m; }
+  static float reduce_add(reg v) { return v; }
+  static float reduce_max(reg v) { return v; }
+  static float reduce_min(reg v) { return v; }
+  static void store_bf16(uint16_t *p, reg v) { *p = argus_num::f32_to_bf16(v); }
+};
+using f32xN = f32x1;
 #endif
 
-#if defined(ARGUS_CPU_VECTOR_MATH)
-/// ak::exp on every lane of a register (V: f32x16 or f32x8), the same steps.
+/// ak::exp on every lane of a register (V: f32x16, f32x8 or f32x1), the same steps.
 template <class V> inline typename V::reg exp_lanes(typename V::reg x) {
   using reg = typename V::reg;
   const reg lo = V::set1(-87.33654f), hi = V::set1(88.72283f);
@@ -291,40 +388,35 @@ template <class V> inline typename V::reg exp_lanes(typename V::reg x) {
   const reg minus_n = V::sub(V::set1(0.0f), n);
   reg r = V::fma(minus_n, V::set1(0.693359375f), xc);
   r = V::fma(minus_n, V::set1(-2.12194440e-4f), r);
-  reg p = V::set1(1.9875691500e-4f);
-  for (float c : {1.3981999507e-3f, 8.3334519073e-3f, 4.1665795894e-2f, 1.6666665459e-1f, 5.0000001201e-1f})
-    p = V::fma(p, r, V::set1(c));
+  reg p = V::fma(V::set1(1.9875691500e-4f), r, V::set1(1.3981999507e-3f));
+  p = V::fma(p, r, V::set1(8.3334519073e-3f));
+  p = V::fma(p, r, V::set1(4.1665795894e-2f));
+  p = V::fma(p, r, V::set1(1.6666665459e-1f));
+  p = V::fma(p, r, V::set1(5.0000001201e-1f));
   const reg er = V::add(V::fma(V::mul(p, r), r, r), V::set1(1.0f));
   reg y = V::scale2(er, n);
   y = V::where(V::lt(x, lo), V::set1(0.0f), y);
   y = V::where(V::gt(x, hi), V::set1(INFINITY), y);
   return V::where(V::unordered(x), x, y);
 }
-#endif
 
 /// Unary functions with a vector form: scalar() is the function ak::
 /// defines above, lanes<V>() the same steps on every lane of a register.
 struct exp_fn {
   static float scalar(float x) { return exp(x); }
-#if defined(ARGUS_CPU_VECTOR_MATH)
   template <class V> static typename V::reg lanes(typename V::reg x) { return exp_lanes<V>(x); }
-#endif
 };
 struct silu_fn {
   static float scalar(float x) { return silu(x); }
-#if defined(ARGUS_CPU_VECTOR_MATH)
   template <class V> static typename V::reg lanes(typename V::reg x) {
     return V::div(x, V::add(V::set1(1.0f), exp_lanes<V>(V::sub(V::set1(0.0f), x))));
   }
-#endif
 };
 struct sigmoid_fn {
   static float scalar(float x) { return sigmoid(x); }
-#if defined(ARGUS_CPU_VECTOR_MATH)
   template <class V> static typename V::reg lanes(typename V::reg x) {
     return V::div(V::set1(1.0f), V::add(V::set1(1.0f), exp_lanes<V>(V::sub(V::set1(0.0f), x))));
   }
-#endif
 };
 
 /// dst[i] = Fn(src[i]) for the N elements of an f32 tile (dst may be src),
@@ -332,21 +424,55 @@ struct sigmoid_fn {
 /// calling the scalar function does not vectorise: softmax's exp would cost
 /// as much as attention's two products).
 template <class Fn, int64_t N> inline void map_tile(float *dst, const float *src) {
-  int64_t i = 0;
-#if defined(ARGUS_CPU_VECTOR_MATH)
   using V = f32xN;
+  int64_t i = 0;
   for (; i + V::lanes <= N; i += V::lanes) V::store(dst + i, Fn::template lanes<V>(V::load(src + i)));
   if (i < N) {
     const auto m = V::first(N - i);
     V::store(dst + i, Fn::template lanes<V>(V::load(src + i, m)), m);
-    return;
   }
-#endif
-  for (; i < N; ++i) dst[i] = Fn::scalar(src[i]);
 }
 template <int64_t N> inline void exp_tile(float *dst, const float *src) { map_tile<exp_fn, N>(dst, src); }
 template <int64_t N> inline void silu_tile(float *dst, const float *src) { map_tile<silu_fn, N>(dst, src); }
 template <int64_t N> inline void sigmoid_tile(float *dst, const float *src) { map_tile<sigmoid_fn, N>(dst, src); }
+
+/*  Row pipelines: the CPU emitter fuses a run of elementwise operations and
+ *  last-axis reductions over one R x C f32 shape into one loop over rows,
+ *  a register of columns at a time (EmitRowFusion.cpp); these are the lane
+ *  forms it calls where a register instruction alone differs from ak::'s
+ *  scalar semantics. */
+
+/// ak::maximum / ak::minimum lane by lane: NaN propagates (a's first), and
+/// -0 < +0 (for equal operands the bits of both: and / or).
+template <class V> inline typename V::reg maximum_lanes(typename V::reg a, typename V::reg b) {
+  const typename V::reg m = V::where(V::eq(a, b), V::bit_and(a, b), V::max(a, b)); /* b where either is NaN */
+  return V::where(V::unordered(a), a, m);
+}
+template <class V> inline typename V::reg minimum_lanes(typename V::reg a, typename V::reg b) {
+  const typename V::reg m = V::where(V::eq(a, b), V::bit_or(a, b), V::min(a, b));
+  return V::where(V::unordered(a), a, m);
+}
+
+/// A row's sum, maximum or minimum, fed a register of its columns at a time;
+/// maximum and minimum propagate NaN (as reduce_max / reduce_min).
+template <class V> struct row_sum {
+  typename V::reg acc = V::set1(0.0f);
+  void add(typename V::reg x) { acc = V::add(acc, x); }
+  float result() const { return V::reduce_add(acc); }
+};
+template <class V, bool IsMax> struct row_extremum {
+  typename V::reg acc = V::set1(IsMax ? -INFINITY : INFINITY);
+  /* vmaxps / vminps give their second operand where either is NaN: x's NaN
+     enters, and one already in acc stays by the where. */
+  void add(typename V::reg x) { acc = V::where(V::unordered(acc), acc, IsMax ? V::max(acc, x) : V::min(acc, x)); }
+  float result() const {
+    if (V::any(V::unordered(acc))) return std::numeric_limits<float>::quiet_NaN();
+    return IsMax ? V::reduce_max(acc) : V::reduce_min(acc);
+  }
+};
+template <class V> using row_max = row_extremum<V, true>;
+template <class V> using row_min = row_extremum<V, false>;
+
 
 /// Converts one element between element types: float results round to
 /// nearest even, float -> integer truncates and saturates (NaN gives 0).

@@ -123,6 +123,7 @@ void CpuEmitter::resetScope() {
   scalars.clear();
   buffers.clear();
   foldedTransposes.clear();
+  fusedOps.clear();
 }
 
 LogicalResult CpuEmitter::emitArguments(func::FuncOp f, ArrayRef<std::string> argNames) {

@@ -46,6 +46,14 @@ struct BufferInfo {
   std::string storage;
 };
 
+/// C++ of one element (EmitTileOps.cpp): memory <-> arithmetic conversions
+/// (bf16 / f16 widen to float, i1 is a byte) and the scalar operators.
+std::string loadConv(mlir::Type elem, const std::string &e);
+std::string storeConv(mlir::Type elem, const std::string &e);
+std::string binaryExpr(BinaryKind kind, mlir::Type elem, const std::string &x, const std::string &y);
+std::string unaryExpr(UnaryKind kind, const std::string &x);
+std::string cmpExpr(CmpPredicate p, const std::string &x, const std::string &y);
+
 class CpuEmitter : public CppKernelEmitter {
 public:
   explicit CpuEmitter(const CpuTarget &target) : CppKernelEmitter("the CPU backend"), target(target) {}
@@ -73,6 +81,14 @@ public:
 
   // EmitTileOps.cpp
   mlir::LogicalResult emitArgusOp(mlir::Operation *op) override;
+
+  // EmitRowFusion.cpp
+  /// When `op` starts a run of elementwise ops and row reductions over one
+  /// R x C f32 shape worth fusing, emits the whole run (`fused`), its column
+  /// work in one loop over rows per phase, and marks its other ops in `fusedOps`.
+  mlir::LogicalResult emitRowPipeline(mlir::Operation *op, bool &fused);
+  /// Ops already emitted inside a row pipeline.
+  llvm::DenseSet<mlir::Operation *> fusedOps;
 
   const CpuTarget &target;
   SlotTable slots;

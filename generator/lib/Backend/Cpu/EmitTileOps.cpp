@@ -35,6 +35,8 @@ std::string typeStr(Type t) {
   return s;
 }
 
+} // namespace
+
 /// Element in memory -> value in arithmetic.
 std::string loadConv(Type elem, const std::string &e) {
   if (elem.isBF16())
@@ -56,6 +58,8 @@ std::string storeConv(Type elem, const std::string &e) {
     return "uint8_t(" + e + ")";
   return e;
 }
+
+namespace {
 
 enum class Access { Compute, Storage };
 
@@ -234,7 +238,7 @@ static void emitElementwise(CpuEmitter &em, Operation *op, TileType result, cons
           ";");
 }
 
-static std::string binaryExpr(BinaryKind kind, Type elem, const std::string &x, const std::string &y) {
+std::string binaryExpr(BinaryKind kind, Type elem, const std::string &x, const std::string &y) {
   if (elem.isInteger(1)) {
     switch (kind) {
     case BinaryKind::add:
@@ -257,7 +261,7 @@ static std::string binaryExpr(BinaryKind kind, Type elem, const std::string &x, 
   return "";
 }
 
-static std::string unaryExpr(UnaryKind kind, const std::string &x) {
+std::string unaryExpr(UnaryKind kind, const std::string &x) {
   switch (kind) {
   case UnaryKind::neg: return "-" + x;
   default: return "ak::" + stringifyUnaryKind(kind).str() + "(" + x + ")";
@@ -276,7 +280,7 @@ static const char *vectorTileFunction(UnaryKind kind) {
   }
 }
 
-static std::string cmpExpr(CmpPredicate p, const std::string &x, const std::string &y) {
+std::string cmpExpr(CmpPredicate p, const std::string &x, const std::string &y) {
   switch (p) {
   case CmpPredicate::eq: return x + " == " + y;
   case CmpPredicate::ne: return x + " != " + y;
@@ -293,6 +297,12 @@ static std::string cmpExpr(CmpPredicate p, const std::string &x, const std::stri
 //===----------------------------------------------------------------------===//
 
 LogicalResult CpuEmitter::emitArgusOp(Operation *op) {
+  if (fusedOps.contains(op))
+    return success();
+  if (bool fused = false; failed(emitRowPipeline(op, fused)))
+    return failure();
+  else if (fused)
+    return success();
   // Every tile this op touches must have an element type the backend stores.
   auto checkTile = [&](Type t) -> LogicalResult {
     auto tile = dyn_cast<TileType>(t);
