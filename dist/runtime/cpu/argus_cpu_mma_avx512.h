@@ -70,8 +70,8 @@ private:
 };
 
 /// acc[MR x (16*NV)] += a[MR x K] * panel (PW wide); columns past `nb` masked
-/// off. Each pair of k steps also prefetches a line of `nextA` and one of
-/// `nextB`: up to K/2 lines (8 rows) of each. `ahead` (pre-packed panels,
+/// off. Each pair of k steps also prefetches a line of `nextA` and two of
+/// `nextB`: up to K/2 lines (8 rows) of a, K lines of b. `ahead` (pre-packed panels,
 /// read as a stream): each step also fetches the panel row that far ahead.
 template <int MR, int NV, int64_t PW>
 inline void f32_block(float *c, int64_t ldc, const float *a, int64_t lda, const float *bp, int64_t K,
@@ -98,6 +98,7 @@ inline void f32_block(float *c, int64_t ldc, const float *a, int64_t lda, const 
     fetchAhead(k);
     step(k);
     fetchB.fetch(k / 2);
+    fetchB.fetch(K / 2 + k / 2); /* past its lines when nextB is a tile of b (8 rows) */
     fetchAhead(k + 1);
     step(k + 1);
   }

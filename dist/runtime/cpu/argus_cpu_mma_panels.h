@@ -80,17 +80,26 @@ inline void mma_f32_panels(float *acc, tile_ref<float> a, tile_ref<float> b) {
     return;
   }
   constexpr int64_t kPanelAhead = 32; /* panel rows: 4 KiB */
-  for_row_blocks<kMR>(RaggedRows ? a.rows : M, [&](auto mr, int64_t m) { /* ragged: the rows in bounds */
+  /* A panel's next k-step (PW rows of K, contiguous after this one) goes to
+   * L2 in even shares during the row blocks, so that the memory stream runs
+   * while they compute instead of stalling the first block, which alone read
+   * from memory (f32, two threads: M = 16 and 32, N x K = 14336 x 4096,
+   * 1.45-1.65x; M = 128 1.2x, M = 512 1.06x; MoE gate/up 1.25-1.4x). */
+  const int64_t rows = RaggedRows ? a.rows : M, blocks = (rows + kMR - 1) / kMR;
+  const int64_t share = (PW + blocks - 1) / blocks; /* rows of K per block */
+  for_row_blocks<kMR>(rows, [&](auto mr, int64_t m) { /* ragged: the rows in bounds */
     constexpr int R = decltype(mr)::value;
+    const int64_t first = m / kMR * share, count = std::min<int64_t>(share, PW - first);
     for (int64_t p = 0; p < NP; ++p) {
       const int64_t n0 = p * PW, nb = std::min<int64_t>(PW, N - n0);
-      next_rows nextA;
+      next_rows nextA, nextB;
       if (p == 0) nextA = {a.data + (m + R) * a.ld, a.ld, std::min<int64_t>(kMR, M - m - R)};
       const float *bp = b.data + p * b.ld, *ahead = M <= 32 && m == 0 ? bp + kPanelAhead * PW : nullptr;
+      if (count > 0) nextB = {bp + K * PW + first * K, K, count, true};
       if (nb > 16)
-        f32_block<R, 2, PW>(acc + m * N + n0, N, a.data + m * a.ld, a.ld, bp, K, nb, nextA, {}, ahead);
+        f32_block<R, 2, PW>(acc + m * N + n0, N, a.data + m * a.ld, a.ld, bp, K, nb, nextA, nextB, ahead);
       else
-        f32_block<R, 1, PW>(acc + m * N + n0, N, a.data + m * a.ld, a.ld, bp, K, nb, nextA, {}, ahead);
+        f32_block<R, 1, PW>(acc + m * N + n0, N, a.data + m * a.ld, a.ld, bp, K, nb, nextA, nextB, ahead);
     }
   });
 }
