@@ -267,9 +267,10 @@ inline void mma_dot(float *acc, tile_ref<typename Dot::storage> a, tile_ref<type
 
 #if defined(__AVX512F__) && defined(__AVX512BF16__)
 /// acc[MR x (16*NV)] += a[MR x K] (bf16) * VNNI panel (pairs of k, PW wide).
+/// Each pair of k also prefetches a line of `next` (rows of K).
 template <int MR, int NV, int64_t PW>
 inline void bf16_block(float *c, int64_t ldc, const uint16_t *a, int64_t lda, const uint32_t *bp, int64_t K,
-                       int64_t nb) {
+                       int64_t nb, next_rows next = {}) {
   __m512 acc[MR][NV];
   load_acc<MR, NV>(acc, c, ldc, nb);
   auto step = [&](const uint32_t *bk, auto pairOf) {
@@ -282,12 +283,15 @@ inline void bf16_block(float *c, int64_t ldc, const uint16_t *a, int64_t lda, co
     }
   };
   const int64_t KP = K / 2;
-  for (int64_t kp = 0; kp < KP; ++kp)
+  const line_fetcher fetch(next, K);
+  for (int64_t kp = 0; kp < KP; ++kp) {
+    fetch.fetch(kp);
     step(bp + kp * PW, [&](int r) {
       uint32_t pair;
       std::memcpy(&pair, a + r * lda + 2 * kp, sizeof pair);
       return pair;
     });
+  }
   if (K & 1) /* odd K: the last k pairs with a zero */
     step(bp + KP * PW, [&](int r) { return uint32_t(a[r * lda + K - 1]); });
   store_acc<MR, NV>(acc, c, ldc, nb);

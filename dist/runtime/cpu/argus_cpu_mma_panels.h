@@ -54,6 +54,18 @@ inline void f32_few_rows(float *c, int64_t ldc, const float *a, int64_t lda, con
   });
 }
 
+/// What the row block at row `m` (of `rows`) fetches into L2 while it
+/// computes from a panel: an equal share of the panel's next k-step, `NR`
+/// rows of K f32 (or as many bytes) from `next` on. Only the first block
+/// reads the panel from memory, the others from cache: without this the
+/// memory stream and the multiply-adds take turns (f32, two threads: M = 16
+/// and 32, N x K = 14336 x 4096, 1.45-1.65x; M = 128 1.2x, M = 512 1.06x;
+/// MoE gate/up 1.25-1.4x).
+inline next_rows next_step_share(const void *next, int64_t K, int64_t NR, int64_t rows, int64_t m) {
+  const int64_t blocks = (rows + kMR - 1) / kMR, share = (NR + blocks - 1) / blocks, first = m / kMR * share;
+  return {static_cast<const float *>(next) + first * K, K, std::max<int64_t>(0, std::min(share, NR - first)), true};
+}
+
 /// acc (M x N) += a * b^T with b a panel operand (pre-packed weights): the
 /// packed form, computing from the panels where they lie. Every tile shape
 /// takes it, short ones too: the inner-product form exists to avoid packing,
@@ -80,22 +92,15 @@ inline void mma_f32_panels(float *acc, tile_ref<float> a, tile_ref<float> b) {
     return;
   }
   constexpr int64_t kPanelAhead = 32; /* panel rows: 4 KiB */
-  /* A panel's next k-step (PW rows of K, contiguous after this one) goes to
-   * L2 in even shares during the row blocks, so that the memory stream runs
-   * while they compute instead of stalling the first block, which alone read
-   * from memory (f32, two threads: M = 16 and 32, N x K = 14336 x 4096,
-   * 1.45-1.65x; M = 128 1.2x, M = 512 1.06x; MoE gate/up 1.25-1.4x). */
-  const int64_t rows = RaggedRows ? a.rows : M, blocks = (rows + kMR - 1) / kMR;
-  const int64_t share = (PW + blocks - 1) / blocks; /* rows of K per block */
+  const int64_t rows = RaggedRows ? a.rows : M;
   for_row_blocks<kMR>(rows, [&](auto mr, int64_t m) { /* ragged: the rows in bounds */
     constexpr int R = decltype(mr)::value;
-    const int64_t first = m / kMR * share, count = std::min<int64_t>(share, PW - first);
     for (int64_t p = 0; p < NP; ++p) {
       const int64_t n0 = p * PW, nb = std::min<int64_t>(PW, N - n0);
-      next_rows nextA, nextB;
+      next_rows nextA;
       if (p == 0) nextA = {a.data + (m + R) * a.ld, a.ld, std::min<int64_t>(kMR, M - m - R)};
       const float *bp = b.data + p * b.ld, *ahead = M <= 32 && m == 0 ? bp + kPanelAhead * PW : nullptr;
-      if (count > 0) nextB = {bp + K * PW + first * K, K, count, true};
+      const next_rows nextB = next_step_share(bp + K * PW, K, PW, rows, m);
       if (nb > 16)
         f32_block<R, 2, PW>(acc + m * N + n0, N, a.data + m * a.ld, a.ld, bp, K, nb, nextA, nextB, ahead);
       else
@@ -127,7 +132,7 @@ inline void bf16_few_rows(float *c, int64_t ldc, const uint16_t *a, int64_t lda,
 template <int64_t M, int64_t N, int64_t K, bool RaggedRows = false>
 inline void mma_bf16_vnni_panels(float *acc, tile_ref<uint16_t> a, tile_ref<uint16_t> b) {
   static_assert(!RaggedRows || M > 4, "few-row tiles with ragged rows are made dense first");
-  constexpr int64_t PW = ARGUS_CPU_PANEL_ROWS;
+  constexpr int64_t PW = ARGUS_CPU_PANEL_ROWS, KP = (K + 1) / 2;
   for (int64_t n0 = 0; n0 < N; n0 += PW) {
     const int64_t nb = std::min<int64_t>(PW, N - n0);
     const uint32_t *bp = reinterpret_cast<const uint32_t *>(b.data + n0 / PW * b.ld);
@@ -138,11 +143,13 @@ inline void mma_bf16_vnni_panels(float *acc, tile_ref<uint16_t> a, tile_ref<uint
         bf16_few_rows<int(M), 1, PW, K>(acc + n0, N, a.data, a.ld, bp, nb);
       continue;
     }
-    for_row_blocks<kMR>(RaggedRows ? a.rows : M, [&](auto mr, int64_t m) { /* ragged: the rows in bounds */
+    const int64_t rows = RaggedRows ? a.rows : M;
+    for_row_blocks<kMR>(rows, [&](auto mr, int64_t m) { /* ragged: the rows in bounds */
+      const next_rows next = next_step_share(bp + KP * PW, K, PW / 2, rows, m);
       if (nb > 16)
-        bf16_block<decltype(mr)::value, 2, PW>(acc + m * N + n0, N, a.data + m * a.ld, a.ld, bp, K, nb);
+        bf16_block<decltype(mr)::value, 2, PW>(acc + m * N + n0, N, a.data + m * a.ld, a.ld, bp, K, nb, next);
       else
-        bf16_block<decltype(mr)::value, 1, PW>(acc + m * N + n0, N, a.data + m * a.ld, a.ld, bp, K, nb);
+        bf16_block<decltype(mr)::value, 1, PW>(acc + m * N + n0, N, a.data + m * a.ld, a.ld, bp, K, nb, next);
     });
   }
 }
