@@ -220,7 +220,7 @@ template <int MR, int NR> inline void add_block_sums(float *c, int64_t ldc, __m5
 /// at 1 row, one thread, weights from DRAM: 9.4 -> 11.5 GB/s).
 template <int MR, int NR, class Dot>
 inline void dot_block(float *c, int64_t ldc, const typename Dot::storage *a, int64_t lda,
-                      const typename Dot::storage *b, int64_t ldb, int64_t K) {
+                      const typename Dot::storage *b, int64_t ldb, int64_t K, dot_next next = {}) {
   constexpr int64_t KV = Dot::KV;
   constexpr int64_t kAhead = 4 * 64 / int64_t(sizeof(*b)); /* elements in 4 cache lines */
   const bool prefetch = K >= 4 * kAhead;
@@ -228,6 +228,8 @@ inline void dot_block(float *c, int64_t ldc, const typename Dot::storage *a, int
   for (int r = 0; r < MR; ++r)
     for (int j = 0; j < NR; ++j) acc[r][j] = _mm512_setzero_ps();
   auto step = [&](int64_t k, int64_t n) {
+    const char *line = next.rows + k * int64_t(sizeof(*b)); /* 64 bytes a step */
+    for (int64_t r = 0; r < next.count; ++r) prefetch_line<2>(line + r * next.ldBytes);
     typename Dot::vec av[MR];
 #pragma GCC unroll 4
     for (int r = 0; r < MR; ++r) av[r] = Dot::load(a + r * lda + k, n);
@@ -259,8 +261,9 @@ inline void mma_dot(float *acc, tile_ref<typename Dot::storage> a, tile_ref<type
   constexpr int NR = MR == 1 ? 16 : MR == 2 ? 8 : 4; /* 16 accumulators (one reduction tree), else 12 */
   mma_dot_blocks<M, N, K, MR, NR, RaggedRows>(acc, a, b,
                                   [](auto mr, auto nr, float *c, int64_t ldc, const S *ap, int64_t lda, const S *bp,
-                                     int64_t ldb, int64_t k) {
-                                    dot_block<decltype(mr)::value, decltype(nr)::value, Dot>(c, ldc, ap, lda, bp, ldb, k);
+                                     int64_t ldb, int64_t k, dot_next next) {
+                                    dot_block<decltype(mr)::value, decltype(nr)::value, Dot>(c, ldc, ap, lda, bp, ldb, k,
+                                                                                             next);
                                   });
 }
 #endif // __AVX512F__
