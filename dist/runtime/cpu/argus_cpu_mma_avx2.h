@@ -73,15 +73,18 @@ inline __m256 sum_lanes8(const __m256 (&v)[8]) {
 }
 
 /// c (MR x NR block, rows ldc apart) += a[MR x K] . b[NR x K]^T, vectors
-/// along k; the tail step loads only the k that remain.
+/// along k; the tail step loads only the k that remain. Each step also
+/// fetches the line of `next` (mma_dot_blocks) at the same offset.
 template <int MR, int NR, class DotA, class DotB>
 inline void dot_block8(float *c, int64_t ldc, const typename DotA::storage *a, int64_t lda,
-                       const typename DotB::storage *b, int64_t ldb, int64_t K) {
+                       const typename DotB::storage *b, int64_t ldb, int64_t K, dot_next next = {}) {
   static_assert(DotA::KV == DotB::KV, "both operands step the same k");
   constexpr int64_t KV = DotA::KV;
   __m256 acc[MR * NR];
   unroll<MR * NR>([&](auto i) { acc[i] = _mm256_setzero_ps(); });
   auto step = [&](int64_t k, int64_t n) {
+    const char *line = next.rows + k * int64_t(sizeof(*b)); /* 16-32 bytes a step: each line 2-4 times */
+    for (int64_t r = 0; r < next.count; ++r) prefetch_line<2>(line + r * next.ldBytes);
     __m256 av[MR];
     unroll<MR>([&](auto r) { av[r] = DotA::load(a + r * lda + k, n); });
     unroll<NR>([&](auto j) {
@@ -129,9 +132,9 @@ inline void mma_dot8(float *acc, tile_ref<typename Dot::storage> a, tile_ref<typ
     using DotA = decltype(dotA);
     mma_dot_blocks<M, N, K, MR, NR>(acc, aTile, b,
                                     [](auto mr, auto nr, float *c, int64_t ldc, const auto *ap, int64_t lda,
-                                       const auto *bp, int64_t ldb, int64_t k, dot_next) {
+                                       const auto *bp, int64_t ldb, int64_t k, dot_next next) {
                                       dot_block8<decltype(mr)::value, decltype(nr)::value, DotA, Dot>(c, ldc, ap, lda,
-                                                                                                     bp, ldb, k);
+                                                                                                     bp, ldb, k, next);
                                     });
   };
   constexpr bool widen = !std::is_same<Dot, f32_dot8>::value && M * K * 4 <= 65536; /* a bounded stack buffer */
