@@ -83,8 +83,8 @@ inline void dot_block8(float *c, int64_t ldc, const typename DotA::storage *a, i
   __m256 acc[MR * NR];
   unroll<MR * NR>([&](auto i) { acc[i] = _mm256_setzero_ps(); });
   auto step = [&](int64_t k, int64_t n) {
-    const char *line = next.rows + k * int64_t(sizeof(*b)); /* 16-32 bytes a step: each line 2-4 times */
-    for (int64_t r = 0; r < next.count; ++r) prefetch_line<2>(line + r * next.ldBytes);
+    for (int64_t r = 0; r < next.count; ++r) /* 16-32 bytes a step: each line 2-4 times */
+      prefetch_line<2>(next.rows + r * next.ldBytes + k * int64_t(sizeof(*b)));
     __m256 av[MR];
     unroll<MR>([&](auto r) { av[r] = DotA::load(a + r * lda + k, n); });
     unroll<NR>([&](auto j) {

@@ -228,8 +228,8 @@ inline void dot_block(float *c, int64_t ldc, const typename Dot::storage *a, int
   for (int r = 0; r < MR; ++r)
     for (int j = 0; j < NR; ++j) acc[r][j] = _mm512_setzero_ps();
   auto step = [&](int64_t k, int64_t n) {
-    const char *line = next.rows + k * int64_t(sizeof(*b)); /* 64 bytes a step */
-    for (int64_t r = 0; r < next.count; ++r) prefetch_line<2>(line + r * next.ldBytes);
+    for (int64_t r = 0; r < next.count; ++r) /* 64 bytes a step */
+      prefetch_line<2>(next.rows + r * next.ldBytes + k * int64_t(sizeof(*b)));
     typename Dot::vec av[MR];
 #pragma GCC unroll 4
     for (int r = 0; r < MR; ++r) av[r] = Dot::load(a + r * lda + k, n);
