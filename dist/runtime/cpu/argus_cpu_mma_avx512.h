@@ -37,36 +37,51 @@ template <int MR, int NV> inline void store_acc(__m512 (&acc)[MR][NV], float *c,
 }
 
 /// Rows of K f32 elements, `ld` apart, that a later step reads: prefetched
-/// while a register block computes (none: rows 0), into L1 or only L2.
+/// while a register block computes (none: rows 0).
 struct next_rows {
   const float *data = nullptr;
   int64_t ld = 0, rows = 0;
-  bool toL2 = false;
 };
 
-/// The lines of a next_rows, walked one per call of `fetch(i)`: line i of
-/// row i / linesPerRow (K elements a row). Precomputed so that the k loop
-/// below reads no memory for it.
-class line_fetcher {
+/// The lines of a next_rows, walked one per call of `fetch(i)` into cache
+/// LEVEL: line i of row i / linesPerRow (K elements a row). Precomputed so
+/// that the k loop below reads no memory for it.
+template <int LEVEL> class line_fetcher {
 public:
   line_fetcher(const next_rows &next, int64_t K)
       : base_(reinterpret_cast<const char *>(next.data)), ldBytes_(next.ld * 4), linesPerRow_((K + 15) / 16),
-        lines_(next.rows * linesPerRow_), toL2_(next.toL2) {}
+        lines_(next.rows * linesPerRow_) {}
   void fetch(int64_t i) const {
-    if (i >= lines_) return;
-    const char *at = base_ + i / linesPerRow_ * ldBytes_ + i % linesPerRow_ * 64;
-    /* asm, not _mm_prefetch: GCC 12 dropped __builtin_prefetch at these
-     * computed addresses in some inlining contexts (none were emitted) */
-    if (toL2_)
-      __asm__ volatile("prefetcht1 %0" : : "m"(*at));
-    else
-      __asm__ volatile("prefetcht0 %0" : : "m"(*at));
+    if (i < lines_) prefetch_line<LEVEL>(base_ + i / linesPerRow_ * ldBytes_ + i % linesPerRow_ * 64);
   }
 
 private:
   const char *base_;
   int64_t ldBytes_, linesPerRow_, lines_;
-  bool toL2_;
+};
+
+/// The rows of a register block of a (up to 8, `ld` elements apart) at the
+/// current k, addressed from two moving pointers (rows 0-3 and 4-7) and the
+/// strides ld and 3 ld: four general registers where a pointer per row took
+/// eight, which with the prefetch state spilled the block's loop (f32,
+/// 128 x 4096 x 4096, two threads: 1.04-1.09x).
+template <class S> class block_rows {
+public:
+  block_rows(const S *a, int64_t ld) : lo_(a), hi_(a + 4 * ld), ld_(ld), ld3_(3 * ld) {}
+  /// Row R at the current k.
+  template <int R> const S *row() const {
+    const S *base = R < 4 ? lo_ : hi_;
+    constexpr int q = R % 4;
+    return q == 0 ? base : q == 1 ? base + ld_ : q == 2 ? base + 2 * ld_ : base + ld3_;
+  }
+  void advance(int64_t k) {
+    lo_ += k;
+    hi_ += k;
+  }
+
+private:
+  const S *lo_, *hi_;
+  int64_t ld_, ld3_;
 };
 
 /// acc[MR x (16*NV)] += a[MR x K] * panel (PW wide); columns past `nb` masked
@@ -78,16 +93,18 @@ inline void f32_block(float *c, int64_t ldc, const float *a, int64_t lda, const 
                       int64_t nb, next_rows nextA = {}, next_rows nextB = {}, const float *ahead = nullptr) {
   __m512 acc[MR][NV];
   load_acc<MR, NV>(acc, c, ldc, nb);
-  auto step = [&](int64_t k) __attribute__((always_inline)) {
-    const __m512 b0 = _mm512_load_ps(bp + k * PW);
-#pragma GCC unroll 8
-    for (int r = 0; r < MR; ++r) {
-      const __m512 av = _mm512_set1_ps(a[r * lda + k]);
+  block_rows<float> rows(a, lda);
+  auto step = [&](const float *bk) __attribute__((always_inline)) {
+    const __m512 b0 = _mm512_load_ps(bk);
+    unroll<MR>([&](auto r) {
+      const __m512 av = _mm512_set1_ps(*rows.template row<decltype(r)::value>());
       acc[r][0] = _mm512_fmadd_ps(av, b0, acc[r][0]);
-      if constexpr (NV == 2) acc[r][1] = _mm512_fmadd_ps(av, _mm512_load_ps(bp + k * PW + 16), acc[r][1]);
-    }
+      if constexpr (NV == 2) acc[r][1] = _mm512_fmadd_ps(av, _mm512_load_ps(bk + 16), acc[r][1]);
+    });
+    rows.advance(1);
   };
-  const line_fetcher fetchA(nextA, K), fetchB(nextB, K);
+  const line_fetcher<1> fetchA(nextA, K);
+  const line_fetcher<2> fetchB(nextB, K);
   auto fetchAhead = [&](int64_t k) __attribute__((always_inline)) {
     if (!ahead) return;
     for (int v = 0; v < NV; ++v) prefetch_line<1>(reinterpret_cast<const char *>(ahead + k * PW + 16 * v));
@@ -96,13 +113,13 @@ inline void f32_block(float *c, int64_t ldc, const float *a, int64_t lda, const 
   for (; k + 2 <= K; k += 2) {
     fetchA.fetch(k / 2);
     fetchAhead(k);
-    step(k);
+    step(bp + k * PW);
     fetchB.fetch(k / 2);
     fetchB.fetch(K / 2 + k / 2); /* past its lines when nextB is a tile of b (8 rows) */
     fetchAhead(k + 1);
-    step(k + 1);
+    step(bp + (k + 1) * PW);
   }
-  if (k < K) step(k);
+  if (k < K) step(bp + k * PW);
   store_acc<MR, NV>(acc, c, ldc, nb);
 }
 
@@ -132,7 +149,7 @@ inline void f32_prefetch(tile_ref<float> a, tile_ref<float> b, int64_t m, int ro
     if (laterPanels && p == 0) return;
     const int64_t call = (laterPanels ? (m / kMR) * (NP - 1) + p - 1 : (m / kMR) * NP + p) - (calls - used);
     if (call >= 0 && call * kMR < N) /* this call's slice of b */
-      nextB = {b.data + call * kMR * b.ld + K, b.ld, std::min<int64_t>(kMR, N - call * kMR), true};
+      nextB = {b.data + call * kMR * b.ld + K, b.ld, std::min<int64_t>(kMR, N - call * kMR)};
   }
 }
 
@@ -276,27 +293,28 @@ inline void bf16_block(float *c, int64_t ldc, const uint16_t *a, int64_t lda, co
                        int64_t nb, next_rows next = {}) {
   __m512 acc[MR][NV];
   load_acc<MR, NV>(acc, c, ldc, nb);
-  auto step = [&](const uint32_t *bk, auto pairOf) {
+  block_rows<uint16_t> rows(a, lda);
+  auto step = [&](const uint32_t *bk, auto pairOf) __attribute__((always_inline)) {
     const __m512bh b0 = (__m512bh)_mm512_load_si512(bk);
-#pragma GCC unroll 8
-    for (int r = 0; r < MR; ++r) {
-      const __m512bh av = (__m512bh)_mm512_set1_epi32(int(pairOf(r)));
+    unroll<MR>([&](auto r) {
+      const __m512bh av = (__m512bh)_mm512_set1_epi32(int(pairOf(rows.template row<decltype(r)::value>())));
       acc[r][0] = _mm512_dpbf16_ps(acc[r][0], av, b0);
       if constexpr (NV == 2) acc[r][1] = _mm512_dpbf16_ps(acc[r][1], av, (__m512bh)_mm512_load_si512(bk + 16));
-    }
+    });
+    rows.advance(2);
   };
   const int64_t KP = K / 2;
-  const line_fetcher fetch(next, K);
+  const line_fetcher<2> fetch(next, K);
   for (int64_t kp = 0; kp < KP; ++kp) {
     fetch.fetch(kp);
-    step(bp + kp * PW, [&](int r) {
-      uint32_t pair;
-      std::memcpy(&pair, a + r * lda + 2 * kp, sizeof pair);
-      return pair;
+    step(bp + kp * PW, [](const uint16_t *pair) {
+      uint32_t bits;
+      std::memcpy(&bits, pair, sizeof bits);
+      return bits;
     });
   }
   if (K & 1) /* odd K: the last k pairs with a zero */
-    step(bp + KP * PW, [&](int r) { return uint32_t(a[r * lda + K - 1]); });
+    step(bp + KP * PW, [](const uint16_t *last) { return uint32_t(*last); });
   store_acc<MR, NV>(acc, c, ldc, nb);
 }
 

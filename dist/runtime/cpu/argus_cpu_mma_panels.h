@@ -63,7 +63,7 @@ inline void f32_few_rows(float *c, int64_t ldc, const float *a, int64_t lda, con
 /// MoE gate/up 1.25-1.4x).
 inline next_rows next_step_share(const void *next, int64_t K, int64_t NR, int64_t rows, int64_t m) {
   const int64_t blocks = (rows + kMR - 1) / kMR, share = (NR + blocks - 1) / blocks, first = m / kMR * share;
-  return {static_cast<const float *>(next) + first * K, K, std::max<int64_t>(0, std::min(share, NR - first)), true};
+  return {static_cast<const float *>(next) + first * K, K, std::max<int64_t>(0, std::min(share, NR - first))};
 }
 
 /// acc (M x N) += a * b^T with b a panel operand (pre-packed weights): the
