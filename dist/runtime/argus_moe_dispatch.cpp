@@ -185,7 +185,7 @@ void runMoe(const argus_moe_args &a, const argus_moe_kernel &kernels, int numThr
     up[1].tensor = weights.gateUpPacked ? weights.gateUp.matrix(2 * e) : matrixView(wg, I, H, H);
     up[2].tensor = weights.gateUpPacked ? weights.gateUp.matrix(2 * e + 1) : matrixView(wu, I, H, H);
     up[3].tensor = matrixView(h + row0 * I * el, rows, I, I);
-    tier->gate_up(up, kernelThreads);
+    (weights.gateUpPacked || !tier->gate_up_plain ? tier->gate_up : tier->gate_up_plain)(up, kernelThreads);
     argus_cpu_arg down[ARGUS_GEMM_KERNEL_ARGS] = {};
     down[0].tensor = matrixView(h + row0 * I * el, rows, I, I);
     down[1].tensor =
@@ -193,7 +193,7 @@ void runMoe(const argus_moe_args &a, const argus_moe_kernel &kernels, int numThr
     down[2].tensor = matrixView(yp + row0 * H, rows, H, H);
     down[3].tensor = tensorView(nullptr, {H}, {1});
     down[4].f = 1.0;
-    tier->down(down, kernelThreads);
+    (weights.downPacked || !tier->down_plain ? tier->down : tier->down_plain)(down, kernelThreads);
   };
   // The last tier runs blocks of block_rows rows. Where the kernels skip a
   // block's padding rows (skips_padding_rows) a partial last block runs

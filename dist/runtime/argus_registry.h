@@ -122,6 +122,9 @@ typedef struct {
   int64_t max_rows; /* INT64_MAX in the last tier */
   argus_cpu_kernel_fn gate_up, down;
   int64_t block_rows; /* rows per program instance of both kernels (a row block) */
+  /* For plain (not pre-packed) weights where they differ (tiles of their
+   * own), else NULL: gate_up and down serve both layouts. */
+  argus_cpu_kernel_fn gate_up_plain, down_plain;
 } argus_moe_tier;
 
 /** The kernels of one MoE configuration (or the generic ones of a dtype).

@@ -197,6 +197,30 @@ TEST_F(Moe, PrePackedWeights) {
       << lastError();
 }
 
+// f32 experts of 17-64 rows take kernels of their own for plain weights on
+// cpu-avx512 (256-long k-steps): each layout of each matrix, over several
+// k-steps with a ragged last one, against the same reference.
+TEST_F(Moe, F32PlainAndPackedWeightsOverSeveralKSteps) {
+  const MoeCase c{ARGUS_DTYPE_F32, 40, 520, 300, 3, 1, false, 1, -1}; // 40 rows to expert 1
+  check(c, 51);
+  if (!packs()) return;
+  check(c, 52, Packed::GateUp);
+  check(c, 53, Packed::Down);
+  check(c, 54, Packed::Both);
+  auto manifestJson = lib.symbol<decltype(argus_manifest_json)>("argus_manifest_json");
+  ASSERT_NE(manifestJson, nullptr);
+  const nlohmann::json manifest = nlohmann::json::parse(manifestJson());
+  const auto &moeEntries = manifest.at("moe");
+  auto f32 = std::find_if(moeEntries.begin(), moeEntries.end(),
+                          [](const nlohmann::json &e) { return e.at("name") == "f32_generic"; });
+  ASSERT_NE(f32, moeEntries.end()) << moeEntries.dump();
+  for (const nlohmann::json &tier : f32->at("tiers")) {
+    const bool packedForm = tier.at("block_rows").get<int64_t>() > 16;
+    EXPECT_EQ(tier.contains("gate_up_plain"), packedForm) << tier.dump();
+    EXPECT_EQ(tier.contains("down_plain"), packedForm) << tier.dump();
+  }
+}
+
 TEST_F(Moe, DtypeWithoutKernelsIsUnsupported) {
   EXPECT_EQ(runTinyProblem(ARGUS_DTYPE_F16), ARGUS_ERROR_UNSUPPORTED);
   EXPECT_STREQ(lastError(), "argus_moe: no kernel for f16 experts in this library");

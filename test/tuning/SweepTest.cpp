@@ -9,6 +9,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "argus/Catalog/Catalog.h"
+#include "argus/Emit/MoePlan.h"
 #include "argus/Tuning/Sweep.h"
 
 #include "ScriptedChatServer.h"
@@ -17,6 +18,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -128,6 +130,40 @@ TEST(MoeCandidates, RowsStayTheTiers) {
     ASSERT_GE(candidates.size(), 3u);
     EXPECT_TRUE(candidates.front() == rule);
     for (const emit::GemmTiles &t : candidates) EXPECT_EQ(t.bm, rows);
+  }
+}
+
+// f32 tiers in the packed form take their own kernels for plain weights on
+// cpu-avx512 (longer k-steps); where every weight comes plain (cpu-avx2)
+// those are the only kernels.
+TEST(MoePlan, PlainWeightKernelsWhereTheirRuleDiffers) {
+  auto generic = [](const std::vector<emit::MoeEntry> &entries, const std::string &dtype) {
+    auto it = std::find_if(entries.begin(), entries.end(),
+                           [&](const emit::MoeEntry &e) { return !e.inCatalog && e.dtype == dtype; });
+    EXPECT_NE(it, entries.end()) << dtype;
+    return *it;
+  };
+  auto bk = [](const emit::MoeKernel &k) { return std::get<int64_t>(k.spec.constants.at("BK")); };
+  const emit::MoeEntry f32 = generic(emit::planMoe({}), "f32"), bf16 = generic(emit::planMoe({}), "bf16");
+  for (const emit::MoeTier &t : f32.tiers) {
+    const bool packedForm = t.blockRows > 16;
+    for (auto [any, plain] : {std::pair{&t.gateUp, &t.gateUpPlain}, std::pair{&t.down, &t.downPlain}}) {
+      EXPECT_EQ(plain->symbol.empty(), !packedForm) << any->symbol;
+      if (!packedForm) continue;
+      EXPECT_EQ(plain->symbol, any->symbol + "_plain");
+      EXPECT_EQ(bk(*any), 128) << any->symbol;
+      EXPECT_EQ(bk(*plain), 256) << plain->symbol;
+      EXPECT_EQ(std::get<int64_t>(plain->spec.constants.at("BM")), t.blockRows);
+    }
+  }
+  EXPECT_EQ(f32.kernels().size(), 2 * f32.tiers.size() + 4);
+  for (const emit::MoeTier &t : bf16.tiers)
+    EXPECT_TRUE(t.gateUpPlain.symbol.empty() && t.downPlain.symbol.empty()) << t.gateUp.symbol;
+
+  const emit::MoeEntry avx2 = generic(emit::planMoe({}, nullptr, /*bf16InF32=*/true), "f32");
+  for (const emit::MoeTier &t : avx2.tiers) {
+    EXPECT_TRUE(t.gateUpPlain.symbol.empty() && t.downPlain.symbol.empty()) << t.gateUp.symbol;
+    EXPECT_EQ(bk(t.gateUp), t.blockRows > 16 ? 256 : 512) << t.gateUp.symbol;
   }
 }
 

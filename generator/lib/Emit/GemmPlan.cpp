@@ -68,9 +68,8 @@ constexpr int64_t kStackBudget = 512 * 1024;
 
 } // namespace
 
-/// Whether this target's kernels may read the weights pre-packed in panels
-/// of 32 rows (argus_pack_weights: f32 and bf16 on cpu-avx512, the target
-/// that computes bf16 natively; cpu-avx2 refuses packing).
+// f32 and bf16 on cpu-avx512, the target that computes bf16 natively;
+// cpu-avx2 refuses packing.
 bool weightsMayComePacked(const GemmTypes &types, bool bf16InF32) {
   return !bf16InF32 && (types.a == "f32" || types.a == "bf16");
 }

@@ -113,6 +113,8 @@ json moeManifest(const std::vector<MoeEntry> &moe) {
     json tiers = json::array();
     for (const MoeTier &t : e.tiers) {
       json tier = {{"gate_up", t.gateUp.symbol}, {"down", t.down.symbol}, {"block_rows", t.blockRows}};
+      if (!t.gateUpPlain.symbol.empty()) tier["gate_up_plain"] = t.gateUpPlain.symbol; // absent: gate_up
+      if (!t.downPlain.symbol.empty()) tier["down_plain"] = t.downPlain.symbol;
       if (t.maxRows != INT64_MAX) tier["max_rows"] = t.maxRows; // absent: any number of rows
       tiers.push_back(tier);
     }
@@ -207,13 +209,17 @@ void attentionTable(std::ostringstream &os, const std::vector<AttentionKernel> &
   os << "};\nconst int32_t " << countName << " = " << count << ";\n\n";
 }
 
+/// A kernel's symbol in a table, or NULL for none.
+std::string symbolOrNull(const MoeKernel &k) { return k.symbol.empty() ? std::string("NULL") : k.symbol; }
+
 /// The argus_moe_kernels table and its count.
 void moeTable(std::ostringstream &os, const std::vector<MoeEntry> &moe, const std::string &target) {
   for (size_t i = 0; i < moe.size(); ++i) {
     os << "static const argus_moe_tier moe_tiers_" << i << "[] = {";
     for (const MoeTier &t : moe[i].tiers)
       os << "{" << (t.maxRows == INT64_MAX ? std::string("INT64_MAX") : std::to_string(t.maxRows)) << ", "
-         << t.gateUp.symbol << ", " << t.down.symbol << ", " << t.blockRows << "}, ";
+         << t.gateUp.symbol << ", " << t.down.symbol << ", " << t.blockRows << ", " << symbolOrNull(t.gateUpPlain)
+         << ", " << symbolOrNull(t.downPlain) << "}, ";
     os << "};\n";
   }
   os << "const argus_moe_kernel argus_moe_kernels[] = {\n";
@@ -315,10 +321,12 @@ std::variant<BuildReport, std::string> buildLibrary(const BuildOptions &opt) {
   std::vector<catalog::OpConfig> configs = catalog::expand(cat);
   GemmPlan plan = planGemms(configs, opt.chooseGemmTiles, codegen::cpuTargetWidensBf16(opt.target));
   std::vector<AttentionKernel> attention = planAttention(configs, opt.chooseAttentionTiles);
-  std::vector<MoeEntry> moe = planMoe(configs, opt.chooseMoeTiles);
+  std::vector<MoeEntry> moe = planMoe(configs, opt.chooseMoeTiles, codegen::cpuTargetWidensBf16(opt.target));
   log("catalog " + cat.model + ": " + std::to_string(configs.size()) + " op configurations, " +
       std::to_string(plan.groups.size()) + " GEMM shapes, " + std::to_string(plan.kernels.size()) +
-      " GEMM kernels, " + std::to_string(attention.size()) + " attention kernels, " + std::to_string(4 * moe.size()) +
+      " GEMM kernels, " + std::to_string(attention.size()) + " attention kernels, " +
+      std::to_string(std::accumulate(moe.begin(), moe.end(), size_t(0),
+                                     [](size_t n, const MoeEntry &e) { return n + e.kernels().size(); })) +
       " MoE kernels");
 
   // Every kernel instance: its template and specialisation.

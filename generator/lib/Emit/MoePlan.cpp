@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <initializer_list>
 
 namespace argus::emit {
 
@@ -30,25 +31,54 @@ MoeEntry makeEntry(const std::string &dtype, int64_t hidden, int64_t intermediat
   return e;
 }
 
-void addTiers(MoeEntry &e, const MoeTileChooser &choose) {
+/// The rule's kernel for plain weights of a tier `rows` tall, where its
+/// tiles differ from those for either layout (else an empty symbol).
+MoeKernel plainKernel(MoeRole role, const MoeEntry &e, int64_t rows) {
+  const GemmTiles plain = chooseCpuMoeTiles(role, e.dtype, rows, true), any = chooseCpuMoeTiles(role, e.dtype, rows);
+  if (plain.bn == any.bn && plain.bk == any.bk)
+    return {};
+  MoeKernel k = moeKernel(role, e, plain);
+  k.symbol += "_plain";
+  return k;
+}
+
+void addTiers(MoeEntry &e, const MoeTileChooser &choose, bool bf16InF32) {
+  const bool mayComePacked = weightsMayComePacked(GemmTypes{e.dtype, e.dtype}, bf16InF32);
   std::vector<int64_t> rows = moeTierBlockRows();
   for (size_t i = 0; i < rows.size(); ++i) {
     auto tiles = [&](MoeRole role) {
-      GemmTiles t = choose && e.inCatalog ? choose(role, e, rows[i]) : chooseCpuMoeTiles(role, e.dtype, rows[i]);
+      GemmTiles t = choose && e.inCatalog ? choose(role, e, rows[i])
+                                          : chooseCpuMoeTiles(role, e.dtype, rows[i], !mayComePacked);
       t.bm = rows[i]; // the tier's contract with the runtime
       return t;
     };
     int64_t maxRows = i + 1 < rows.size() ? rows[i] : INT64_MAX;
-    e.tiers.push_back({maxRows, moeKernel(MoeRole::GateUp, e, tiles(MoeRole::GateUp)),
-                       moeKernel(MoeRole::Down, e, tiles(MoeRole::Down)), rows[i]});
+    MoeTier tier{maxRows, moeKernel(MoeRole::GateUp, e, tiles(MoeRole::GateUp)),
+                 moeKernel(MoeRole::Down, e, tiles(MoeRole::Down)), rows[i]};
+    // Tiles by rule may differ for plain weights; tuned tiles were measured
+    // on plain weights and serve both.
+    if (mayComePacked && !(choose && e.inCatalog)) {
+      tier.gateUpPlain = plainKernel(MoeRole::GateUp, e, rows[i]);
+      tier.downPlain = plainKernel(MoeRole::Down, e, rows[i]);
+    }
+    e.tiers.push_back(tier);
   }
 }
 
 } // namespace
 
-GemmTiles chooseCpuMoeTiles(MoeRole, const std::string &dtype, int64_t rows) {
-  // The k-step a 64-column GEMM tile of this dtype and height takes.
-  return {rows, kBlockN, cpuGemmKStep(rows, GemmTypes{dtype, dtype})};
+GemmTiles chooseCpuMoeTiles(MoeRole, const std::string &dtype, int64_t rows, bool plainWeights) {
+  // The k-step a 64-column GEMM tile of this dtype and height takes. f32
+  // tiles in the packed form (over 16 rows) that pack plain weights per call
+  // take 256-long k-steps: the weight rows of a k-step then are 1 KiB reads,
+  // not 512 B, from 64 weight rows a row length apart (Mixtral experts, two
+  // threads: gate/up 1.1-1.35x at 24-64 rows, down 1.0-1.13x). On pre-packed
+  // panels the longer step runs 0.9-1.0x (a step's two panels outgrow L1),
+  // so those keep 128.
+  const GemmTypes types{dtype, dtype};
+  const int64_t step = cpuGemmKStep(rows, types);
+  const bool packedForm = dtype == "f32" && step == 128;
+  return {rows, kBlockN, plainWeights && packedForm ? 2 * step : step};
 }
 
 bool moeKernelsSkipPaddingRows(const std::string &dtype, const std::string &target) {
@@ -85,14 +115,15 @@ MoeKernel moeKernel(MoeRole role, const MoeEntry &e, const GemmTiles &tiles) {
 
 std::vector<const MoeKernel *> MoeEntry::kernels() const {
   std::vector<const MoeKernel *> all;
-  for (const MoeTier &t : tiers) {
-    all.push_back(&t.gateUp);
-    all.push_back(&t.down);
-  }
+  for (const MoeTier &t : tiers)
+    for (const MoeKernel *k : {&t.gateUp, &t.down, &t.gateUpPlain, &t.downPlain})
+      if (!k->symbol.empty())
+        all.push_back(k);
   return all;
 }
 
-std::vector<MoeEntry> planMoe(const std::vector<catalog::OpConfig> &configs, const MoeTileChooser &choose) {
+std::vector<MoeEntry> planMoe(const std::vector<catalog::OpConfig> &configs, const MoeTileChooser &choose,
+                              bool bf16InF32) {
   std::vector<MoeEntry> entries;
   for (const catalog::OpConfig &c : configs) {
     if (c.kind != catalog::OpKind::Moe)
@@ -103,7 +134,7 @@ std::vector<MoeEntry> planMoe(const std::vector<catalog::OpConfig> &configs, con
     auto same = std::find_if(entries.begin(), entries.end(), [&](const MoeEntry &x) { return x.name == e.name; });
     if (same == entries.end()) {
       e.ops = {c.name};
-      addTiers(e, choose);
+      addTiers(e, choose, bf16InF32);
       entries.push_back(e);
     } else if (std::find(same->ops.begin(), same->ops.end(), c.name) == same->ops.end()) {
       same->ops.push_back(c.name);
@@ -111,7 +142,7 @@ std::vector<MoeEntry> planMoe(const std::vector<catalog::OpConfig> &configs, con
   }
   for (const char *dtype : {"bf16", "f32"}) {
     entries.push_back(makeEntry(dtype, 0, 0, false));
-    addTiers(entries.back(), nullptr);
+    addTiers(entries.back(), nullptr, bf16InF32);
   }
   return entries;
 }

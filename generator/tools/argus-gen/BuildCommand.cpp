@@ -76,13 +76,13 @@ machine::Peaks databasePeaks(tuning::TuningDb &db, int threads, std::string &err
 }
 
 /// One line per kernel the sweep does not tune, for the report.
-std::vector<std::string> kernelsByRule(const std::vector<catalog::OpConfig> &configs) {
+std::vector<std::string> kernelsByRule(const std::vector<catalog::OpConfig> &configs, const std::string &target) {
   std::vector<std::string> lines;
   for (const emit::AttentionKernel &k : emit::planAttention(configs))
     if (!k.inCatalog || k.kind == emit::AttentionKind::Decode)
       lines.push_back(k.symbol + " (" + k.templatePath() +
                       (k.inCatalog ? ", no tile parameter: splits chosen at run time" : ", generic") + ")");
-  for (const emit::MoeEntry &e : emit::planMoe(configs))
+  for (const emit::MoeEntry &e : emit::planMoe(configs, nullptr, codegen::cpuTargetWidensBf16(target)))
     if (!e.inCatalog)
       for (const emit::MoeKernel *k : e.kernels())
         lines.push_back(k->symbol + " (" + k->templatePath + ", MoE " + e.name + ", generic)");
@@ -202,7 +202,7 @@ std::string buildCommand(BuildFlags flags, std::ostream &out, bool terminal) {
   report.peaks = peaks;
   report.maxProbeFlops = sweep.maxProbeFlops;
   report.configs = &configs;
-  report.byRule = kernelsByRule(configs);
+  report.byRule = kernelsByRule(configs, build.target);
   std::string reportPath = (fs::path(build.outDir) / "report.html").string(), error;
   if (!emit::writeIfChanged(reportPath, tuning::renderReport(report), error)) return error;
   out << "built " << r.libraryPath << "\n"

@@ -64,6 +64,10 @@ struct GemmPlan {
   std::vector<GemmGroup> fallbacks;  // n = k = 0, bucketed on m like the groups
 };
 
+/// Whether this target's kernels may read the weights pre-packed in panels
+/// of 32 rows (argus_pack_weights). `bf16InF32`: as chooseCpuGemmTiles.
+bool weightsMayComePacked(const GemmTypes &types, bool bf16InF32);
+
 /// The k-step of a 64-column CPU tile `bm` rows tall: long where mma takes
 /// its inner-product form, shorter where it takes the outer-product form.
 int64_t cpuGemmKStep(int64_t bm, const GemmTypes &types);

@@ -37,6 +37,10 @@ struct MoeTier {
   int64_t maxRows = 0; // INT64_MAX for the last tier
   MoeKernel gateUp, down;
   int64_t blockRows = 0; // rows per program instance (BM) of both kernels
+  /// The kernels for plain (not pre-packed) weights where their rule tiles
+  /// differ from gateUp's and down's (chooseCpuMoeTiles); an empty symbol:
+  /// gateUp and down serve both layouts.
+  MoeKernel gateUpPlain, downPlain;
 };
 
 struct MoeEntry {
@@ -56,8 +60,9 @@ struct MoeEntry {
 enum class MoeRole { GateUp, Down };
 
 /// Tiles of a tier's kernel on the CPU target by rule (BM = `rows`, the
-/// tier's tile height): the build without tuning and a sweep's first candidate.
-GemmTiles chooseCpuMoeTiles(MoeRole role, const std::string &dtype, int64_t rows);
+/// tier's tile height): the build without tuning and a sweep's first
+/// candidate. `plainWeights`: for a kernel that only plain weights reach.
+GemmTiles chooseCpuMoeTiles(MoeRole role, const std::string &dtype, int64_t rows, bool plainWeights = false);
 
 /// Chooses the tiles of a catalog entry's tier kernel (BM must stay `rows`).
 using MoeTileChooser = std::function<GemmTiles(MoeRole role, const MoeEntry &entry, int64_t rows)>;
@@ -73,9 +78,11 @@ bool moeKernelsSkipPaddingRows(const std::string &dtype, const std::string &targ
 std::vector<int64_t> moeTierBlockRows();
 
 /// Entries of the catalog's MoE configurations (tiles by `choose`), then
-/// generic ones per dtype (tiles by rule).
+/// generic ones per dtype (tiles by rule). `bf16InF32`: the target computes
+/// bf16 in f32 (codegen::cpuTargetWidensBf16), whose kernels read every
+/// weight plain.
 std::vector<MoeEntry> planMoe(const std::vector<catalog::OpConfig> &configs,
-                              const MoeTileChooser &choose = nullptr);
+                              const MoeTileChooser &choose = nullptr, bool bf16InF32 = false);
 
 /// A tier kernel with the given tiles (what planMoe and a sweep instantiate).
 MoeKernel moeKernel(MoeRole role, const MoeEntry &entry, const GemmTiles &tiles);
