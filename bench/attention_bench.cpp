@@ -11,7 +11,8 @@
 //
 // Decode: batch B sequences of C tokens of context each in a paged cache
 // (pages of 16, shuffled), bf16; GB/s counts the K and V bytes read. The
-// roof is a measured copy bandwidth (memcpy of 256 MiB by the same threads).
+// roofs, measured by the same threads in the same run: a copy (memcpy of
+// 256 MiB) and a streaming read of 1 GiB (StreamRead.h, with OpenMP).
 //
 // Every Argus result is checked against the oneDNN composition's (prefill)
 // or an untimed reference (decode: a few heads in double) before timing.
@@ -34,6 +35,8 @@
 #include <vector>
 
 #if ARGUS_BENCH_HAVE_OPENMP
+#include "StreamRead.h"
+
 #include <omp.h>
 #endif
 #if ARGUS_BENCH_HAVE_DNNL
@@ -336,6 +339,9 @@ void configure(benchmark::internal::Benchmark *b) {
 
 void registerAll() {
   configure(benchmark::RegisterBenchmark("copy/256MiB", benchCopy));
+#if ARGUS_BENCH_HAVE_OPENMP
+  configure(benchmark::RegisterBenchmark("stream/read_1GiB", benchStreamRead));
+#endif
   for (DType t : {DType::BF16, DType::F32})
     for (bool causal : {true, false})
       for (int64_t s : {512, 1024, 2048}) {
@@ -355,12 +361,17 @@ void registerAll() {
           [=](benchmark::State &st) { benchArgusDecode(st, batch, context); }));
 }
 
+/// The library the run loaded, or why none, in the benchmark context.
+void recordLibrary() {
+  benchmark::AddCustomContext("argus_library", argus().error.empty() ? std::getenv("ARGUS_LIBRARY")
+                                                                     : "unavailable: " + argus().error);
+}
+
 } // namespace
 
 int main(int argc, char **argv) {
   applyBenchThreads();
-  benchmark::AddCustomContext("argus_library", argus().error.empty() ? std::getenv("ARGUS_LIBRARY")
-                                                                     : "unavailable: " + argus().error);
+  recordLibrary();
   BenchDefaults::readCommandLine(argc, argv);
   registerAll();
   benchmark::Initialize(&argc, argv);
