@@ -160,6 +160,11 @@ TEST(MoePlan, PlainWeightKernelsWhereTheirRuleDiffers) {
   for (const emit::MoeTier &t : bf16.tiers)
     EXPECT_TRUE(t.gateUpPlain.symbol.empty() && t.downPlain.symbol.empty()) << t.gateUp.symbol;
 
+  // The sweep's and the tuned chooser's rule follow the target the same way.
+  EXPECT_EQ(emit::chooseCpuMoeTilesOnTarget(emit::MoeRole::GateUp, "f32", 64, /*bf16InF32=*/false).bk, 128);
+  EXPECT_EQ(emit::chooseCpuMoeTilesOnTarget(emit::MoeRole::Down, "f32", 64, /*bf16InF32=*/true).bk, 256);
+  EXPECT_EQ(emit::chooseCpuMoeTilesOnTarget(emit::MoeRole::GateUp, "bf16", 64, /*bf16InF32=*/true).bk,
+            emit::chooseCpuMoeTiles(emit::MoeRole::GateUp, "bf16", 64).bk);
   const emit::MoeEntry avx2 = generic(emit::planMoe({}, nullptr, /*bf16InF32=*/true), "f32");
   for (const emit::MoeTier &t : avx2.tiers) {
     EXPECT_TRUE(t.gateUpPlain.symbol.empty() && t.downPlain.symbol.empty()) << t.gateUp.symbol;

@@ -48,7 +48,7 @@ void addTiers(MoeEntry &e, const MoeTileChooser &choose, bool bf16InF32) {
   for (size_t i = 0; i < rows.size(); ++i) {
     auto tiles = [&](MoeRole role) {
       GemmTiles t = choose && e.inCatalog ? choose(role, e, rows[i])
-                                          : chooseCpuMoeTiles(role, e.dtype, rows[i], !mayComePacked);
+                                          : chooseCpuMoeTilesOnTarget(role, e.dtype, rows[i], bf16InF32);
       t.bm = rows[i]; // the tier's contract with the runtime
       return t;
     };
@@ -79,6 +79,10 @@ GemmTiles chooseCpuMoeTiles(MoeRole, const std::string &dtype, int64_t rows, boo
   const int64_t step = cpuGemmKStep(rows, types);
   const bool packedForm = dtype == "f32" && step == 128;
   return {rows, kBlockN, plainWeights && packedForm ? 2 * step : step};
+}
+
+GemmTiles chooseCpuMoeTilesOnTarget(MoeRole role, const std::string &dtype, int64_t rows, bool bf16InF32) {
+  return chooseCpuMoeTiles(role, dtype, rows, !weightsMayComePacked(GemmTypes{dtype, dtype}, bf16InF32));
 }
 
 bool moeKernelsSkipPaddingRows(const std::string &dtype, const std::string &target) {

@@ -163,18 +163,20 @@ std::vector<KernelRow> kernelRows(const ReportInput &in) {
     fill(r);
     rows.push_back(r);
   }
-  for (const emit::MoeEntry &e : emit::planMoe(*in.configs)) {
+  const bool bf16InF32 = codegen::cpuTargetWidensBf16(in.target);
+  for (const emit::MoeEntry &e : emit::planMoe(*in.configs, nullptr, bf16InF32)) {
     if (!e.inCatalog) continue;
     for (int64_t bm : emit::moeTierBlockRows())
       for (emit::MoeRole role : {emit::MoeRole::GateUp, emit::MoeRole::Down}) {
         bool gateUp = role == emit::MoeRole::GateUp;
         KernelRow r;
         r.kind = gateUp ? "MoE gate/up" : "MoE down";
-        r.kernel = emit::moeKernel(role, e, emit::chooseCpuMoeTiles(role, e.dtype, bm)).symbol;
+        const emit::GemmTiles rule = emit::chooseCpuMoeTilesOnTarget(role, e.dtype, bm, bf16InF32);
+        r.kernel = emit::moeKernel(role, e, rule).symbol;
         r.op = gateUp ? "moe_gate_up" : "moe_down";
         r.key = moeShapeKey(role, e, bm);
         r.dtype = e.dtype;
-        r.rule = r.chosen = gemmParameters(emit::chooseCpuMoeTiles(role, e.dtype, bm));
+        r.rule = r.chosen = gemmParameters(rule);
         double m = double(moeProbeRows(bm)), n = double(gateUp ? e.intermediate : e.hidden),
                k = double(gateUp ? e.hidden : e.intermediate), weights = gateUp ? 2 : 1;
         r.flops = 2.0 * m * n * k * weights;

@@ -219,7 +219,7 @@ SweepGroup moeGroup(const emit::MoeEntry &e, int64_t tileRows, emit::MoeRole rol
             std::to_string(tileRows);
   int64_t n = role == emit::MoeRole::GateUp ? e.intermediate : e.hidden;
   int64_t k = role == emit::MoeRole::GateUp ? e.hidden : e.intermediate;
-  GemmTiles rule = emit::chooseCpuMoeTiles(role, e.dtype, tileRows);
+  GemmTiles rule = emit::chooseCpuMoeTilesOnTarget(role, e.dtype, tileRows, codegen::cpuTargetWidensBf16(opt.target));
   auto candidateAt = [role, e](const GemmTiles &t) {
     emit::MoeKernel kernel = emit::moeKernel(role, e, t);
     return CandidateSource{kernel.templatePath, kernel.spec,
@@ -261,7 +261,7 @@ std::variant<SweepReport, std::string> sweepCatalog(const std::vector<catalog::O
     groups.push_back(gemmGroup(g, opt));
   for (const emit::AttentionKernel &k : emit::planAttention(configs))
     if (k.inCatalog && k.kind == emit::AttentionKind::Prefill) groups.push_back(attentionGroup(k, opt));
-  for (const emit::MoeEntry &e : emit::planMoe(configs))
+  for (const emit::MoeEntry &e : emit::planMoe(configs, nullptr, codegen::cpuTargetWidensBf16(opt.target)))
     if (e.inCatalog)
       for (int64_t rows : emit::moeTierBlockRows())
         for (emit::MoeRole role : {emit::MoeRole::GateUp, emit::MoeRole::Down})
@@ -316,10 +316,10 @@ emit::AttentionTileChooser tunedAttentionChooser(const TuningDb &db) {
   };
 }
 
-emit::MoeTileChooser tunedMoeChooser(const TuningDb &db) {
-  return [&db](emit::MoeRole role, const emit::MoeEntry &entry, int64_t rows) {
+emit::MoeTileChooser tunedMoeChooser(const TuningDb &db, bool bf16InF32) {
+  return [&db, bf16InF32](emit::MoeRole role, const emit::MoeEntry &entry, int64_t rows) {
     GemmTiles tiles;
-    GemmTiles rule = emit::chooseCpuMoeTiles(role, entry.dtype, rows);
+    GemmTiles rule = emit::chooseCpuMoeTilesOnTarget(role, entry.dtype, rows, bf16InF32);
     const std::string templatePath = emit::moeKernel(role, entry, rule).templatePath;
     std::optional<CandidateResult> best = libraryBest(db, moeOp(role), moeShapeKey(role, entry, rows), templatePath);
     if (best && parseGemmParameters(best->key.parameters, tiles) && tiles.bm == rows) {

@@ -180,7 +180,7 @@ std::string buildCommand(BuildFlags flags, std::ostream &out, bool terminal) {
     build.chooseGemmTiles =
         tuning::tunedGemmChooser(*db, sweep.maxProbeFlops, codegen::cpuTargetWidensBf16(build.target));
     build.chooseAttentionTiles = tuning::tunedAttentionChooser(*db);
-    build.chooseMoeTiles = tuning::tunedMoeChooser(*db);
+    build.chooseMoeTiles = tuning::tunedMoeChooser(*db, codegen::cpuTargetWidensBf16(build.target));
     build.kernelSources = db->sources(); // kernels of the LLM's that won a configuration
     build.tuning = "tiles from a tuning database (" + std::to_string(r.configs) +
                    " GEMM, prefill attention and MoE configurations, up to " + std::to_string(flags.budget) +

@@ -64,6 +64,10 @@ enum class MoeRole { GateUp, Down };
 /// candidate. `plainWeights`: for a kernel that only plain weights reach.
 GemmTiles chooseCpuMoeTiles(MoeRole role, const std::string &dtype, int64_t rows, bool plainWeights = false);
 
+/// The rule's tiles for a tier's main kernel on a target: the plain-weights
+/// tiles where every weight comes plain (`bf16InF32`: cpu-avx2, as planMoe).
+GemmTiles chooseCpuMoeTilesOnTarget(MoeRole role, const std::string &dtype, int64_t rows, bool bf16InF32);
+
 /// Chooses the tiles of a catalog entry's tier kernel (BM must stay `rows`).
 using MoeTileChooser = std::function<GemmTiles(MoeRole role, const MoeEntry &entry, int64_t rows)>;
 

@@ -147,7 +147,7 @@ std::variant<SweepReport, std::string> sweepCatalog(const std::vector<catalog::O
 /// it has none.
 emit::GemmTileChooser tunedGemmChooser(const TuningDb &db, double maxProbeFlops, bool bf16InF32 = false);
 emit::AttentionTileChooser tunedAttentionChooser(const TuningDb &db);
-emit::MoeTileChooser tunedMoeChooser(const TuningDb &db);
+emit::MoeTileChooser tunedMoeChooser(const TuningDb &db, bool bf16InF32 = false);
 
 } // namespace argus::tuning
 
