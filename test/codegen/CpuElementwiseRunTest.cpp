@@ -137,6 +137,30 @@ TEST(CpuRun, Rank3LoadReduceReshapeTranspose) {
       }
 }
 
+// An if whose branches both compute a new value of a loop-carried tile:
+// either branch runs (flag 0 takes the else branch in the second step, flag 1
+// in the first), and the result lives in the iter_arg's own array.
+TEST(CpuRun, IfBranchesUpdateALoopCarriedTileInPlace) {
+  const std::string cpp = emitFromFile("test/codegen/inputs/if_update.mlir", "if_update", "if_update_cpu");
+  EXPECT_EQ(cpp.find("result of the if below"), std::string::npos) << cpp;
+  auto kernel = buildKernel("test/codegen/inputs/if_update.mlir", "if_update");
+  ASSERT_TRUE(kernel);
+  std::mt19937 rng(12);
+  std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
+  for (int64_t flag : {0, 1, 5}) {
+    SCOPED_TRACE("flag=" + std::to_string(flag));
+    std::vector<float> x(16), y(16, kNaN);
+    for (float &v : x) v = dist(rng);
+    (*kernel)({tensorArg(x.data(), {16}, {1}), tensorArg(y.data(), {16}, {1}), intArg(flag)}, 1);
+    for (int64_t j = 0; j < 16; ++j) {
+      float acc = x[j];
+      for (int64_t i = 0; i < 3; ++i)
+        acc = flag + i != 1 ? acc * 2.0f + 1.0f : (j < i + 8 ? acc * 3.0f : acc) - 1.0f;
+      EXPECT_NEAR(y[j], acc, 1e-5f * (1.0f + std::fabs(acc))) << "Y[" << j << "]";
+    }
+  }
+}
+
 TEST(CpuRun, ScalarArithFollowsTheDocumentedSemantics) {
   auto kernel = buildKernel("test/codegen/inputs/scalars.mlir", "scalars");
   ASSERT_TRUE(kernel);

@@ -15,7 +15,8 @@
 //
 // scf.if becomes if/else assigning result variables; a tile result reuses
 // the storage of a value a branch passes through when that value is dead
-// after the if (then the other branch usually computes in place too).
+// after the if (then the other branch usually computes in place too), else
+// that of a dying value the then-branch computes its result from.
 //
 //===----------------------------------------------------------------------===//
 #include "CpuEmitter.h"
@@ -127,6 +128,24 @@ LogicalResult CpuEmitter::emitFor(scf::ForOp op) {
   return success();
 }
 
+/// The tile values defined outside `op` that `v` is computed from inside it,
+/// nearest first (a breadth-first walk back through the ops in `op`).
+static SmallVector<Value> outsideSources(Value v, scf::IfOp op) {
+  SmallVector<Value> sources, frontier = {v};
+  llvm::SmallPtrSet<Operation *, 16> seen;
+  for (size_t i = 0; i < frontier.size(); ++i) {
+    Operation *def = frontier[i].getDefiningOp();
+    if (!def || !op->isAncestor(def)) {
+      if (isa<TileType>(frontier[i].getType()) && !op->isAncestor(frontier[i].getParentBlock()->getParentOp()))
+        sources.push_back(frontier[i]);
+      continue;
+    }
+    if (seen.insert(def).second)
+      llvm::append_range(frontier, def->getOperands());
+  }
+  return sources;
+}
+
 LogicalResult CpuEmitter::emitIf(scf::IfOp op) {
   SmallVector<std::string> results;
   SmallVector<SlotTable::Id> resultSlots;
@@ -148,6 +167,17 @@ LogicalResult CpuEmitter::emitIf(scf::IfOp op) {
           break;
         }
       }
+      // Else the storage of a value the then-branch computes its yield from,
+      // if it dies here: an update `acc = acc * alpha + ...` in both branches
+      // then runs in place, with no copies in and out of a result array.
+      if (chosen < 0)
+        for (Value x : outsideSources(thenYield.getOperand(i), op)) {
+          SlotTable::Id id = slots.of(x);
+          if (!taken.contains(id) && slots.canOverwrite(id, op, storage, tile.getNumElements())) {
+            chosen = id;
+            break;
+          }
+        }
       if (chosen < 0) {
         chosen = declareTile(result, op, "result of the if below");
       }
@@ -176,8 +206,10 @@ LogicalResult CpuEmitter::emitIf(scf::IfOp op) {
   Region &elseRegion = op.getElseRegion();
   // An else that only passes through values already in the result storage
   // prints nothing.
+  // (Only values from outside the if have storage or a name yet: with any op
+  // in the else region there is code anyway.)
   bool elseHasCode = !elseRegion.empty() && !elseRegion.front().without_terminator().empty();
-  if (!elseRegion.empty() && op.getNumResults() > 0)
+  if (!elseHasCode && !elseRegion.empty() && op.getNumResults() > 0)
     for (auto [i, y] : llvm::enumerate(elseYield.getOperands()))
       if ((isa<TileType>(y.getType()) ? slots.nameOf(y) : scalar(y)) != results[i])
         elseHasCode = true;

@@ -4,6 +4,8 @@
 #include "mlir/IR/Block.h"
 #include "mlir/Interfaces/LoopLikeInterface.h"
 
+#include <stdexcept>
+
 using namespace mlir;
 
 namespace argus::codegen::cpu {
@@ -72,6 +74,13 @@ SlotTable::Id SlotTable::create(std::string name, std::string storage, int64_t e
 SlotTable::Id SlotTable::of(Value v) const {
   auto it = slotOf.find(v);
   return it == slotOf.end() ? -1 : it->second;
+}
+
+const std::string &SlotTable::nameOf(Value v) const {
+  const Id id = of(v);
+  if (id < 0)
+    throw std::logic_error("CPU emitter: a tile value is used before it has storage");
+  return slots[id].name;
 }
 
 void SlotTable::place(Value v, Id id) {

@@ -55,7 +55,9 @@ public:
 
   /// The slot holding tile value `v`; -1 when it has none.
   Id of(mlir::Value v) const;
-  const std::string &nameOf(mlir::Value v) const { return slots[of(v)].name; }
+  /// The C++ name of `v`'s slot. A value without one (computed in a region
+  /// not emitted yet) is an emitter bug: reported, not read out of bounds.
+  const std::string &nameOf(mlir::Value v) const;
 
   /// `v` now lives in `id` and replaces its previous occupants (they are dead).
   void place(mlir::Value v, Id id);
