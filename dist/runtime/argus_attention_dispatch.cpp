@@ -6,6 +6,7 @@
 #include "argus_tensor_view.h"
 
 #include <algorithm>
+#include <climits>
 #include <cmath>
 #include <cstdio>
 #include <vector>
@@ -15,13 +16,35 @@
 namespace argus_rt {
 namespace {
 
+bool sameConfig(const argus_attention_kernel &k, argus_dtype dtype, int64_t headDim, int64_t vHeadDim,
+                int64_t group) {
+  return k.dtype == dtype && k.head_dim == headDim && k.v_head_dim == vHeadDim && k.group == group;
+}
+
 const argus_attention_kernel *find(const argus_attention_kernel *table, int32_t count, argus_dtype dtype,
                                    int64_t headDim, int64_t vHeadDim, int64_t group, int64_t pageSize) {
-  for (int32_t i = 0; i < count; ++i) {
-    const argus_attention_kernel &k = table[i];
-    if (k.dtype == dtype && k.head_dim == headDim && k.v_head_dim == vHeadDim && k.group == group &&
-        k.page_size == pageSize)
-      return &k;
+  for (int32_t i = 0; i < count; ++i)
+    if (sameConfig(table[i], dtype, headDim, vHeadDim, group) && table[i].page_size == pageSize)
+      return &table[i];
+  return nullptr;
+}
+
+/// For a decode page size with no kernel of its own: the kernel of the same
+/// configuration whose page size divides it (its group's, else group 1's;
+/// the largest such page), which then reads each page as that many
+/// consecutive pages of its own size: a page's tokens lie one after another
+/// in the caches.
+const argus_attention_kernel *findDividingPage(const argus_attention_kernel *table, int32_t count, argus_dtype dtype,
+                                               int64_t headDim, int64_t vHeadDim, int64_t group, int64_t pageSize) {
+  for (int64_t g : {group, int64_t(1)}) {
+    const argus_attention_kernel *best = nullptr;
+    for (int32_t i = 0; i < count; ++i) {
+      const argus_attention_kernel &k = table[i];
+      if (sameConfig(k, dtype, headDim, vHeadDim, g) && k.page_size > 0 && k.page_size < pageSize &&
+          pageSize % k.page_size == 0 && (!best || k.page_size > best->page_size))
+        best = &k;
+    }
+    if (best) return best;
   }
   return nullptr;
 }
@@ -48,12 +71,18 @@ argus_status plan(const char *function, const argus_attention_kernel *table, int
   // else the group-1 kernel once per KV head.
   const argus_attention_kernel *generic =
       exact ? exact : find(table, count, dtype, headDim, vHeadDim, 1, pageSize);
-  if (!generic)
+  if (!generic && pageSize > 0)
+    generic = findDividingPage(table, count, dtype, headDim, vHeadDim, group, pageSize);
+  if (!generic) {
+    char pageNote[48] = "";
+    if (pageSize > 0)
+      std::snprintf(pageNote, sizeof pageNote, " and page_size %lld", static_cast<long long>(pageSize));
     return fail(ARGUS_ERROR_UNSUPPORTED,
                 "%s: no kernel for %s, head_dim %lld%s%s in this library (argus_manifest_json() lists its "
-                "attention kernels)",
+                "attention kernels; decode pages whose size a kernel's page size divides run on that kernel)",
                 function, dtypeName(dtype), static_cast<long long>(headDim), valueDimNote(headDim, vHeadDim, note),
-                pageSize ? " and this page size" : "");
+                pageNote);
+  }
   if (config.strict)
     return fail(ARGUS_ERROR_UNSUPPORTED,
                 "%s: ARGUS_STRICT is set and %s, head_dim %lld%s, %lld heads / %lld KV heads is not in this "
@@ -62,6 +91,7 @@ argus_status plan(const char *function, const argus_attention_kernel *table, int
                 static_cast<long long>(heads), static_cast<long long>(kvHeads), generic->name);
   out->kernel = generic;
   out->perKvHead = generic->group != group;
+  out->pieces = pageSize > 0 ? pageSize / generic->page_size : 1;
   return ARGUS_OK;
 }
 
@@ -181,6 +211,19 @@ int64_t decodeSplits(int64_t pages, int64_t batch, int64_t pageBytes, int numThr
 }
 
 /// Per-thread storage of the partial results, grown to the largest call.
+/// The block table of a kernel whose pages are 1/pieces of the caller's, for
+/// `usedPages` of them per sequence: kernel page i of a sequence is piece
+/// i % pieces of its page i / pieces. Entries past a sequence are 0 (never read).
+const int32_t *kernelPages(const argus_attention_decode_args &a, int64_t pieces, int64_t usedPages) {
+  thread_local std::vector<int32_t> table;
+  table.assign(size_t(a.batch * usedPages), 0);
+  for (int64_t b = 0; b < a.batch; ++b)
+    for (int64_t i = 0; i * (a.page_size / pieces) < a.seqlens_kv[b]; ++i)
+      table[size_t(b * usedPages + i)] =
+          int32_t(int64_t(a.block_table[b * a.max_pages_per_seq + i / pieces]) * pieces + i % pieces);
+  return table.data();
+}
+
 float *decodePartials(size_t floats) {
   thread_local std::vector<float> partials;
   if (partials.size() < floats) partials.resize(floats);
@@ -220,17 +263,27 @@ argus_status runDecode(const argus_attention_decode_args &a, const AttentionPlan
   int64_t pages = 0;
   if (auto s = checkPagedKv(a, &pages)) return s;
   const int64_t B = a.batch, H = a.num_heads, KVH = a.num_kv_heads, D = a.head_dim, DV = a.v_head_dim, G = H / KVH;
-  const int64_t PAGE = a.page_size, MP = a.max_pages_per_seq;
+  // A kernel of smaller pages (plan.pieces of them to a page) reads the caches
+  // as pages of its size, through a block table of those (kernelPages below).
+  const int64_t PAGE = a.page_size / plan.pieces;
+  if (pages * plan.pieces > INT32_MAX)
+    return fail(ARGUS_ERROR_UNSUPPORTED,
+                "argus_attention_decode: page indices up to %lld of %lld tokens are too many for this library's "
+                "kernel of pages of %lld tokens (it indexes them with 32 bits)",
+                static_cast<long long>(pages - 1), static_cast<long long>(a.page_size), static_cast<long long>(PAGE));
+  pages *= plan.pieces;
   // Only the pages the longest sequence uses are split (seqlens were checked against MP).
   int64_t usedPages = 1;
   for (int64_t b = 0; b < B; ++b) usedPages = std::max<int64_t>(usedPages, (a.seqlens_kv[b] + PAGE - 1) / PAGE);
+  const int64_t MP = plan.pieces > 1 ? usedPages : a.max_pages_per_seq;
+  const int32_t *table = plan.pieces > 1 ? kernelPages(a, plan.pieces, usedPages) : a.block_table;
   const int64_t headsPerCall = plan.perKvHead ? 1 : KVH;
   const int64_t S = decodeSplits(usedPages, B, PAGE * headsPerCall * (D + DV) * elementBytes(a.dtype), numThreads);
   float *op = decodePartials(size_t(B * S * H * (DV + 1)));
   float *lse = op + B * S * H * DV;
 
   argus_cpu_arg args[ARGUS_DECODE_KERNEL_ARGS] = {};
-  args[3].tensor = tensorView(a.block_table, {B, usedPages}, {MP, 1});
+  args[3].tensor = tensorView(table, {B, usedPages}, {MP, 1});
   args[4].tensor = tensorView(a.seqlens_kv, {B}, {1});
   args[7].f = effectiveScale(a.scale, D);
   const int64_t kPage = PAGE * KVH * D, kRow = KVH * D, vPage = PAGE * KVH * DV, vRow = KVH * DV;

@@ -5,6 +5,9 @@
 //   else the group-1 kernel of (dtype, head_dim, v_head_dim[, page_size]), run once per
 //        KV head over that head's queries (K and V broadcast with stride 0)
 //        -> it, or UNSUPPORTED under ARGUS_STRICT
+//   else (decode) a kernel of the same (dtype, head_dim, v_head_dim, group or 1)
+//        whose page size divides page_size, on each page as consecutive pages
+//        of its size (a block table of those)               -> it, or UNSUPPORTED under ARGUS_STRICT
 //   else                                                    -> UNSUPPORTED
 // Prefill runs the kernel once per sequence of the varlen batch, on views
 // of that sequence's rows; cu_seqlens are read here (host memory on CPU
@@ -27,6 +30,7 @@ namespace argus_rt {
 struct AttentionPlan {
   const argus_attention_kernel *kernel = nullptr;
   bool perKvHead = false; ///< a group-1 kernel run once per KV head
+  int64_t pieces = 1;     ///< decode: the kernel's pages to one of the caller's (its page size divides theirs)
 };
 
 argus_status planPrefill(const argus_attention_prefill_args &args, const Config &config, AttentionPlan *plan);

@@ -38,10 +38,12 @@ void emulate(const DecodeParams &params, int batch, int cluster) {
   emu::run(launch, [&] { decodeAttentionAnyGroup<E, kDecodeWarps>(params); });
 }
 
-void check(const DecodeProblem &p, unsigned seed, int cluster) {
+void check(const DecodeProblem &p, unsigned seed, int cluster, bool junkPastContexts = false) {
   SCOPED_TRACE("cluster of " + std::to_string(cluster) + " CTAs");
   std::mt19937 rng(seed);
   DecodeData data(p, rng);
+  if (junkPastContexts)
+    argus::gpu::test::fillPastContexts(p, data);
   if (p.f16)
     emulate<F16>(paramsOf(p, data), p.batch(), cluster);
   else
@@ -83,6 +85,11 @@ TEST(Sm90DecodeEmulated, WidestHeadsAndValues) {
 // weigh nothing in either merge.
 TEST(Sm90DecodeEmulated, ClusterLargerThanTheWork) {
   check({4, 1, 128, 128, 16, {33, 2}, 0.0f}, 5, 8);
+}
+
+// Slots past the contexts may hold NaN and infinities; they must not reach o.
+TEST(Sm90DecodeEmulated, JunkPastTheContextsIsNeverRead) {
+  check({8, 2, 128, 128, 16, {1, 77, 0, 300}, 0.0f}, 8, 2, /*junkPastContexts=*/true);
 }
 
 // seqlens beyond what the block table addresses are clamped to it (as the CPU runtime does),

@@ -59,6 +59,27 @@ DecodeData::DecodeData(const DecodeProblem &p, std::mt19937 &rng) {
   o.resize(o.size() + kGuardElements, kGuard);
 }
 
+void fillPastContexts(const DecodeProblem &p, DecodeData &d) {
+  const size_t slots = d.kCache.size() / (size_t(p.kvHeads) * size_t(p.headDim));
+  std::vector<bool> read(slots, false);
+  for (int b = 0; b < p.batch(); ++b)
+    for (int t = 0; t < p.seqlens[size_t(b)]; ++t)
+      read[size_t(d.blockTable[size_t(b) * size_t(p.maxPagesPerSeq()) + size_t(t / p.pageSize)]) *
+               size_t(p.pageSize) +
+           size_t(t % p.pageSize)] = true;
+  // NaN, +inf and -inf in the element type's bits
+  const uint16_t junk[] = {uint16_t(p.f16 ? 0x7e00 : 0x7fc0), uint16_t(p.f16 ? 0x7c00 : 0x7f80),
+                           uint16_t(p.f16 ? 0xfc00 : 0xff80)};
+  auto fill = [&](std::vector<uint16_t> &cache, int width) {
+    for (size_t slot = 0; slot < slots; ++slot)
+      if (!read[slot])
+        for (size_t i = 0; i < size_t(p.kvHeads) * size_t(width); ++i)
+          cache[slot * size_t(p.kvHeads) * size_t(width) + i] = junk[(slot + i) % 3];
+  };
+  fill(d.kCache, p.headDim);
+  fill(d.vCache, p.valueDim);
+}
+
 ClampedSeqlens clampedSeqlens(const DecodeProblem &p, std::mt19937 &rng) {
   DecodeData data(p, rng);
   for (int i = 0; i < p.maxPagesPerSeq(); ++i) // every entry of the first row a real page

@@ -38,6 +38,11 @@ struct DecodeData {
   DecodeData(const DecodeProblem &p, std::mt19937 &rng);
 };
 
+/// Fills every cache slot that no sequence reads below its length (the tail
+/// of a last page, the pages no sequence uses) with NaN and infinities, as an
+/// engine's cache may hold there: a kernel must not let them into its sums.
+void fillPastContexts(const DecodeProblem &p, DecodeData &d);
+
 /// Sequence lengths past what the block table addresses, for a problem of two
 /// sequences: `data` claims 2^20 tokens for the first (its whole table row real
 /// pages) and -5 for the second; `expected` is the same data with what a

@@ -140,20 +140,22 @@ size_t occurrences(const std::string &text, const std::string &what) {
 
 // Keys and values are mma operands only: the CPU backend reads them where
 // they lie in the cache (ak::load_ref) and folds transpose(v) into
-// ak::mma_kn instead of copying and transposing each block. The numbers are
-// checked as in the tests above.
+// ak::mma_kn instead of copying and transposing each block (but for the
+// values of decode's last page, which are copied to zero their tail). The
+// numbers are checked as in the tests above.
 TEST(AttentionCodegen, KeysAndValuesAreReadInPlace) {
   struct Template {
     const char *file;
     std::map<std::string, int64_t> sizes;
     std::map<std::string, double> scalars;
     const char *kn, *kv; // the p.v mma and the key/value loads as they must appear
+    size_t pv;           // p.v products: decode has one more for its last page, whose tail it masks
   };
   const Template templates[] = {
       {"attention_prefill.argus", {{"SQ", 70}, {"SKV", 70}, {"H", 4}, {"KVH", 2}}, {{"scale", 0.3}, {"causal", 1}},
-       "ak::mma_kn<ak::bf16, 32, 128, 64>(", "ak::load_ref<ak::bf16, 64, 1, 128>("},
+       "ak::mma_kn<ak::bf16, 32, 128, 64>(", "ak::load_ref<ak::bf16, 64, 1, 128>(", 1},
       {"attention_decode.argus", {{"B", 3}, {"H", 4}, {"KVH", 2}, {"P", 9}, {"MP", 3}, {"S", 2}}, {{"scale", 0.3}},
-       "ak::mma_kn<ak::bf16, 2, 128, 16>(", "ak::load_ref<ak::bf16, 1, 16, 1, 128>("},
+       "ak::mma_kn<ak::bf16, 2, 128, 16>(", "ak::load_ref<ak::bf16, 1, 16, 1, 128>(", 2},
   };
   for (const Template &t : templates) {
     fs::path dir = fs::temp_directory_path() / ("argus-attention-codegen-" + std::to_string(::getpid()));
@@ -173,7 +175,7 @@ TEST(AttentionCodegen, KeysAndValuesAreReadInPlace) {
     fs::remove_all(dir);
     ASSERT_TRUE(report.error.empty()) << t.file << ": " << report.error;
     EXPECT_TRUE(report.passed) << t.file << ": " << report.summary();
-    EXPECT_EQ(occurrences(cpp, t.kn), 1u) << t.file << "\n" << cpp;
+    EXPECT_EQ(occurrences(cpp, t.kn), t.pv) << t.file << "\n" << cpp;
     EXPECT_EQ(occurrences(cpp, t.kv), 2u) << t.file << " (keys and values)\n" << cpp;
     EXPECT_EQ(occurrences(cpp, "ak::transpose<"), 0u) << t.file << "\n" << cpp;
   }

@@ -3,7 +3,8 @@
 // Paged decode: ragged context lengths (0, 1, a page boundary, a partial last
 // page, the full block table, contexts split in several runs), shuffled and
 // shared pages, grouped KV heads,
-// every dtype, against the float64 reference on fresh random inputs; the
+// every dtype, against the float64 reference on fresh random inputs (also
+// with NaN and infinities in every cache slot past the contexts); the
 // output is poisoned with NaN first and a guard region after it must stay
 // intact. Bad lengths and negative page indices are refused.
 //
@@ -24,6 +25,7 @@ struct DecodeCase {
   int64_t heads, kvHeads, headDim, pageSize, maxPages;
   std::vector<int32_t> seqlens;
   int64_t vHeadDim = 0; // 0: headDim
+  bool junkPastContexts = false; // NaN and infinities in every slot no sequence reads
 };
 
 class AttentionDecode : public ::testing::Test {
@@ -54,6 +56,19 @@ protected:
     Tensor q(c.dtype, nq, rng, 2.0), k(c.dtype, ncache, rng, 2.0), v(c.dtype, nvcache, rng, 1.0),
         o(c.dtype, no, rng, 1.0);
     o.poison(no);
+    if (c.junkPastContexts) { // what an engine's cache may hold there: garbage, NaN included
+      std::vector<bool> read(size_t(pages * c.pageSize), false);
+      for (int64_t b = 0; b < B; ++b)
+        for (int64_t t = 0; t < c.seqlens[b]; ++t)
+          read[size_t(table[size_t(b * c.maxPages + t / c.pageSize)] * c.pageSize + t % c.pageSize)] = true;
+      const float junk[] = {NAN, INFINITY, -INFINITY};
+      for (int64_t slot = 0; slot < pages * c.pageSize; ++slot)
+        if (!read[size_t(slot)])
+          for (int64_t h = 0; h < KVH; ++h) {
+            for (int64_t d = 0; d < D; ++d) k.set((slot * KVH + h) * D + d, junk[(slot + d) % 3]);
+            for (int64_t d = 0; d < DV; ++d) v.set((slot * KVH + h) * DV + d, junk[(slot + d + 1) % 3]);
+          }
+    }
 
     argus_attention_decode_args a = {sizeof a};
     a.batch = B, a.num_heads = H, a.num_kv_heads = KVH, a.head_dim = D;
@@ -98,6 +113,26 @@ TEST_F(AttentionDecode, LongContextsSplitAndMerge) {
   check({ARGUS_DTYPE_BF16, 2, 1, 128, 16, 300, {4800, 3000, 17, 0}}, 15);
 }
 
+// Slots past a context (the tail of its last page, pages the table lists
+// beyond it, the pool's spare pages) may hold anything: masked scores weigh
+// 0, and 0 * NaN would still be NaN, so their values must not be read into
+// the sums. Catalog and generic kernels, a context split in several runs.
+TEST_F(AttentionDecode, JunkPastTheContextsIsNeverRead) {
+  check({ARGUS_DTYPE_BF16, 4, 2, 64, 16, 9, {144, 0, 1, 16, 17, 100}, 0, true}, 16);
+  check({ARGUS_DTYPE_F32, 6, 2, 128, 16, 5, {80, 33, 2}, 0, true}, 17);
+  check({ARGUS_DTYPE_F16, 2, 2, 64, 16, 4, {64, 63}, 0, true}, 18);
+  check({ARGUS_DTYPE_BF16, 2, 1, 128, 16, 300, {4799, 3001, 17, 0}, 0, true}, 19);
+}
+
+// Pages of a multiple of the kernels' 16 tokens (vLLM's 32, larger ones) run
+// on them, each page read as consecutive pages of 16; with junk past the
+// contexts, and page indices that address the pool's last pages.
+TEST_F(AttentionDecode, PagesOfAMultipleOfTheKernelPageRunOnIt) {
+  check({ARGUS_DTYPE_BF16, 4, 2, 64, 32, 5, {144, 0, 1, 32, 33, 100}, 0, true}, 20); // the catalog kernel
+  check({ARGUS_DTYPE_F32, 6, 2, 128, 64, 4, {200, 63, 64, 1}, 0, true}, 21);        // generic, per KV head
+  check({ARGUS_DTYPE_F16, 2, 2, 64, 48, 3, {144, 47}}, 22);
+}
+
 TEST_F(AttentionDecode, RejectsBadTables) {
   std::vector<uint16_t> buf(4 * 16 * 2 * 64);
   std::vector<int32_t> table = {0, 1, 2, 3}, lens = {33, 4};
@@ -122,7 +157,7 @@ TEST_F(AttentionDecode, UnknownPageSizeIsUnsupported) {
   a.dtype = ARGUS_DTYPE_F32, a.q = a.k_cache = a.v_cache = buf.data(), a.o = buf.data();
   a.block_table = table.data(), a.seqlens_kv = lens.data();
   EXPECT_EQ(decode(&a, nullptr), ARGUS_ERROR_UNSUPPORTED);
-  EXPECT_NE(std::string(lastError()).find("and this page size"), std::string::npos) << lastError();
+  EXPECT_NE(std::string(lastError()).find("and page_size 7"), std::string::npos) << lastError();
 }
 
 // The decode configurations of the library's own catalog (from its
