@@ -153,8 +153,9 @@ typedef struct {            /* one query token per sequence against a paged KV c
 } argus_attention_decode_args;
 
 /** Decode attention: one query token per sequence against a paged KV cache
- *  addressed through block_table. Cache slots past seqlens_kv[b] (the rest
- *  of a last page) are never read into the result, whatever they hold.
+ *  addressed through block_table. In cpu-* and cuda-sm90a libraries, cache
+ *  slots past seqlens_kv[b] (the rest of a last page) never reach the
+ *  result, whatever they hold (hip-* libraries: keep them finite).
  *  batch == 0 is a no-op. */
 ARGUS_API argus_status argus_attention_decode(const argus_attention_decode_args *args,
                                               void *stream);
