@@ -107,7 +107,8 @@ typedef struct {            /* C[m,n] = alpha * sum_k A[m,k] * B[n,k] + beta * C
  *  Supported types (a, b -> c): f32,f32->f32; bf16,bf16->bf16|f32;
  *  f16,f16->f16|f32; others return ARGUS_ERROR_UNSUPPORTED.
  *  Requires lda >= k, ldb >= k, ldc >= n; a, b, c may be NULL only when the
- *  matrix they point to is empty. */
+ *  matrix they point to is empty. CPU libraries may keep a per-thread scratch
+ *  buffer between calls (f32 with plain weights: up to 32 MiB, README). */
 ARGUS_API argus_status argus_gemm(const argus_gemm_args *args, void *stream);
 
 /* ---- Attention -------------------------------------------------------- */

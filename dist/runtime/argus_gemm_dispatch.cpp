@@ -9,6 +9,7 @@
 
 #include "argus_bucketing.h"
 #include "argus_checks.h"
+#include "argus_gemm_transposed.h"
 #include "argus_numerics.h"
 #include "argus_registry.h"
 #include "argus_tensor_view.h"
@@ -75,17 +76,8 @@ void betaScale(const argus_gemm_args &g) {
   }
 }
 
-} // namespace
-
-argus_status planGemm(const argus_gemm_args &g, const Config &config, const char *function,
-                      GemmPlan *plan) {
-  *plan = GemmPlan();
-  if (g.m == 0 || g.n == 0) return ARGUS_OK;
-  if (g.k == 0) {
-    plan->kind = GemmPlanKind::BetaScale;
-    plan->name = "argus_beta_scale";
-    return ARGUS_OK;
-  }
+/// The catalog's kernel for a non-empty `g`, else the generic one.
+argus_status planKernel(const argus_gemm_args &g, const Config &config, const char *function, GemmPlan *plan) {
   int32_t group = findGroup(g);
   if (group >= 0) {
     const argus_gemm_group &gr = argus_gemm_groups[group];
@@ -121,6 +113,27 @@ argus_status planGemm(const argus_gemm_args &g, const Config &config, const char
   return ARGUS_OK;
 }
 
+} // namespace
+
+argus_status planGemm(const argus_gemm_args &g, const Config &config, const char *function,
+                      GemmPlan *plan) {
+  *plan = GemmPlan();
+  if (g.m == 0 || g.n == 0) return ARGUS_OK;
+  if (g.k == 0) {
+    plan->kind = GemmPlanKind::BetaScale;
+    plan->name = "argus_beta_scale";
+    return ARGUS_OK;
+  }
+  if (auto s = planKernel(g, config, function, plan)) return s;
+  if (!config.strict && transposedFormFits(g))
+    if (const argus_gemm_fallback *f = findFallback(ARGUS_DTYPE_F32, ARGUS_DTYPE_F32, ARGUS_DTYPE_F32)) {
+      const int32_t bucket = argus_bucket_index(f->bucket_bounds, f->num_buckets, g.n); /* n: its rows */
+      plan->transposed = f->kernels[bucket];
+      plan->name = f->kernel_names[bucket];
+    }
+  return ARGUS_OK;
+}
+
 void buildGemmKernelArgs(const argus_gemm_args &g, argus_cpu_arg out[7], const PackedWeights *packedB) {
   setMatrixArg(out[0], g.a, g.m, g.k, g.lda);
   if (packedB)
@@ -142,6 +155,7 @@ void runGemm(const argus_gemm_args &g, const GemmPlan &plan, int numThreads, con
     betaScale(g);
     return;
   case GemmPlanKind::Kernel: {
+    if (plan.transposed && !packedB && runTransposedGemm(g, plan.transposed, numThreads)) return;
     argus_cpu_arg args[7];
     buildGemmKernelArgs(g, args, packedB);
     plan.kernel(args, numThreads);

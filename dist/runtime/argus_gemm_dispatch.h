@@ -14,6 +14,10 @@
 //   group with equal (n, k, dtypes)   -> its kernel for argus_bucket_index(m)
 //   fallback for the dtypes           -> it, or UNSUPPORTED under ARGUS_STRICT
 //   nothing                           -> UNSUPPORTED
+// and then, unless ARGUS_STRICT: f32 with plain weights where
+// transposedFormFits -> the generic f32 kernel in the transposed form
+// (argus_gemm_transposed.h), reported by its name; the kernel above stays
+// the plan's for when that form's scratch cannot be allocated.
 //
 //===----------------------------------------------------------------------===//
 #ifndef ARGUS_RUNTIME_GEMM_DISPATCH_H
@@ -37,6 +41,8 @@ struct GemmPlan {
   bool fallback = false;                ///< the generic kernel, not a catalog one
   int32_t group = -1;                   ///< index in argus_gemm_groups, or -1
   int32_t bucket = -1;                  ///< bucket inside that group, or -1
+  /// Set: computes C^T = B A^T with this generic f32 kernel (argus_gemm_transposed.h).
+  argus_cpu_kernel_fn transposed = nullptr;
 };
 
 /// Picks what runs for a VALID `args` (validateGemm returned ARGUS_OK).

@@ -35,6 +35,13 @@ struct PackedWeights {
   argus_cpu_tensor matrix(int64_t index) const;
 };
 
+/// Whether this library's kernels compute from panels of `dtype`.
+bool panelsServed(argus_dtype dtype);
+
+/// The layout of `batch` packed n x k matrices of `dtype` (sizes whose
+/// packed extent is known to fit int64), `data` unset.
+PackedWeights panelLayout(argus_dtype dtype, int64_t batch, int64_t n, int64_t k);
+
 /// The packed layout of `weights` after checking the description (sizes,
 /// pointers, dtype, and that this library's kernels compute from panels of
 /// it): ARGUS_OK, or the status with "<function>: ..." recorded. `bytes`

@@ -7,10 +7,12 @@
  * and, later, a real generated library.
  *
  *   gemm_client [--seed N] [--verbose] [--packed yes|no] SHAPE...
- *   SHAPE = MxNxK:AB[:C][@EXPECT]
+ *   SHAPE = MxNxK:AB[:C][@EXPECT[/PACKED]]
  *     AB, C   f32 | bf16 | f16 (C defaults to AB)
  *     EXPECT  the kernel name argus_gemm_kernel_name must report, or
  *             UNSUPPORTED when argus_gemm must refuse the shape (ARGUS_STRICT)
+ *     PACKED  the name for calls with pre-packed weights, where it differs
+ *             (plain f32 weights may run transposed on another kernel)
  *   e.g. gemm_client 5x64x32:f32 9x96x48:bf16:f32@bf16f32_n96_k48_m32 3x7x5:bf16
  *
  * For each shape, three calls (beta = 0 with C poisoned with NaN; beta != 0
@@ -137,7 +139,8 @@ static void put_nan(void *base, int64_t i, argus_dtype t) {
 typedef struct {
   int64_t m, n, k;
   argus_dtype ab, c;
-  char expect[128]; /* "" = anything, "UNSUPPORTED", or a kernel name */
+  char expect[128];        /* "" = anything, "UNSUPPORTED", or a kernel name */
+  char expect_packed[128]; /* the same for calls with b_packed */
   const char *text;
 } shape;
 
@@ -164,8 +167,12 @@ static int parse_shape(const char *text, shape *s) {
   s->c = s->ab;
   if (colon && !parse_dtype(colon + 1, (size_t)(end - colon - 1), &s->c)) return 0;
   if (at) {
-    if (strlen(at + 1) >= sizeof s->expect) return 0;
-    strcpy(s->expect, at + 1);
+    const char *slash = strchr(at + 1, '/');
+    const size_t plain = slash ? (size_t)(slash - at - 1) : strlen(at + 1);
+    if (plain >= sizeof s->expect || (slash && strlen(slash + 1) >= sizeof s->expect_packed)) return 0;
+    memcpy(s->expect, at + 1, plain);
+    s->expect[plain] = '\0';
+    strcpy(s->expect_packed, slash ? slash + 1 : s->expect);
   }
   return m >= 0 && n >= 0 && k >= 0;
 }
@@ -279,9 +286,9 @@ static void run_case(const shape *s, const config *cfg) {
     goto done;
   }
   if (s->expect[0]) {
-    snprintf(detail, sizeof detail, "kernel '%s', expected '%s'", kernel ? kernel : "(null)",
-             s->expect);
-    check(kernel && strcmp(kernel, s->expect) == 0, what, detail);
+    const char *want = cfg->packed ? s->expect_packed : s->expect;
+    snprintf(detail, sizeof detail, "kernel '%s', expected '%s'", kernel ? kernel : "(null)", want);
+    check(kernel && strcmp(kernel, want) == 0, what, detail);
   }
 
   double out_eps = s->c == ARGUS_DTYPE_BF16 ? ldexp(1.0, -8)

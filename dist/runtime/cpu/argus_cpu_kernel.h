@@ -523,6 +523,22 @@ template <class S> inline void copy_row_out(S *dst, const S *src, int64_t n, int
   }
 }
 
+/// dst[r * rs + c * cs] = src[r * COLS + c] for a dense ROWS x COLS tile
+/// whose columns lie apart in the tensor (a transposed view: C^T of a
+/// product computed transposed). Row by row, each row's stores would hit
+/// one cache set (columns ldc apart); 16 x 16 blocks, rows innermost, write
+/// runs along the tensor's own rows instead.
+template <class S>
+inline void copy_tile_out_strided(S *dst, int64_t rs, int64_t cs, const S *src, int64_t rows, int64_t cols) {
+  constexpr int64_t B = 16;
+  for (int64_t r0 = 0; r0 < rows; r0 += B)
+    for (int64_t c0 = 0; c0 < cols; c0 += B) {
+      const int64_t r1 = std::min(rows, r0 + B), c1 = std::min(cols, c0 + B);
+      for (int64_t c = c0; c < c1; ++c)
+        for (int64_t r = r0; r < r1; ++r) dst[r * rs + c * cs] = src[r * cols + c];
+    }
+}
+
 /// True when the box [off, off + dims) lies inside the tensor.
 template <int RANK>
 inline bool box_inside(const argus_cpu_tensor &t, const int64_t *off, const int64_t *dims) {
@@ -801,6 +817,10 @@ inline void store(const typename DT::storage *src, const argus_cpu_tensor &t,
   const int64_t cs = t.stride[R - 1];
   if (detail::box_inside<R>(t, off, dims)) {
     if constexpr (R == 2) {
+      if (cs != 1) {
+        detail::copy_tile_out_strided(dst + off[0] * t.stride[0] + off[1] * cs, t.stride[0], cs, src, dims[0], inner);
+        return;
+      }
       for (int64_t r = 0; r < dims[0]; ++r)
         detail::copy_row_out(dst + (off[0] + r) * t.stride[0] + off[1] * cs, src + r * inner, inner, cs);
     } else {
