@@ -1,0 +1,144 @@
+//===- gemm_ab.cpp - one GEMM through two Argus libraries, calls alternating -===//
+//
+// Why this exists: on a shared machine throughput drifts 10-30% within
+// minutes, so two libraries timed one after the other (two benchmark runs)
+// cannot resolve a 3% change. This probe loads both libraries into one process
+// (dlopen, RTLD_LOCAL | RTLD_DEEPBIND: each keeps its own runtime) and calls
+// them alternately on the same operands, swapping which goes first every
+// iteration; it reports each one's median GFLOP/s and the median of the
+// per-iteration ratios B / A. Both results must agree within 1e-3 (relative to
+// the largest output): it is a timing probe for changes that keep the results.
+// It is not a peer benchmark (argus_gemm_bench is).
+//
+//   argus_gemm_ab LIB_A LIB_B M N K [ITERATIONS=21] [bias 0|1] [f32|bf16]
+//
+// Threads: ARGUS_NUM_THREADS, read by both libraries.
+//
+//===----------------------------------------------------------------------===//
+
+#include "argus_kernels.h"
+#include "argus_numerics.h"
+
+#include <dlfcn.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <random>
+#include <vector>
+
+namespace {
+
+using GemmFn = argus_status (*)(const argus_gemm_args *, void *);
+
+GemmFn loadGemm(const char *path) {
+  void *library = dlopen(path, RTLD_NOW | RTLD_LOCAL | RTLD_DEEPBIND);
+  if (!library) {
+    std::fprintf(stderr, "argus_gemm_ab: %s\n", dlerror());
+    std::exit(1);
+  }
+  auto fn = reinterpret_cast<GemmFn>(dlsym(library, "argus_gemm"));
+  if (!fn) {
+    std::fprintf(stderr, "argus_gemm_ab: %s has no argus_gemm\n", path);
+    std::exit(1);
+  }
+  return fn;
+}
+
+double seconds() {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v[v.size() / 2];
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+  if (argc < 6) {
+    std::fprintf(stderr, "usage: argus_gemm_ab LIB_A LIB_B M N K [ITERATIONS=21] [bias 0|1] [f32|bf16]\n");
+    return 2;
+  }
+  const int64_t m = std::atoll(argv[3]), n = std::atoll(argv[4]), k = std::atoll(argv[5]);
+  const int iterations = argc > 6 ? std::max(1, std::atoi(argv[6])) : 21;
+  const bool withBias = argc > 7 && std::atoi(argv[7]) != 0;
+  const bool bf16 = argc > 8 && std::strcmp(argv[8], "bf16") == 0;
+  if (m < 1 || n < 1 || k < 1) {
+    std::fprintf(stderr, "argus_gemm_ab: M, N and K must be positive\n");
+    return 2;
+  }
+  const GemmFn gemm[2] = {loadGemm(argv[1]), loadGemm(argv[2])};
+
+  // Operands in ±[0.125, 1), stored in the input type; C is f32.
+  std::mt19937 rng(1);
+  std::uniform_real_distribution<float> magnitude(0.125f, 1.0f);
+  auto fill = [&](std::vector<uint16_t> &half, std::vector<float> &full, size_t count) {
+    half.resize(count), full.resize(count);
+    for (size_t i = 0; i < count; ++i) {
+      const float v = (rng() & 1 ? 1.0f : -1.0f) * magnitude(rng);
+      half[i] = argus_num::f32_to_bf16(v);
+      full[i] = bf16 ? argus_num::bf16_to_f32(half[i]) : v;
+    }
+  };
+  std::vector<uint16_t> a16, b16, bias16;
+  std::vector<float> a32, b32, bias;
+  fill(a16, a32, size_t(m * k));
+  fill(b16, b32, size_t(n * k));
+  fill(bias16, bias, size_t(n));
+  std::vector<float> out[2] = {std::vector<float>(size_t(m * n)), std::vector<float>(size_t(m * n))};
+
+  auto run = [&](int which) {
+    argus_gemm_args g;
+    std::memset(&g, 0, sizeof g);
+    g.struct_size = sizeof g;
+    g.m = m, g.n = n, g.k = k;
+    g.a_type = g.b_type = bf16 ? ARGUS_DTYPE_BF16 : ARGUS_DTYPE_F32;
+    g.c_type = ARGUS_DTYPE_F32;
+    g.a = bf16 ? static_cast<const void *>(a16.data()) : a32.data(), g.lda = k;
+    g.b = bf16 ? static_cast<const void *>(b16.data()) : b32.data(), g.ldb = k;
+    g.c = out[which].data(), g.ldc = n;
+    g.bias = withBias ? bias.data() : nullptr;
+    g.alpha = 1.0f, g.beta = 0.0f;
+    if (gemm[which](&g, nullptr) != ARGUS_OK) {
+      std::fprintf(stderr, "argus_gemm_ab: library %c failed\n", which ? 'B' : 'A');
+      std::exit(1);
+    }
+  };
+
+  run(0), run(1);
+  double largest = 0, diff = 0;
+  for (size_t i = 0; i < out[0].size(); ++i) {
+    largest = std::max(largest, double(std::fabs(out[0][i])));
+    diff = std::max(diff, double(std::fabs(out[0][i] - out[1][i])));
+  }
+  if (diff > 1e-3 * largest) {
+    std::fprintf(stderr, "argus_gemm_ab: the libraries disagree by %g (largest output %g)\n", diff, largest);
+    return 1;
+  }
+
+  std::vector<double> time[2], ratio;
+  for (int it = 0; it < iterations; ++it) {
+    double t[2];
+    for (int i = 0; i < 2; ++i) {
+      const int which = (it + i) % 2; // A first on even iterations, B first on odd ones
+      const double start = seconds();
+      run(which);
+      t[which] = seconds() - start;
+      time[which].push_back(t[which]);
+    }
+    ratio.push_back(t[0] / t[1]);
+  }
+  const double gflop = 2.0 * double(m) * double(n) * double(k) / 1e9;
+  std::printf("%s M=%lld N=%lld K=%lld bias=%d: A %.1f GFLOP/s, B %.1f GFLOP/s, median B/A %.3f "
+              "(%d iterations, max |A - B| %g)\n",
+              bf16 ? "bf16" : "f32", static_cast<long long>(m), static_cast<long long>(n),
+              static_cast<long long>(k), withBias ? 1 : 0, gflop / median(time[0]), gflop / median(time[1]),
+              median(ratio), iterations, diff);
+  return 0;
+}
