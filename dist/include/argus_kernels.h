@@ -135,7 +135,9 @@ typedef struct {            /* varlen causal/non-causal prefill, GQA; packed [to
 
 /** Variable-length prefill attention with grouped-query heads
  *  (num_heads % num_kv_heads == 0): o = softmax(scale * q k^T [+ causal
- *  mask]) v per sequence. batch == 0 is a no-op. */
+ *  mask]) v per sequence. batch == 0 is a no-op. Configurations outside the
+ *  library's catalog run generic kernels for head_dim 64 or 128 with
+ *  v_head_dim == head_dim; others are ARGUS_ERROR_UNSUPPORTED (README). */
 ARGUS_API argus_status argus_attention_prefill(const argus_attention_prefill_args *args,
                                                void *stream);
 
@@ -157,7 +159,9 @@ typedef struct {            /* one query token per sequence against a paged KV c
  *  addressed through block_table. In cpu-* and cuda-sm90a libraries, cache
  *  slots past seqlens_kv[b] (the rest of a last page) never reach the
  *  result, whatever they hold (hip-* libraries: keep them finite).
- *  batch == 0 is a no-op. */
+ *  batch == 0 is a no-op. Outside the catalog: the generic kernels' head
+ *  dims (as prefill) and page sizes that are multiples of 16; other page
+ *  sizes are ARGUS_ERROR_UNSUPPORTED unless the catalog names them. */
 ARGUS_API argus_status argus_attention_decode(const argus_attention_decode_args *args,
                                               void *stream);
 
@@ -188,7 +192,9 @@ typedef struct {            /* top-k routed SwiGLU experts: out = sum_j w_j * do
 ARGUS_API size_t argus_moe_workspace_size(const argus_moe_args *args);
 
 /** Routed SwiGLU mixture of experts; `workspace` must hold at least
- *  argus_moe_workspace_size(args) bytes. num_tokens == 0 is a no-op. */
+ *  argus_moe_workspace_size(args) bytes. num_tokens == 0 is a no-op.
+ *  Sizes outside the catalog run generic bf16 and f32 kernels; f16 there is
+ *  ARGUS_ERROR_UNSUPPORTED. */
 ARGUS_API argus_status argus_moe(const argus_moe_args *args, void *stream);
 
 /* ---- Pre-packed weights (optional) ----------------------------------- */
