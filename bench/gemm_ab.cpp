@@ -10,7 +10,10 @@
 // the largest output): it is a timing probe for changes that keep the results.
 // It is not a peer benchmark (argus_gemm_bench is).
 //
-//   argus_gemm_ab LIB_A LIB_B M N K [ITERATIONS=21] [bias 0|1] [f32|bf16]
+//   argus_gemm_ab LIB_A LIB_B M N K [ITERATIONS=21] [bias 0|1] [f32|bf16|bf16-bf16]
+//
+// Types: f32, bf16 (C f32: the generic kernels), or bf16-bf16 (C bf16: the
+// kernels of a bf16 catalog such as shapes/llama3-8b.yaml).
 //
 // Threads: ARGUS_NUM_THREADS, read by both libraries.
 //
@@ -62,20 +65,25 @@ double median(std::vector<double> v) {
 
 int main(int argc, char **argv) {
   if (argc < 6) {
-    std::fprintf(stderr, "usage: argus_gemm_ab LIB_A LIB_B M N K [ITERATIONS=21] [bias 0|1] [f32|bf16]\n");
+    std::fprintf(stderr, "usage: argus_gemm_ab LIB_A LIB_B M N K [ITERATIONS=21] [bias 0|1] [f32|bf16|bf16-bf16]\n");
     return 2;
   }
   const int64_t m = std::atoll(argv[3]), n = std::atoll(argv[4]), k = std::atoll(argv[5]);
   const int iterations = argc > 6 ? std::max(1, std::atoi(argv[6])) : 21;
   const bool withBias = argc > 7 && std::atoi(argv[7]) != 0;
-  const bool bf16 = argc > 8 && std::strcmp(argv[8], "bf16") == 0;
+  const char *types = argc > 8 ? argv[8] : "f32";
+  const bool bf16Out = std::strcmp(types, "bf16-bf16") == 0, bf16 = bf16Out || std::strcmp(types, "bf16") == 0;
+  if (!bf16 && std::strcmp(types, "f32") != 0) {
+    std::fprintf(stderr, "argus_gemm_ab: types are f32, bf16 or bf16-bf16, not '%s'\n", types);
+    return 2;
+  }
   if (m < 1 || n < 1 || k < 1) {
     std::fprintf(stderr, "argus_gemm_ab: M, N and K must be positive\n");
     return 2;
   }
   const GemmFn gemm[2] = {loadGemm(argv[1]), loadGemm(argv[2])};
 
-  // Operands in ±[0.125, 1), stored in the input type; C is f32.
+  // Operands in ±[0.125, 1), stored in the input type; the bias in C's type.
   std::mt19937 rng(1);
   std::uniform_real_distribution<float> magnitude(0.125f, 1.0f);
   auto fill = [&](std::vector<uint16_t> &half, std::vector<float> &full, size_t count) {
@@ -92,6 +100,7 @@ int main(int argc, char **argv) {
   fill(b16, b32, size_t(n * k));
   fill(bias16, bias, size_t(n));
   std::vector<float> out[2] = {std::vector<float>(size_t(m * n)), std::vector<float>(size_t(m * n))};
+  std::vector<uint16_t> out16[2] = {std::vector<uint16_t>(size_t(m * n)), std::vector<uint16_t>(size_t(m * n))};
 
   auto run = [&](int which) {
     argus_gemm_args g;
@@ -99,11 +108,11 @@ int main(int argc, char **argv) {
     g.struct_size = sizeof g;
     g.m = m, g.n = n, g.k = k;
     g.a_type = g.b_type = bf16 ? ARGUS_DTYPE_BF16 : ARGUS_DTYPE_F32;
-    g.c_type = ARGUS_DTYPE_F32;
+    g.c_type = bf16Out ? ARGUS_DTYPE_BF16 : ARGUS_DTYPE_F32;
     g.a = bf16 ? static_cast<const void *>(a16.data()) : a32.data(), g.lda = k;
     g.b = bf16 ? static_cast<const void *>(b16.data()) : b32.data(), g.ldb = k;
-    g.c = out[which].data(), g.ldc = n;
-    g.bias = withBias ? bias.data() : nullptr;
+    g.c = bf16Out ? static_cast<void *>(out16[which].data()) : out[which].data(), g.ldc = n;
+    g.bias = !withBias ? nullptr : bf16Out ? static_cast<const void *>(bias16.data()) : bias.data();
     g.alpha = 1.0f, g.beta = 0.0f;
     if (gemm[which](&g, nullptr) != ARGUS_OK) {
       std::fprintf(stderr, "argus_gemm_ab: library %c failed\n", which ? 'B' : 'A');
@@ -112,6 +121,9 @@ int main(int argc, char **argv) {
   };
 
   run(0), run(1);
+  if (bf16Out)
+    for (int which = 0; which < 2; ++which)
+      for (size_t i = 0; i < out[which].size(); ++i) out[which][i] = argus_num::bf16_to_f32(out16[which][i]);
   double largest = 0, diff = 0;
   for (size_t i = 0; i < out[0].size(); ++i) {
     largest = std::max(largest, double(std::fabs(out[0][i])));
@@ -137,7 +149,7 @@ int main(int argc, char **argv) {
   const double gflop = 2.0 * double(m) * double(n) * double(k) / 1e9;
   std::printf("%s M=%lld N=%lld K=%lld bias=%d: A %.1f GFLOP/s, B %.1f GFLOP/s, median B/A %.3f "
               "(%d iterations, max |A - B| %g)\n",
-              bf16 ? "bf16" : "f32", static_cast<long long>(m), static_cast<long long>(n),
+              types, static_cast<long long>(m), static_cast<long long>(n),
               static_cast<long long>(k), withBias ? 1 : 0, gflop / median(time[0]), gflop / median(time[1]),
               median(ratio), iterations, diff);
   return 0;
