@@ -130,6 +130,14 @@ TEST(CpuMma, AmxTiles) {
   checkPath<ak::bf16, 32, 128, 64, BLayout::KN>("bf16 amx", [](MmaCase<ak::bf16> &c) {
     ak::detail::mma_bf16_amx<32, 128, 64, BLayout::KN>(c.acc.data(), c.aRef(), c.bRef());
   });
+  // A GEMM k-step of a tall tile: the panels fetch b's next step as they go.
+  checkPath<ak::bf16, 128, 64, 256>("bf16 amx, next step fetched", [](MmaCase<ak::bf16> &c) {
+    ak::detail::mma_bf16_amx<128, 64, 256, BLayout::NK>(c.acc.data(), c.aRef(), c.bRef());
+  });
+  using ak::detail::amx_fetches_next_step;
+  EXPECT_TRUE((amx_fetches_next_step<256, 256>()));
+  EXPECT_FALSE((amx_fetches_next_step<16, 256>())); /* decode tiles: memory-bound */
+  EXPECT_FALSE((amx_fetches_next_step<128, 128>())); /* attention: the next head's columns */
 }
 
 TEST(CpuMma, AmxFewRowsForm) {

@@ -75,6 +75,15 @@ inline void prefetch_panel_step(const uint32_t *rows) {
   for (int line = 0; line < 32; ++line) prefetch_line<2>(at + 64 * line);
 }
 
+/// Step k0 / 32 of the K / 32 steps of a panel's first row group fetches its
+/// share of 32 rows of K bf16 (`rows`, `ldBytes` apart) into L2: over the
+/// panel, all of them (the next k-step's columns of a plain b).
+template <int64_t K> inline void prefetch_rows_share(const char *rows, int64_t ldBytes, int64_t k0) {
+  constexpr int64_t linesPerRow = K * 2 / 64, perStep = 32 * linesPerRow / (K / 32);
+  for (int64_t i = k0 / 32 * perStep, end = i + perStep; i < end; ++i)
+    prefetch_line<2>(rows + i / linesPerRow * ldBytes + i % linesPerRow * 64);
+}
+
 /// acc[:, n0 : n0+32] += a * panel (one 32-column VNNI panel, 16-pair rows
 /// of 32 dwords): 2 x 2 (or 1 x 2) C tiles stay in tile registers over the
 /// whole K loop. The configuration of amx_configure_square is loaded.
@@ -84,7 +93,9 @@ inline void prefetch_panel_step(const uint32_t *rows) {
 template <int64_t M, int64_t N, int64_t K, bool RaggedRows = false>
 __attribute__((target("amx-tile,amx-bf16"))) inline void amx_panel(float *acc, tile_ref<uint16_t> a,
                                                                    const uint32_t *bp, int64_t n0,
-                                                                   const uint32_t *ahead = nullptr) {
+                                                                   const uint32_t *ahead = nullptr,
+                                                                   const char *nextRows = nullptr,
+                                                                   int64_t nextLdBytes = 0) {
   constexpr int64_t PW = 32, cStride = N * 4, bStride = PW * 4;
   const int64_t aStride = a.ld * 2;
   const int64_t used = RaggedRows ? (a.rows + 15) / 16 * 16 : M, full = RaggedRows ? a.rows / 16 * 16 : M;
@@ -103,6 +114,7 @@ __attribute__((target("amx-tile,amx-bf16"))) inline void amx_panel(float *acc, t
       _tile_loadd(3, c + 16 * N + 16, cStride);
       for (int64_t k0 = 0; k0 < K; k0 += 32) {
         if (ahead && m0 == 0) prefetch_panel_step(ahead + (k0 / 2) * PW);
+        if (nextRows && m0 == 0) prefetch_rows_share<K>(nextRows, nextLdBytes, k0);
         _tile_loadd(4, am + k0, stride0);
         _tile_loadd(5, am16 + k0, stride16);
         _tile_loadd(6, bp + (k0 / 2) * PW, bStride);
@@ -121,6 +133,7 @@ __attribute__((target("amx-tile,amx-bf16"))) inline void amx_panel(float *acc, t
       _tile_loadd(1, c + 16, cStride);
       for (int64_t k0 = 0; k0 < K; k0 += 32) {
         if (ahead && m0 == 0) prefetch_panel_step(ahead + (k0 / 2) * PW);
+        if (nextRows && m0 == 0) prefetch_rows_share<K>(nextRows, nextLdBytes, k0);
         _tile_loadd(4, am + k0, stride0);
         _tile_loadd(6, bp + (k0 / 2) * PW, bStride);
         _tile_loadd(7, bp + (k0 / 2) * PW + 16, bStride);
@@ -138,8 +151,19 @@ template <int64_t M, int64_t N, int64_t K> constexpr bool amx_tiles_fit() {
   return M % 16 == 0 && N % 32 == 0 && K % 32 == 0;
 }
 
+/// Whether a product with plain b fetches the next k-step of b's rows as it
+/// computes. Products 256 and more long in k are GEMM k-steps (cpuGemmKStep
+/// in GemmPlan.cpp), whose next step reads the K columns after b's;
+/// attention's are a head_dim long (64, 128), and those columns belong to the
+/// next head. Tiles of 128 rows and more compute long enough per panel to
+/// hide the fetch: at 16 rows (decode, memory-bound) it competed with the
+/// panel's own reads (M x N x K = 16 x 4096-6144 x 4096, two threads, 0.93x).
+template <int64_t M, int64_t K> constexpr bool amx_fetches_next_step() { return M >= 128 && K >= 256; }
+
 /// acc (M x N) += a (M x K) * b (N x K)^T for M % 16 == 0, N % 32 == 0,
-/// K % 32 == 0: each 32-column panel of b packed, then amx_panel.
+/// K % 32 == 0: each 32-column panel of b packed, then amx_panel. A plain b
+/// in GEMM k-steps has its panel's rows of the next step fetched into L2 as
+/// the panel computes (as f32_prefetch does for f32; amx_fetches_next_step).
 template <int64_t M, int64_t N, int64_t K, BLayout L, bool RaggedRows = false>
 __attribute__((target("amx-tile,amx-bf16"))) void mma_bf16_amx(float *acc, tile_ref<uint16_t> a, tile_ref<uint16_t> b) {
   static_assert(amx_tiles_fit<M, N, K>(), "AMX tiles need 16-row, 32-column, 32-k multiples");
@@ -149,7 +173,11 @@ __attribute__((target("amx-tile,amx-bf16"))) void mma_bf16_amx(float *acc, tile_
   amx_configure_square();
   for (int64_t n0 = 0; n0 < N; n0 += PW) {
     pack_vnni_panel<L, PW, K>(bp, b, n0, PW);
-    amx_panel<M, N, K, RaggedRows>(acc, a, bp, n0);
+    if constexpr (L == BLayout::NK && amx_fetches_next_step<M, K>())
+      amx_panel<M, N, K, RaggedRows>(acc, a, bp, n0, nullptr, reinterpret_cast<const char *>(b.data + n0 * b.ld + K),
+                                     b.ld * 2);
+    else
+      amx_panel<M, N, K, RaggedRows>(acc, a, bp, n0);
   }
   _tile_release();
 }
