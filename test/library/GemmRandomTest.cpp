@@ -14,6 +14,8 @@
 //===----------------------------------------------------------------------===//
 #include "LibraryTestSupport.h"
 
+#include "cpu/argus_cpu_abi.h"
+
 #include <algorithm>
 #include <sstream>
 
@@ -163,6 +165,43 @@ protected:
 TEST_F(GemmRandom, MatchesFloat64) {
   std::mt19937_64 rng(20261129);
   for (int i = 0; i < 240 && !HasFatalFailure(); ++i) check(draw(rng), rng);
+}
+
+// argus_pack_weights writes the panel layout of argus_cpu_abi.h element for
+// element: 16 x 16 register transposes where rows are 32-bit words (f32, bf16
+// of an even k and row stride), element copies elsewhere; zeros past n and,
+// for bf16, past an odd k. Batches of two, the second matrix a stride away.
+TEST_F(GemmRandom, PackedLayoutMatchesTheAbi) {
+  std::mt19937_64 rng(7);
+  struct Shape {
+    argus_dtype dtype;
+    int64_t n, k, ldw;
+  };
+  const Shape shapes[] = {{ARGUS_DTYPE_BF16, 70, 100, 100}, {ARGUS_DTYPE_BF16, 64, 96, 101},
+                          {ARGUS_DTYPE_BF16, 33, 37, 40},   {ARGUS_DTYPE_F32, 70, 100, 103},
+                          {ARGUS_DTYPE_F32, 64, 48, 48},    {ARGUS_DTYPE_F32, 5, 7, 7}};
+  for (const Shape &s : shapes) {
+    SCOPED_TRACE(std::string(name(s.dtype)) + " " + std::to_string(s.n) + "x" + std::to_string(s.k) + " ldw " +
+                 std::to_string(s.ldw));
+    const int64_t batchStride = s.n * s.ldw + 3;
+    Tensor w(s.dtype, 2 * batchStride, rng, 1.0);
+    argus_weights_desc d{sizeof d, 2, s.n, s.k, s.dtype, w.bytes.data(), s.ldw, batchStride};
+    const size_t bytes = packedSize(&d);
+    if (bytes == 0) GTEST_SKIP() << "this library's kernels read no panels";
+    std::vector<uint8_t> buffer(bytes + 64, 0xee);
+    uint8_t *at = buffer.data() + (64 - reinterpret_cast<uintptr_t>(buffer.data()) % 64) % 64;
+    ASSERT_EQ(pack(&d, at, bytes, nullptr), ARGUS_OK) << lastError();
+    const int64_t width = Tensor::bytesPer(s.dtype), panel = argus_cpu_panel_elements(s.k, width);
+    const int64_t panels = (s.n + ARGUS_CPU_PANEL_ROWS - 1) / ARGUS_CPU_PANEL_ROWS, perMatrix = panels * panel;
+    ASSERT_EQ(int64_t(bytes), 64 + 2 * perMatrix * width); /* a 64-byte header, then the panels */
+    std::vector<char> expected(size_t(2 * perMatrix * width), 0);
+    for (int64_t b = 0; b < 2; ++b)
+      for (int64_t r = 0; r < s.n; ++r)
+        for (int64_t c = 0; c < s.k; ++c)
+          std::memcpy(&expected[size_t((b * perMatrix + argus_cpu_panel_offset(r, c, panel, width)) * width)],
+                      &w.bytes[size_t((b * batchStride + r * s.ldw + c) * width)], size_t(width));
+    EXPECT_EQ(std::memcmp(at + 64, expected.data(), expected.size()), 0);
+  }
 }
 
 } // namespace
