@@ -17,6 +17,8 @@ def rows(manifest):
     generated = {g["symbol"] for g in manifest.get("generated_kernels", [])}
     for k in manifest["code_object"]["kernels"]:
         spills = k["vgpr_spills"] + k["sgpr_spills"]
+        if k["sgpr_spills"]:  # SGPRs parked in VGPR lanes: say how often the listing moves them
+            spills = f"{spills} ({k['lane_moves']} lane moves in {k['instructions']} instr.)"
         origin = "generated" if k["name"] in generated else "hand-written"
         yield (f"| {arch} | {k['name']} | {origin} | {k['vgprs']} | {k['agprs']} | {k['sgprs']} | "
                f"{k['lds_bytes']} | {k['scratch_bytes']} | {spills} | {k['mfma_instructions']} |")

@@ -1,4 +1,4 @@
-//===- CodeObject.cpp - resources and MFMA counts of an AMDGPU code object -===//
+//===- CodeObject.cpp - resources and instruction counts of an AMDGPU code object -===//
 #include "argus/Emit/CodeObject.h"
 
 #include "argus/Emit/Compiler.h"
@@ -79,27 +79,44 @@ std::string readMetadata(const llvm::object::ELF64LEFile &elf, CodeObjectInfo &i
   return "it has no AMDGPU metadata note (not a code object for amdhsa)";
 }
 
-// MFMA instructions per function of the disassembly.
-std::string countMfma(const std::string &path, const std::string &objdump, CodeObjectInfo &info) {
+// Per function of the disassembly: its instructions, its MFMAs and their
+// opcodes, and its lane moves.
+std::string readListing(const std::string &path, const std::string &objdump, CodeObjectInfo &info) {
   std::string listing;
   if (runCommand({objdump, "-d", "--no-show-raw-insn", path}, listing) != 0)
     return "'" + objdump + " -d " + path + "' failed:\n" + listing;
-  std::map<std::string, int64_t> counts;
-  std::map<std::string, std::set<std::string>> opcodes;
+  struct Counts {
+    int64_t instructions = 0, mfma = 0, laneMoves = 0;
+    std::set<std::string> mfmaOpcodes;
+  };
+  std::map<std::string, Counts> counts;
   std::string function;
   std::istringstream lines(listing);
   for (std::string line; std::getline(lines, line);) {
     const size_t open = line.find(" <"), close = line.rfind(">:");
-    if (open != std::string::npos && close != std::string::npos && close > open)
+    if (open != std::string::npos && close != std::string::npos && close > open) {
       function = line.substr(open + 2, close - open - 2);
-    else if (size_t at = line.find("v_mfma_"); at != std::string::npos) {
-      ++counts[function];
-      opcodes[function].insert(line.substr(at, line.find_first_of(" \t", at) - at));
+      continue;
+    }
+    const size_t at = line.find_first_not_of(" \t");
+    if (function.empty() || line.empty() || line[0] != '\t' || at == std::string::npos)
+      continue;
+    const std::string opcode = line.substr(at, line.find_first_of(" \t", at) - at);
+    Counts &c = counts[function];
+    ++c.instructions;
+    if (opcode.rfind("v_mfma_", 0) == 0) {
+      ++c.mfma;
+      c.mfmaOpcodes.insert(opcode);
+    } else if (opcode == "v_writelane_b32" || opcode == "v_readlane_b32") {
+      ++c.laneMoves;
     }
   }
   for (KernelResources &k : info.kernels) {
-    k.mfmaInstructions = counts[k.name];
-    k.mfmaOpcodes.assign(opcodes[k.name].begin(), opcodes[k.name].end());
+    const Counts &c = counts[k.name];
+    k.instructions = c.instructions;
+    k.mfmaInstructions = c.mfma;
+    k.mfmaOpcodes.assign(c.mfmaOpcodes.begin(), c.mfmaOpcodes.end());
+    k.laneMoves = c.laneMoves;
   }
   return "";
 }
@@ -123,15 +140,20 @@ nlohmann::json KernelResources::toJson() const {
           {"workgroup_size", workgroupSize},
           {"waves_per_simd", wavesPerSimd()},
           {"mfma_instructions", mfmaInstructions},
-          {"mfma_opcodes", mfmaOpcodes}};
+          {"mfma_opcodes", mfmaOpcodes},
+          {"instructions", instructions},
+          {"lane_moves", laneMoves}};
 }
 
 std::string resourceProblems(const KernelResources &k) {
   std::ostringstream problems;
   if (k.scratchBytes != 0)
     problems << " " << k.scratchBytes << " bytes of scratch per work-item;";
-  if (k.vgprSpills != 0 || k.sgprSpills != 0)
+  if (k.vgprSpills != 0)
     problems << " " << k.vgprSpills << " VGPR and " << k.sgprSpills << " SGPR spills;";
+  else if (k.sgprSpills != 0 && k.laneMoves * kMaxLaneMoveShare > k.instructions)
+    problems << " " << k.sgprSpills << " SGPR spills (" << k.laneMoves << " lane moves in " << k.instructions
+             << " instructions);";
   // On gfx90a and gfx942 LLVM's .vgpr_count is the wave's whole unified allocation,
   // architectural VGPRs and the AGPRs after them (.agpr_count of it).
   if (k.vgprs > 512 || k.agprs > 256 || k.vgprs * k.wavesPerSimd() > 512)
@@ -157,7 +179,7 @@ std::variant<CodeObjectInfo, std::string> inspectCodeObject(const std::string &p
   CodeObjectInfo info;
   if (std::string error = readMetadata(*elf, info); !error.empty())
     return "code object '" + path + "': " + error;
-  if (std::string error = countMfma(path, objdump, info); !error.empty())
+  if (std::string error = readListing(path, objdump, info); !error.empty())
     return error;
   return info;
 }

@@ -27,6 +27,7 @@
 #include <cmath>
 #include <random>
 #include <sstream>
+#include <vector>
 
 using namespace argus::gpu::test;
 
@@ -136,17 +137,34 @@ TEST(GeneratedPrefill, MatchesFloat64OnVarlenBatches) {
 #endif
 
 #if ARGUS_GENERATED_DECODES
-TEST(GeneratedDecode, MatchesFloat64OverScatteredPages) {
-  std::mt19937 rng(12);
+enum class CacheTails { Random, Junk };
+
+// Every generated decode kernel, 2 KV heads of its group, over scattered pages of `seqlens`,
+// against float64. The template rounds the softmax weights to its element type before P·V
+// (cast(e, T)).
+void checkEveryDecodeKernel(std::vector<int> seqlens, float scale, CacheTails tails, unsigned seed) {
+  std::mt19937 rng(seed);
   for (const GeneratedDecode &kernel : generated<GeneratedDecode>()) {
     const int kvHeads = 2, heads = kernel.group * kvHeads;
-    DecodeProblem p{heads, kvHeads, kernel.headDim, kernel.valueDim, kernel.pageSize, {0, 1, 77, 300}, 0.3f};
+    DecodeProblem p{heads, kvHeads, kernel.headDim, kernel.valueDim, kernel.pageSize, seqlens, scale};
     p.f16 = kernel.f16;
     DecodeData data(p, rng);
+    if (tails == CacheTails::Junk)
+      fillPastContexts(p, data);
     kernel.run(p, data);
-    // The template rounds the softmax weights to its element type before P·V (cast(e, T)).
     EXPECT_EQ(compareWithFloat64(p, data, DecodeWeights::Bf16), "") << kernel.symbol << " " << p.describe();
   }
+}
+
+TEST(GeneratedDecode, MatchesFloat64OverScatteredPages) {
+  checkEveryDecodeKernel({0, 1, 77, 300}, 0.3f, CacheTails::Random, 12);
+}
+
+// Slots past the contexts (the rest of each last page, pages out of use) may hold NaN and
+// infinities, as an engine's cache may: a masked weight of 0 times NaN is NaN, so the kernel must
+// not let those values into its products.
+TEST(GeneratedDecode, JunkPastTheContextsIsNeverRead) {
+  checkEveryDecodeKernel({1, 77, 0, 300}, 0.0f, CacheTails::Junk, 13);
 }
 
 // seqlens beyond what the block table addresses are clamped to it (as the CPU runtime does),

@@ -5,7 +5,8 @@
 // scratch the compiler allotted (from the AMDGPU metadata note, read with
 // LLVM's Object and MsgPack libraries) and the MFMA instructions in its
 // disassembly (llvm-objdump). The hip builder records them in the manifest
-// and refuses a kernel that spills or cannot keep the occupancy it assumes.
+// and refuses a kernel that goes to scratch, spills VGPRs, moves SGPRs through
+// VGPR lanes more than now and then, or cannot keep the occupancy it assumes.
 //
 //===----------------------------------------------------------------------===//
 #ifndef ARGUS_EMIT_CODEOBJECT_H
@@ -30,6 +31,8 @@ struct KernelResources {
   int64_t wavefrontSize = 0;
   int64_t mfmaInstructions = 0;
   std::vector<std::string> mfmaOpcodes;  // distinct, sorted: v_mfma_f32_32x32x8_bf16, ...
+  int64_t instructions = 0;  // of the listing, every path counted once
+  int64_t laneMoves = 0;     // v_writelane_b32 and v_readlane_b32: where SGPR spills go without scratch
 
   /// Waves of one workgroup on each of a compute unit's four SIMDs.
   int64_t wavesPerSimd() const;
@@ -47,11 +50,19 @@ struct CodeObjectInfo {
 std::variant<CodeObjectInfo, std::string> inspectCodeObject(const std::string &path, const std::string &objdump);
 
 /// What keeps `k` from running as the CDNA kernels assume (no scratch, no
-/// spills, one workgroup per compute unit with its registers and LDS); ""
-/// when nothing does. CDNA2/3 lanes have 512 registers, at most 256 of them
+/// VGPR spills, SGPR spills only into VGPR lanes and at most one lane move in
+/// kMaxLaneMoveShare instructions, one workgroup per compute unit with its
+/// registers and LDS); "" when nothing does. CDNA2/3 lanes have 512 registers, at most 256 of them
 /// architectural VGPRs and 256 AGPRs, shared by the waves on a SIMD; `vgprs`
 /// is the whole unified allocation, as LLVM reports it for gfx90a and gfx942.
 std::string resourceProblems(const KernelResources &k);
+
+/// An SGPR spill without scratch is a v_writelane_b32 into a spare VGPR lane
+/// and a v_readlane_b32 back, one VALU instruction each: a few beside a
+/// kernel's MFMAs cost nothing measurable (gfx90a's f16 decode parks one
+/// 64-bit value across its page loop: 4 moves in ~2000 instructions), many
+/// (a kernel at the SGPR limit inside its loop) would.
+constexpr int64_t kMaxLaneMoveShare = 100;
 
 /// The LLVM 22 tool `name` (clang++, llvm-objdump, ...): /usr/lib/llvm-22/bin/NAME
 /// when present, else NAME-22 from the PATH. $ARGUS_HIP_CLANG overrides clang++.

@@ -25,8 +25,9 @@ std::string hipArch(const std::string &target);
 /// Builds the library of the bf16 catalog `cat` for options.target (a hip
 /// target); tiles by rule (chooseGemmShape), since no AMD GPU is here to
 /// time them. The manifest records every kernel's registers, LDS, scratch
-/// and MFMA count from the code object; a kernel that spills or uses scratch
-/// fails the build. buildLibrary calls it.
+/// and MFMA count from the code object; a GEMM that breaks the resource
+/// budget (resourceProblems) fails the build, an attention kernel that does
+/// is left out. buildLibrary calls it.
 std::variant<BuildReport, std::string> buildHipLibrary(const BuildOptions &options, const catalog::Catalog &cat);
 
 } // namespace argus::emit
