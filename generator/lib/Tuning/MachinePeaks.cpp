@@ -108,12 +108,33 @@ __attribute__((target("amx-tile,amx-bf16"))) void amxLoop() {
   _tile_release();
 }
 
+namespace {
+
+/// p[0..n) as kReadStreams parts read side by side, 128 floats of each in
+/// turn, then the rest (under kReadStreams x 128 floats) in one stream: one
+/// sequential stream a thread leaves a core's line-fill buffers idle between
+/// the hardware prefetcher's requests (2 vCPUs of an Emerald Rapids Xeon,
+/// 1 GiB: one stream 33.5 GB/s, 4 streams 40-43, 8 43-45, 16 44-45; the
+/// f32 GEMV of a 28672 x 4096 matrix read its weights at 38).
+constexpr size_t kReadStreams = 8;
+
+/// The `b`-th block of 128 floats in that order.
+inline const float *streamBlock(const float *p, size_t n, size_t b) {
+  const size_t part = n / kReadStreams / 128 * 128, interleaved = kReadStreams * (part / 128);
+  return b < interleaved ? p + (b % kReadStreams) * part + (b / kReadStreams) * 128
+                         : p + kReadStreams * part + (b - interleaved) * 128;
+}
+
+} // namespace
+
 __attribute__((target("avx512f"))) float readSlice(const float *p, size_t n) {
   __m512 acc[8];
   for (int i = 0; i < 8; ++i) acc[i] = _mm512_setzero_ps();
-  for (size_t i = 0; i + 128 <= n; i += 128)
+  for (size_t b = 0; b < n / 128; ++b) {
+    const float *q = streamBlock(p, n, b);
 #pragma GCC unroll 8
-    for (int j = 0; j < 8; ++j) acc[j] = _mm512_add_ps(acc[j], _mm512_loadu_ps(p + i + 16 * j));
+    for (int j = 0; j < 8; ++j) acc[j] = _mm512_add_ps(acc[j], _mm512_loadu_ps(q + 16 * j));
+  }
   for (int i = 1; i < 8; ++i) acc[0] = _mm512_add_ps(acc[0], acc[i]);
   return _mm512_reduce_add_ps(acc[0]);
 }
@@ -121,9 +142,11 @@ __attribute__((target("avx512f"))) float readSlice(const float *p, size_t n) {
 __attribute__((target("avx2"))) float readSliceAvx2(const float *p, size_t n) {
   __m256 acc[8];
   for (int i = 0; i < 8; ++i) acc[i] = _mm256_setzero_ps();
-  for (size_t i = 0; i + 64 <= n; i += 64)
-#pragma GCC unroll 8
-    for (int j = 0; j < 8; ++j) acc[j] = _mm256_add_ps(acc[j], _mm256_loadu_ps(p + i + 8 * j));
+  for (size_t b = 0; b < n / 128; ++b) {
+    const float *q = streamBlock(p, n, b);
+#pragma GCC unroll 16
+    for (int j = 0; j < 16; ++j) acc[j % 8] = _mm256_add_ps(acc[j % 8], _mm256_loadu_ps(q + 8 * j));
+  }
   for (int i = 1; i < 8; ++i) acc[0] = _mm256_add_ps(acc[0], acc[i]);
   float lanes[8], sum = 0;
   _mm256_storeu_ps(lanes, acc[0]);

@@ -3,7 +3,7 @@
 // What "fraction of peak" divides by: register-only loops of independent
 // AVX-512 FMAs (f32), vdpbf16ps (bf16 pairs) and AMX tdpbf16ps (bf16 tiles),
 // run by every thread at once, so a figure is the whole machine's at that
-// thread count; and a sequential read of a buffer far larger than the caches
+// thread count; and a read of a buffer far larger than the caches, in streams
 // (the roof of decode-sized GEMMs, which stream their weights). GFLOP/s
 // counts 2 flops per multiply-add. Used by the build's report (roofline) and
 // by bench/peak_bench.cpp, which times the same loops with Google Benchmark.
@@ -35,7 +35,8 @@ float fmaLoopAvx2(); // where there is no AVX-512: AVX2 with FMA
 float dpbf16Loop();
 void amxLoop();
 /// Sums `n` floats (a multiple of 128) with 8 independent AVX-512 (or AVX2)
-/// accumulators.
+/// accumulators, reading 8 parts of them side by side (MachinePeaks.cpp:
+/// one stream a thread reads a quarter slower).
 float readSlice(const float *p, size_t n);
 float readSliceAvx2(const float *p, size_t n);
 
@@ -43,7 +44,7 @@ struct Peaks {
   int threads = 0;
   double f32Gflops = 0;  // AVX-512 FMA, else AVX2 FMA
   double bf16Gflops = 0; // the faster of vdpbf16ps and AMX
-  double readGbps = 0;   // sequential read of 1 GiB
+  double readGbps = 0;   // read of 1 GiB (8 streams a thread)
 };
 
 /// Measures every roof with `threads` threads (best of a few runs, about a
