@@ -156,6 +156,10 @@ TEST(CpuMma, AmxFewRowsForm) {
   checkPath<ak::bf16, 16, 32, 288>("bf16 amx few rows", [](MmaCase<ak::bf16> &c) {
     ak::detail::mma_bf16_amx_few_rows<16, 32, 288>(c.acc.data(), c.aRef(), c.bRef());
   });
+  // Short k-steps still compute right when called directly (one 32-k tile).
+  checkPath<ak::bf16, 7, 16, 64>("bf16 amx few rows, short k", [](MmaCase<ak::bf16> &c) {
+    ak::detail::mma_bf16_amx_few_rows<7, 16, 64>(c.acc.data(), c.aRef(), c.bRef());
+  });
   // Which tiles the entry point sends there: not one row (the inner-product
   // form streams it), not short k steps (decode attention's scores).
   using ak::detail::amx_few_rows_fit;
@@ -166,6 +170,18 @@ TEST(CpuMma, AmxFewRowsForm) {
   MmaCase<ak::bf16> viaMma(3, 32, 512, 6, BLayout::NK, 13);
   ak::mma<ak::bf16, 3, 32, 512>(viaMma.acc.data(), viaMma.aRef(), viaMma.bRef());
   viaMma.expectClose("ak::mma, few bf16 rows on AMX");
+}
+
+// The few-rows tile configuration stays loaded between products; another one
+// loaded in between (another library's AMX code) is replaced, not used.
+TEST(CpuMma, AmxFewRowsAfterAnotherConfiguration) {
+  if (!ak::detail::amx_usable()) GTEST_SKIP() << "AMX is not usable here (CPU, kernel or ARGUS_CPU_AMX=0)";
+  MmaCase<ak::bf16> first(4, 64, 256, 6, BLayout::NK, 21), second(4, 64, 256, 6, BLayout::NK, 22);
+  ak::detail::mma_bf16_amx_few_rows<4, 64, 256>(first.acc.data(), first.aRef(), first.bRef());
+  ak::detail::amx_configure_square();
+  ak::detail::mma_bf16_amx_few_rows<4, 64, 256>(second.acc.data(), second.aRef(), second.bRef());
+  first.expectClose("few rows on AMX");
+  second.expectClose("few rows on AMX after the square configuration");
 }
 #endif
 

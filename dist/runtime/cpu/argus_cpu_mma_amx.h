@@ -199,55 +199,87 @@ __attribute__((target("amx-tile,amx-bf16"))) void mma_bf16_amx_panels(float *acc
   _tile_release();
 }
 
-/// Whether a bf16 product with b laid out N x K takes the few-rows AMX form.
-/// Long k steps only: the tile configuration and the packing of a are paid
-/// per call (decode attention's 4 x 16 x 128 scores ran slower this way).
+/*  Few rows of a (2 to 16: decode GEMMs, small MoE experts) run on AMX
+ *  computed transposed, below, once per k-step of a tile. Their tile
+ *  configuration is loaded only when it is not the one loaded now:
+ *  ldtilecfg costs 260-400 cycles on a 2-vCPU Emerald Rapids, while reading
+ *  the loaded one back (sttilecfg) and comparing costs about 15 (bf16
+ *  decode GEMMs, llama3-8b's N x K, two threads: 4 rows 1.08x, 8 rows
+ *  1.10x). It stays loaded after the
+ *  call; anything else in the process (oneDNN, a caller's own AMX code) may
+ *  load another in between, which the comparison sees. */
+template <int64_t M> inline amx_tile_config amx_few_rows_config() {
+  amx_tile_config cfg;
+  cfg.rows[0] = 16, cfg.colsb[0] = M * 4; /* C^T: 16 rows of b x M */
+  cfg.rows[1] = 16, cfg.colsb[1] = 64;    /* 16 rows of b, 32 k */
+  cfg.rows[2] = 16, cfg.colsb[2] = M * 4; /* 16 pairs of k of a^T */
+  return cfg;
+}
+
+/// Loads `cfg` unless it is the tile configuration loaded now.
+__attribute__((target("amx-tile"))) inline void amx_ensure_config(const amx_tile_config &cfg) {
+  alignas(64) amx_tile_config loaded;
+  _tile_storeconfig(&loaded);
+  if (std::memcmp(&loaded, &cfg, sizeof cfg) == 0) return;
+  alignas(64) amx_tile_config copy = cfg;
+  __asm__ volatile("" : : "r"(&copy) : "memory"); /* (ldtilecfg's read of it, which GCC does not see) */
+  _tile_loadconfig(&copy);
+}
+
+/// Whether a bf16 product with b laid out N x K takes the few-rows AMX form:
+/// 2 to 16 rows (one row streams b in the inner-product form), whole tiles
+/// of 16 rows of b and 32 k, GEMM k-steps only. Decode attention's scores
+/// (4 x 16 x 128, a page of keys a tile of b) take ~170 cycles here against
+/// ~520 on vdpbf16ps with the keys in L2, and its p.v (4 x 128 x 16, values in
+/// VNNI tiles) ~390 against ~625, yet the whole decode kernel ran 0.92x with
+/// both (llama3-8b, 2 threads, 2026-11-29): it waits on its pages, and a tile
+/// load of keys still on their way stalls where vector loads overlap.
 template <int64_t M, int64_t N, int64_t K> constexpr bool amx_few_rows_fit() {
   return M >= 2 && M <= 16 && N % 16 == 0 && K % 32 == 0 && K >= 256;
 }
 
-/// acc (M x N) += a (M x K) * b (N x K)^T for few rows of a (2 to 16: decode
-/// GEMMs, small MoE experts) on AMX, computed transposed: per 16 rows of b,
-/// C^T (16 x M) = b (16 x K) * a^T. The long operand b (the weights) is then
-/// an A tile, read by tileloadd where it lies, and only a is packed, once per
-/// call, into VNNI pairs of its transpose: ap[kc][kp][m] = {a[m][32kc + 2kp],
-/// a[m][32kc + 2kp + 1]}. (vdpbf16ps runs at half the FMA rate on Sapphire
-/// Rapids: a 4-row inner-product form computes 8 bytes of weights a cycle,
-/// less than memory delivers.)
+/// acc (M x N) += a (M x K) * b (N x K)^T for few rows of a, computed
+/// transposed: per 16 rows of b, C^T (16 x M) = b (16 x K) * a^T. The long
+/// operand b (the weights) is then an A tile, read by tileloadd
+/// where it lies, and only a is packed, per call, into VNNI pairs of its
+/// transpose: ap[kc][kp][m] = {a[m][32kc + 2kp], a[m][32kc + 2kp + 1]}.
+/// (vdpbf16ps runs at half the FMA rate on Sapphire Rapids: a 4-row
+/// inner-product form computes 8 bytes of weights a cycle, less than memory
+/// delivers.)
 template <int64_t M, int64_t N, int64_t K>
-__attribute__((target("amx-tile,amx-bf16"))) void mma_bf16_amx_few_rows(float *acc, tile_ref<uint16_t> a,
-                                                                        tile_ref<uint16_t> b) {
-  static_assert(amx_few_rows_fit<M, N, K>(), "2 to 16 rows of a, N a multiple of 16, K of 32");
+__attribute__((target("amx-tile,amx-bf16,avx512f"))) void mma_bf16_amx_few_rows(float *acc, tile_ref<uint16_t> a,
+                                                                                tile_ref<uint16_t> b) {
+  static_assert(M >= 1 && M <= 16 && N % 16 == 0 && K % 32 == 0, "up to 16 rows of a, N a multiple of 16, K of 32");
   constexpr int64_t KC = K / 32;
-  alignas(64) uint32_t ap[KC][16][16]; /* rows of 64 bytes, the first M dwords used */
+  alignas(64) uint32_t ap[KC][16][M]; /* B tiles: rows of 4M bytes */
   for (int64_t m = 0; m < M; ++m)
     for (int64_t kc = 0; kc < KC; ++kc) {
       alignas(64) uint32_t pairs[16];
       std::memcpy(pairs, a.data + m * a.ld + 32 * kc, sizeof pairs);
       for (int64_t kp = 0; kp < 16; ++kp) ap[kc][kp][m] = pairs[kp];
     }
-  alignas(64) float ct[16][16];
-  alignas(64) amx_tile_config cfg;
-  cfg.rows[0] = 16, cfg.colsb[0] = M * 4; /* C^T */
-  cfg.rows[1] = 16, cfg.colsb[1] = 64;    /* 16 rows of b, 32 k */
-  cfg.rows[2] = 16, cfg.colsb[2] = M * 4; /* 16 pairs of k of a^T */
-  __asm__ volatile("" : : "r"(&cfg) : "memory");
-  _tile_loadconfig(&cfg);
+  alignas(64) float ct[16][M];
+  amx_ensure_config(amx_few_rows_config<M>());
   const int64_t bStride = b.ld * 2;
+  const __m512i column = _mm512_mullo_epi32(_mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15),
+                                            _mm512_set1_epi32(int(M)));
   for (int64_t n0 = 0; n0 < N; n0 += 16) {
     const uint16_t *bn = b.data + n0 * b.ld;
     _tile_zero(0);
     for (int64_t kc = 0; kc < KC; ++kc) {
       _tile_loadd(1, bn + 32 * kc, bStride);
-      _tile_loadd(2, &ap[kc][0][0], 64);
+      _tile_loadd(2, &ap[kc][0][0], M * 4);
       _tile_dpbf16ps(0, 1, 2);
     }
-    _tile_stored(0, &ct[0][0], 64);
-    for (int64_t m = 0; m < M; ++m)
-      for (int64_t j = 0; j < 16; ++j) acc[m * N + n0 + j] += ct[j][m];
+    _tile_stored(0, &ct[0][0], M * 4);
+    for (int64_t m = 0; m < M; ++m) { /* row m of acc += column m of C^T */
+      float *row = acc + m * N + n0;
+      const __m512 c = _mm512_i32gather_ps(_mm512_add_epi32(column, _mm512_set1_epi32(int(m))), &ct[0][0], 4);
+      _mm512_storeu_ps(row, _mm512_add_ps(_mm512_loadu_ps(row), c));
+    }
   }
-  _tile_release();
 }
+
 #endif // ARGUS_CPU_HAVE_AMX
 
 } // namespace detail
