@@ -588,15 +588,15 @@ inline void prefetch_line(const char *p) {
 #endif
 }
 
-/// Software prefetch of the in-bounds part of the tile at `off` of `sizes`
-/// (argus.prefetch) into cache LEVEL and the levels beyond it: every cache
-/// line, in address order. A size of -1 spans its whole dimension (the
-/// offset there is 0). Trailing dimensions dense in memory merge into one
-/// run, so a whole page is one sweep rather than a row walk.
-template <class DT, int LEVEL, int RANK>
-inline void prefetch(const argus_cpu_tensor &t, const int64_t (&off)[RANK], const int64_t (&sizes)[RANK]) {
-  constexpr int64_t elementBytes = sizeof(typename DT::storage);
-  if (t.layout == ARGUS_CPU_PANELS) return; /* a hint: weights packed once stream well without it */
+/// Calls visit(line) for every cache line (64-byte aligned address) that
+/// the in-bounds part of the tile at `off` of `sizes` touches, in address
+/// order within each run: a size of -1 spans its whole dimension (the offset
+/// there is 0), and trailing dimensions dense in memory merge into one run,
+/// so a whole page is one sweep rather than a row walk. (A run's lines may
+/// repeat the previous run's last line.)
+template <int ElementBytes, int RANK, class Visit>
+inline void for_each_tile_line(const argus_cpu_tensor &t, const int64_t (&off)[RANK], const int64_t (&sizes)[RANK],
+                               Visit visit) {
   int64_t lo[RANK], n[RANK]; /* the in-bounds box: an element is in bounds iff each coordinate is */
   for (int d = 0; d < RANK; ++d) {
     const int64_t size = sizes[d] < 0 ? t.shape[d] : sizes[d];
@@ -609,18 +609,31 @@ inline void prefetch(const argus_cpu_tensor &t, const int64_t (&off)[RANK], cons
   int64_t run = t.stride[RANK - 1] == 1 ? n[RANK - 1] : 1;
   if (t.stride[RANK - 1] != 1) ++inner; /* strided innermost: element by element */
   while (inner > 0 && t.stride[inner - 1] == run) run *= n[--inner];
-  const int64_t runBytes = run * elementBytes;
+  const int64_t runBytes = run * ElementBytes;
+  const char *p = static_cast<const char *>(t.data); /* the current run's first byte */
+  for (int d = 0; d < RANK; ++d) p += lo[d] * t.stride[d] * ElementBytes;
   int64_t idx[RANK] = {0};
   for (;;) {
-    int64_t at = 0;
-    for (int d = 0; d < RANK; ++d) at += (lo[d] + (d < inner ? idx[d] : 0)) * t.stride[d];
-    const char *p = static_cast<const char *>(t.data) + at * elementBytes;
     const char *line = reinterpret_cast<const char *>(reinterpret_cast<uintptr_t>(p) & ~uintptr_t(63));
-    for (; line < p + runBytes; line += 64) prefetch_line<LEVEL>(line);
-    int d = inner - 1; /* odometer over the dimensions outside the run */
-    for (; d >= 0 && ++idx[d] == n[d]; --d) idx[d] = 0;
+    for (; line < p + runBytes; line += 64) visit(line);
+    /* odometer over the dimensions outside the run, moving p with it */
+    int d = inner - 1;
+    for (; d >= 0 && ++idx[d] == n[d]; --d) {
+      idx[d] = 0;
+      p -= (n[d] - 1) * t.stride[d] * ElementBytes;
+    }
     if (d < 0) return;
+    p += t.stride[d] * ElementBytes;
   }
+}
+
+/// Software prefetch of the tile's lines (for_each_tile_line; argus.prefetch)
+/// into cache LEVEL and the levels beyond it.
+template <class DT, int LEVEL, int RANK>
+inline void prefetch(const argus_cpu_tensor &t, const int64_t (&off)[RANK], const int64_t (&sizes)[RANK]) {
+  if (t.layout == ARGUS_CPU_PANELS) return; /* a hint: weights packed once stream well without it */
+  for_each_tile_line<int(sizeof(typename DT::storage))>(t, off, sizes,
+                                                        [](const char *line) { prefetch_line<LEVEL>(line); });
 }
 
 /// Rows [offsets[key], offsets[key + 1]) of `t` (argus.segment: sequence
