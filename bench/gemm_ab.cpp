@@ -1,14 +1,10 @@
 //===- gemm_ab.cpp - one GEMM through two Argus libraries, calls alternating -===//
 //
-// Why this exists: on a shared machine throughput drifts 10-30% within
-// minutes, so two libraries timed one after the other (two benchmark runs)
-// cannot resolve a 3% change. This probe loads both libraries into one process
-// (dlopen, RTLD_LOCAL | RTLD_DEEPBIND: each keeps its own runtime) and calls
-// them alternately on the same operands, swapping which goes first every
-// iteration; it reports each one's median GFLOP/s and the median of the
-// per-iteration ratios B / A. Both results must agree within 1e-3 (relative to
-// the largest output): it is a timing probe for changes that keep the results.
-// It is not a peer benchmark (argus_gemm_bench is).
+// An A/B probe (AbProbe.h): both libraries in one process, calls alternating
+// on the same operands; it reports each one's median GFLOP/s and the median
+// of the per-iteration ratios B / A. Both results must agree within 1e-3
+// (relative to the largest output). It is not a peer benchmark
+// (argus_gemm_bench is).
 //
 //   argus_gemm_ab LIB_A LIB_B M N K [ITERATIONS=21] [bias 0|1] [f32|bf16|bf16-bf16]
 //
@@ -22,44 +18,16 @@
 #include "argus_kernels.h"
 #include "argus_numerics.h"
 
-#include <dlfcn.h>
+#include "AbProbe.h"
 
-#include <algorithm>
-#include <chrono>
 #include <cmath>
 #include <cstdint>
-#include <cstdio>
-#include <cstdlib>
 #include <cstring>
 #include <random>
-#include <vector>
 
 namespace {
 
 using GemmFn = argus_status (*)(const argus_gemm_args *, void *);
-
-GemmFn loadGemm(const char *path) {
-  void *library = dlopen(path, RTLD_NOW | RTLD_LOCAL | RTLD_DEEPBIND);
-  if (!library) {
-    std::fprintf(stderr, "argus_gemm_ab: %s\n", dlerror());
-    std::exit(1);
-  }
-  auto fn = reinterpret_cast<GemmFn>(dlsym(library, "argus_gemm"));
-  if (!fn) {
-    std::fprintf(stderr, "argus_gemm_ab: %s has no argus_gemm\n", path);
-    std::exit(1);
-  }
-  return fn;
-}
-
-double seconds() {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
-}
-
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return v[v.size() / 2];
-}
 
 } // namespace
 
@@ -81,7 +49,9 @@ int main(int argc, char **argv) {
     std::fprintf(stderr, "argus_gemm_ab: M, N and K must be positive\n");
     return 2;
   }
-  const GemmFn gemm[2] = {loadGemm(argv[1]), loadGemm(argv[2])};
+  using argus::bench::loadAbSymbol;
+  const GemmFn gemm[2] = {loadAbSymbol<GemmFn>("argus_gemm_ab", argv[1], "argus_gemm"),
+                          loadAbSymbol<GemmFn>("argus_gemm_ab", argv[2], "argus_gemm")};
 
   // Operands in ±[0.125, 1), stored in the input type; the bias in C's type.
   std::mt19937 rng(1);
@@ -134,23 +104,13 @@ int main(int argc, char **argv) {
     return 1;
   }
 
-  std::vector<double> time[2], ratio;
-  for (int it = 0; it < iterations; ++it) {
-    double t[2];
-    for (int i = 0; i < 2; ++i) {
-      const int which = (it + i) % 2; // A first on even iterations, B first on odd ones
-      const double start = seconds();
-      run(which);
-      t[which] = seconds() - start;
-      time[which].push_back(t[which]);
-    }
-    ratio.push_back(t[0] / t[1]);
-  }
+  const argus::bench::AbTimes times = argus::bench::alternate(iterations, run);
+  using argus::bench::medianOf;
   const double gflop = 2.0 * double(m) * double(n) * double(k) / 1e9;
   std::printf("%s M=%lld N=%lld K=%lld bias=%d: A %.1f GFLOP/s, B %.1f GFLOP/s, median B/A %.3f "
               "(%d iterations, max |A - B| %g)\n",
               types, static_cast<long long>(m), static_cast<long long>(n),
-              static_cast<long long>(k), withBias ? 1 : 0, gflop / median(time[0]), gflop / median(time[1]),
-              median(ratio), iterations, diff);
+              static_cast<long long>(k), withBias ? 1 : 0, gflop / medianOf(times.seconds[0]), gflop / medianOf(times.seconds[1]),
+              medianOf(times.ratio), iterations, diff);
   return 0;
 }

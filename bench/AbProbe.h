@@ -1,0 +1,72 @@
+//===- AbProbe.h - two Argus libraries in one process, calls alternating ---===//
+//
+// Why this exists: on a shared machine throughput drifts 10-30% within
+// minutes, so two libraries timed one after the other (two benchmark runs)
+// cannot resolve a 5% change. The A/B probes (gemm_ab.cpp, decode_ab.cpp)
+// load both libraries into one process (dlopen, RTLD_LOCAL | RTLD_DEEPBIND:
+// each keeps its own runtime) and call them alternately on the same
+// operands, swapping which goes first every iteration. They are timing
+// probes for changes that keep the results, not peer benchmarks.
+//
+//===----------------------------------------------------------------------===//
+#ifndef ARGUS_BENCH_AB_PROBE_H
+#define ARGUS_BENCH_AB_PROBE_H
+
+#include <dlfcn.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <vector>
+
+namespace argus::bench {
+
+/// `symbol` of the library at `path`, loaded with its own runtime; exits
+/// with a message naming `probe` when either is missing.
+template <class Fn> Fn loadAbSymbol(const char *probe, const char *path, const char *symbol) {
+  void *library = dlopen(path, RTLD_NOW | RTLD_LOCAL | RTLD_DEEPBIND);
+  if (!library) {
+    std::fprintf(stderr, "%s: %s\n", probe, dlerror());
+    std::exit(1);
+  }
+  auto fn = reinterpret_cast<Fn>(dlsym(library, symbol));
+  if (!fn) {
+    std::fprintf(stderr, "%s: %s has no %s\n", probe, path, symbol);
+    std::exit(1);
+  }
+  return fn;
+}
+
+inline double medianOf(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v[v.size() / 2];
+}
+
+/// Per-library call times and per-iteration time ratios A / B.
+struct AbTimes {
+  std::vector<double> seconds[2], ratio;
+};
+
+/// Calls run(0) and run(1) `iterations` times each, A first on even
+/// iterations and B first on odd ones.
+template <class Run> AbTimes alternate(int iterations, Run run) {
+  auto now = [] { return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count(); };
+  AbTimes times;
+  for (int it = 0; it < iterations; ++it) {
+    double t[2];
+    for (int i = 0; i < 2; ++i) {
+      const int which = (it + i) % 2;
+      const double start = now();
+      run(which);
+      t[which] = now() - start;
+      times.seconds[which].push_back(t[which]);
+    }
+    times.ratio.push_back(t[0] / t[1]);
+  }
+  return times;
+}
+
+} // namespace argus::bench
+
+#endif // ARGUS_BENCH_AB_PROBE_H
