@@ -37,6 +37,27 @@ TEST(CpuMma, InnerProductFormForDecodeTiles) {
   });
 }
 
+TEST(CpuMma, WidenedInnerProductForm) {
+  if (!haveAvx512Bf16()) GTEST_SKIP() << "this CPU has no AVX512_BF16";
+  // bf16 on f32 FMAs: decode attention's q k^T (4 x 16 x 128), k ending
+  // inside a 32-k step (77, 1000: zero-padded a, masked b), single-column
+  // blocks (13 columns of 3 rows), strided operands (MmaCase pads rows).
+  checkPath<ak::bf16, 4, 16, 128>("bf16 widened dot, decode q.k", [](MmaCase<ak::bf16> &c) {
+    ak::detail::mma_dot_widened<4, 16, 128>(c.acc.data(), c.aRef(), c.bRef());
+  });
+  checkPath<ak::bf16, 2, 19, 1000>("bf16 widened dot", [](MmaCase<ak::bf16> &c) {
+    ak::detail::mma_dot_widened<2, 19, 1000>(c.acc.data(), c.aRef(), c.bRef());
+  });
+  checkPath<ak::bf16, 3, 13, 77>("bf16 widened dot", [](MmaCase<ak::bf16> &c) {
+    ak::detail::mma_dot_widened<3, 13, 77>(c.acc.data(), c.aRef(), c.bRef());
+  });
+  checkPath<ak::bf16, 4, 64, 5>("bf16 widened dot, k shorter than a step", [](MmaCase<ak::bf16> &c) {
+    ak::detail::mma_dot_widened<4, 64, 5>(c.acc.data(), c.aRef(), c.bRef());
+  });
+  EXPECT_FALSE(ak::detail::bf16_widen_fits<1>()); // one row: vdpbf16ps does the widening's work in one
+  EXPECT_TRUE(ak::detail::bf16_widen_fits<2>());
+}
+
 TEST(CpuMma, InnerProductFormForShortF32Tiles) {
   if (!haveAvx512Bf16()) GTEST_SKIP() << "this CPU has no AVX512_BF16";
   // Several 4-row blocks per column block; with a strided a (pad 6) the rows
@@ -106,6 +127,23 @@ TEST(CpuMma, RowsFormForFewRowsOfKn) {
   });
   checkPath<ak::bf16, 7, 70, 64, BLayout::KN>("bf16 kn rows", [](MmaCase<ak::bf16> &c) {
     ak::detail::mma_kn_rows<7, 70, 64>(c.acc.data(), c.aRef(), c.bRef());
+  });
+  // The widened rows form (f32 FMAs on v's rows widened as read): the same
+  // shapes, one k, odd K (no pairs of rows here).
+  checkPath<ak::bf16, 4, 128, 16, BLayout::KN>("bf16 kn widened, decode p.v", [](MmaCase<ak::bf16> &c) {
+    ak::detail::mma_kn_widened<4, 128, 16>(c.acc.data(), c.aRef(), c.bRef());
+  });
+  checkPath<ak::bf16, 1, 300, 33, BLayout::KN>("bf16 kn widened", [](MmaCase<ak::bf16> &c) {
+    ak::detail::mma_kn_widened<1, 300, 33>(c.acc.data(), c.aRef(), c.bRef());
+  });
+  checkPath<ak::bf16, 2, 100, 17, BLayout::KN>("bf16 kn widened", [](MmaCase<ak::bf16> &c) {
+    ak::detail::mma_kn_widened<2, 100, 17>(c.acc.data(), c.aRef(), c.bRef());
+  });
+  checkPath<ak::bf16, 3, 45, 1, BLayout::KN>("bf16 kn widened, one k", [](MmaCase<ak::bf16> &c) {
+    ak::detail::mma_kn_widened<3, 45, 1>(c.acc.data(), c.aRef(), c.bRef());
+  });
+  checkPath<ak::bf16, 7, 70, 64, BLayout::KN>("bf16 kn widened", [](MmaCase<ak::bf16> &c) {
+    ak::detail::mma_kn_widened<7, 70, 64>(c.acc.data(), c.aRef(), c.bRef());
   });
   // The entry point takes it for short tiles only.
   EXPECT_TRUE(ak::detail::kn_rows_fit<8>());

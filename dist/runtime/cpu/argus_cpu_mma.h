@@ -320,10 +320,20 @@ __attribute__((always_inline)) inline void mma_dispatch(float *acc, OperandA aOp
   if constexpr (std::is_same<DT, bf16>::value) {
 #if defined(__AVX512BW__)
     if constexpr (innerProduct) {
+      if constexpr (bf16_widen_fits<M>())
+        if (bf16_widen_preferred()) {
+          mma_dot_widened<M, N, K>(acc, all_rows<RaggedRows, M, K>(a), b);
+          return;
+        }
       mma_dot<M, N, K, bf16_dot, rowBlocks>(acc, all_rows<RaggedRows && !rowBlocks, M, K>(a), b);
       return;
     }
     if constexpr (L == BLayout::KN && kn_rows_fit<M>()) {
+      if constexpr (bf16_widen_fits<M>())
+        if (bf16_widen_preferred()) {
+          mma_kn_widened<M, N, K>(acc, all_rows<RaggedRows, M, K>(a), b);
+          return;
+        }
       mma_kn_rows<M, N, K>(acc, all_rows<RaggedRows, M, K>(a), b);
       return;
     }

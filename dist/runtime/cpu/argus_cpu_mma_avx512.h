@@ -235,9 +235,9 @@ template <int MR, int NR> inline void add_block_sums(float *c, int64_t ldc, __m5
 /// prefetched a few lines ahead: NR rows read side by side are NR streams
 /// 4 KiB apart, more than the hardware prefetchers keep up with (MoE gate/up
 /// at 1 row, one thread, weights from DRAM: 9.4 -> 11.5 GB/s).
-template <int MR, int NR, class Dot>
-inline void dot_block(float *c, int64_t ldc, const typename Dot::storage *a, int64_t lda,
-                      const typename Dot::storage *b, int64_t ldb, int64_t K, dot_next next = {}) {
+template <int MR, int NR, class Dot, class SA, class SB>
+inline void dot_block(float *c, int64_t ldc, const SA *a, int64_t lda, const SB *b, int64_t ldb, int64_t K,
+                      dot_next next = {}) {
   constexpr int64_t KV = Dot::KV;
   constexpr int64_t kAhead = 4 * 64 / int64_t(sizeof(*b)); /* elements in 4 cache lines */
   const bool prefetch = K >= 4 * kAhead;
@@ -271,13 +271,12 @@ inline void dot_block(float *c, int64_t ldc, const typename Dot::storage *a, int
 
 /// acc (M x N) += a * b^T for short tiles (inner_product_fits): blocks of up
 /// to 4 rows of a (mma_dot_blocks) by NR columns of b.
-template <int64_t M, int64_t N, int64_t K, class Dot, bool RaggedRows = false>
-inline void mma_dot(float *acc, tile_ref<typename Dot::storage> a, tile_ref<typename Dot::storage> b) {
-  using S = typename Dot::storage;
+template <int64_t M, int64_t N, int64_t K, class Dot, bool RaggedRows = false, class SA, class SB>
+inline void mma_dot(float *acc, tile_ref<SA> a, tile_ref<SB> b) {
   constexpr int MR = M < 4 ? int(M) : 4;            /* rows per block */
   constexpr int NR = MR == 1 ? 16 : MR == 2 ? 8 : 4; /* 16 accumulators (one reduction tree), else 12 */
   mma_dot_blocks<M, N, K, MR, NR, RaggedRows>(acc, a, b,
-                                  [](auto mr, auto nr, float *c, int64_t ldc, const S *ap, int64_t lda, const S *bp,
+                                  [](auto mr, auto nr, float *c, int64_t ldc, const SA *ap, int64_t lda, const SB *bp,
                                      int64_t ldb, int64_t k, dot_next next) {
                                     dot_block<decltype(mr)::value, decltype(nr)::value, Dot>(c, ldc, ap, lda, bp, ldb, k,
                                                                                              next);
@@ -357,6 +356,25 @@ inline void kn_pairs(const uint16_t *v, int64_t ldv, bool hasOdd, int64_t nb, __
   hi = (__m512bh)_mm512_unpackhi_epi16(even, odd);
 }
 
+/// c[MR x 32*NV] += the rows forms' accumulators: chunk j's two vectors
+/// acc[r][j] hold its 32 columns in an order of their own, which `first` and
+/// `second` (vpermt2ps indices) put back as columns 0-15 and 16-31. Columns
+/// past `nb` are neither read nor written.
+template <int MR, int NV>
+inline void add_chunks(float *c, int64_t ldc, const __m512 (&acc)[MR][NV][2], int64_t nb, __m512i first,
+                       __m512i second) {
+  unroll<MR>([&](auto r) {
+    unroll<NV>([&](auto j) {
+      float *out = c + r * ldc + 32 * j;
+      const __mmask16 m0 = lane_mask(nb - 32 * j), m1 = lane_mask(nb - 32 * j - 16);
+      const __m512 x0 = _mm512_permutex2var_ps(acc[r][j][0], first, acc[r][j][1]);
+      const __m512 x1 = _mm512_permutex2var_ps(acc[r][j][0], second, acc[r][j][1]);
+      _mm512_mask_storeu_ps(out, m0, _mm512_add_ps(_mm512_maskz_loadu_ps(m0, out), x0));
+      _mm512_mask_storeu_ps(out + 16, m1, _mm512_add_ps(_mm512_maskz_loadu_ps(m1, out + 16), x1));
+    });
+  });
+}
+
 /// c[MR x 32*NV] += a[MR x K] * v[K x 32*NV], columns past `nb` neither read
 /// nor written.
 template <int MR, int NV, int64_t K>
@@ -385,32 +403,24 @@ inline void kn_rows_block(float *c, int64_t ldc, const uint16_t *a, int64_t lda,
   for (int64_t kp = 0; kp < K / 2; ++kp) step(kp);
   if constexpr (K % 2 != 0) step(K / 2);
   /* back in column order: lanes (lo 0, hi 0, lo 1, hi 1) and (lo 2, hi 2, lo 3, hi 3) */
-  const __m512i first = _mm512_setr_epi32(0, 1, 2, 3, 16, 17, 18, 19, 4, 5, 6, 7, 20, 21, 22, 23);
-  const __m512i second = _mm512_setr_epi32(8, 9, 10, 11, 24, 25, 26, 27, 12, 13, 14, 15, 28, 29, 30, 31);
-  unroll<MR>([&](auto r) {
-    unroll<NV>([&](auto j) {
-      float *out = c + r * ldc + 32 * j;
-      const __mmask16 m0 = lane_mask(nb - 32 * j), m1 = lane_mask(nb - 32 * j - 16);
-      const __m512 x0 = _mm512_permutex2var_ps(acc[r][j][0], first, acc[r][j][1]);
-      const __m512 x1 = _mm512_permutex2var_ps(acc[r][j][0], second, acc[r][j][1]);
-      _mm512_mask_storeu_ps(out, m0, _mm512_add_ps(_mm512_maskz_loadu_ps(m0, out), x0));
-      _mm512_mask_storeu_ps(out + 16, m1, _mm512_add_ps(_mm512_maskz_loadu_ps(m1, out + 16), x1));
-    });
-  });
+  add_chunks<MR, NV>(c, ldc, acc, nb, _mm512_setr_epi32(0, 1, 2, 3, 16, 17, 18, 19, 4, 5, 6, 7, 20, 21, 22, 23),
+                     _mm512_setr_epi32(8, 9, 10, 11, 24, 25, 26, 27, 12, 13, 14, 15, 28, 29, 30, 31));
 }
 
 /// Whether a bf16 product with b laid out K x N takes the rows form.
 template <int64_t M> constexpr bool kn_rows_fit() { return M <= 8; }
+
+/// 32-column chunks of v per block of the rows forms: two accumulators per
+/// row and chunk, at most 16 in all.
+template <int MR> constexpr int kn_chunks() { return MR == 1 ? 8 : MR == 2 ? 4 : MR <= 4 ? 2 : 1; }
 
 /// acc (M x N) += a (M x K) * v (K x N), bf16, M <= 8: 32-column chunks, as
 /// many per block as keep 16 accumulators.
 template <int64_t M, int64_t N, int64_t K>
 inline void mma_kn_rows(float *acc, tile_ref<uint16_t> a, tile_ref<uint16_t> v) {
   static_assert(kn_rows_fit<M>(), "the rows form holds every row of a in one register block");
-  constexpr int MR = int(M);
-  constexpr int NV = MR == 1 ? 8 : MR == 2 ? 4 : MR <= 4 ? 2 : 1; /* 2 * MR * NV <= 16 accumulators */
-  constexpr int64_t NB = 32 * NV;
-  for (int64_t n0 = 0; n0 < N; n0 += NB)
+  constexpr int MR = int(M), NV = kn_chunks<MR>();
+  for (int64_t n0 = 0; n0 < N; n0 += 32 * NV)
     kn_rows_block<MR, NV, K>(acc + n0, N, a.data, a.ld, v.data + n0, v.ld, N - n0);
 }
 
@@ -425,6 +435,111 @@ struct bf16_dot {
   }
   static __m512 fma(__m512 c, vec x, vec y) { return _mm512_dpbf16_ps(c, x, y); }
 };
+
+/*  bf16 widened to f32. On Intel's cores vdpbf16ps issues once per two
+ *  cycles (Emerald Rapids, measured: 16 multiply-adds a cycle, a half of
+ *  two f32 FMA units' 32), so a product whose rows of a share each vector
+ *  of b runs faster as f32 FMAs: the bf16 pair in a 32-bit lane of b becomes
+ *  two f32 vectors by a shift (the even k) and a mask (the odd k), both
+ *  exact, and feeds 2 FMAs per row of a. a is widened once per call. Sums
+ *  run in the same f32 as vdpbf16ps's. Decode attention (4 query heads a KV
+ *  head, d = 128), whose two products take most of its time: 1.2-1.45x,
+ *  L2 to DRAM, two threads. */
+
+/// Whether bf16 products prefer the widened forms on this CPU: Intel's
+/// (GenuineIntel); AMD's Zen 4 and 5 run vdpbf16ps at or above the FMA
+/// rate. ARGUS_CPU_BF16_WIDEN=0 or 1 decides instead.
+inline bool bf16_widen_preferred() {
+  static const bool preferred = [] {
+    if (const char *env = std::getenv("ARGUS_CPU_BF16_WIDEN")) return std::strcmp(env, "0") != 0;
+    __builtin_cpu_init();
+    return __builtin_cpu_is("intel") != 0;
+  }();
+  return preferred;
+}
+
+/// Rows of a that share each widened vector of b: with one, the widening
+/// costs as much as the vdpbf16ps it replaces.
+template <int64_t M> constexpr bool bf16_widen_fits() { return M >= 2; }
+
+/// The widened bf16 step of the inner-product form: 32 k as two f32 vectors,
+/// the even k and the odd k. Rows of b are widened as they are read; rows of
+/// a were widened beforehand (widen_pairs), each 32 k as 16 even then 16 odd.
+struct bf16_widened_dot {
+  struct vec {
+    __m512 even, odd;
+  };
+  static constexpr int64_t KV = 32;
+  static vec load(const uint16_t *x, int64_t n) {
+    const __mmask32 m = n >= 32 ? ~__mmask32(0) : n <= 0 ? __mmask32(0) : __mmask32((1u << n) - 1u);
+    const __m512i pairs = _mm512_maskz_loadu_epi16(m, x);
+    return {_mm512_castsi512_ps(_mm512_slli_epi32(pairs, 16)),
+            _mm512_castsi512_ps(_mm512_and_si512(pairs, _mm512_set1_epi32(int(0xffff0000u))))};
+  }
+  static vec load(const float *x, int64_t) { return {_mm512_loadu_ps(x), _mm512_loadu_ps(x + 16)}; }
+  static __m512 fma(__m512 c, vec x, vec y) { return _mm512_fmadd_ps(x.odd, y.odd, _mm512_fmadd_ps(x.even, y.even, c)); }
+};
+
+/// dst (M rows of KP = K rounded up to 32) = the rows of a widened in
+/// bf16_widened_dot's order, zero past K.
+template <int64_t M, int64_t K, int64_t KP>
+inline void widen_pairs(float *dst, tile_ref<uint16_t> a) {
+  for (int64_t m = 0; m < M; ++m)
+    for (int64_t k = 0; k < KP; k += 32) {
+      const bf16_widened_dot::vec x = bf16_widened_dot::load(a.data + m * a.ld + k, K - k);
+      _mm512_storeu_ps(dst + m * KP + k, x.even);
+      _mm512_storeu_ps(dst + m * KP + k + 16, x.odd);
+    }
+}
+
+/// acc (M x N) += a * b^T for short bf16 tiles (inner_product_fits) on f32
+/// FMAs: the inner-product form with bf16_widened_dot.
+template <int64_t M, int64_t N, int64_t K>
+inline void mma_dot_widened(float *acc, tile_ref<uint16_t> a, tile_ref<uint16_t> b) {
+  static_assert(M <= 4, "one block of rows: mma_dot_blocks would copy a's rows K, not KP, long");
+  constexpr int64_t KP = (K + 31) / 32 * 32;
+  alignas(64) float aw[M * KP];
+  widen_pairs<M, K, KP>(aw, a);
+  mma_dot<M, N, K, bf16_widened_dot>(acc, tile_ref<float>{aw, KP}, b);
+}
+
+/// c[MR x 32*NV] += a[MR x K] (f32) * v[K x 32*NV] (bf16, widened as read),
+/// columns past `nb` neither read nor written. Accumulators hold a chunk's
+/// even and odd columns apart until the end.
+template <int MR, int NV, int64_t K>
+inline void kn_widened_block(float *c, int64_t ldc, const float *a, int64_t lda, const uint16_t *v, int64_t ldv,
+                             int64_t nb) {
+  __m512 acc[MR][NV][2];
+  unroll<MR>([&](auto r) {
+    unroll<NV>([&](auto j) { acc[r][j][0] = acc[r][j][1] = _mm512_setzero_ps(); });
+  });
+  for (int64_t k = 0; k < K; ++k) {
+    unroll<NV>([&](auto j) {
+      const bf16_widened_dot::vec x = bf16_widened_dot::load(v + k * ldv + 32 * j, nb - 32 * j);
+      unroll<MR>([&](auto r) {
+        const __m512 av = _mm512_set1_ps(a[r * lda + k]);
+        acc[r][j][0] = _mm512_fmadd_ps(av, x.even, acc[r][j][0]);
+        acc[r][j][1] = _mm512_fmadd_ps(av, x.odd, acc[r][j][1]);
+      });
+    });
+  }
+  /* back in column order: (even 0, odd 0, even 1, odd 1, ...) */
+  add_chunks<MR, NV>(c, ldc, acc, nb, _mm512_setr_epi32(0, 16, 1, 17, 2, 18, 3, 19, 4, 20, 5, 21, 6, 22, 7, 23),
+                     _mm512_setr_epi32(8, 24, 9, 25, 10, 26, 11, 27, 12, 28, 13, 29, 14, 30, 15, 31));
+}
+
+/// acc (M x N) += a (M x K) * v (K x N), bf16, M <= 8, on f32 FMAs: the
+/// rows form with v's rows widened as read, no pairs of rows to interleave.
+template <int64_t M, int64_t N, int64_t K>
+inline void mma_kn_widened(float *acc, tile_ref<uint16_t> a, tile_ref<uint16_t> v) {
+  static_assert(kn_rows_fit<M>(), "the rows form holds every row of a in one register block");
+  constexpr int MR = int(M), NV = kn_chunks<MR>();
+  alignas(64) float aw[M * K];
+  for (int64_t m = 0; m < M; ++m)
+    for (int64_t k = 0; k < K; ++k) aw[m * K + k] = bf16::load(a.data[m * a.ld + k]);
+  for (int64_t n0 = 0; n0 < N; n0 += 32 * NV)
+    kn_widened_block<MR, NV, K>(acc + n0, N, aw, K, v.data + n0, v.ld, N - n0);
+}
 #endif
 #endif // __AVX512BF16__
 
