@@ -11,7 +11,12 @@
 // row-major (B is the weight matrix, y = x W^T), on the Llama-3-8B linear
 // layers, and reports GFLOP/s = 2*M*N*K per iteration. Before timing, 16
 // output elements are checked against a float64 reference so a fast but
-// wrong kernel cannot win.
+// wrong kernel cannot win. Iterations rotate through copies of the weights
+// that together hold twice the last-level cache, so each call reads its
+// weights from memory, as a serving engine's layer does (the other layers'
+// weights evict it between tokens), not from the cache the previous call
+// filled (before 11-30 one copy: decode shapes of up to ~250 MB read partly
+// from the 300 MiB L3 of the VM, faster than its memory).
 //
 // Threads: ARGUS_NUM_THREADS, else OMP_NUM_THREADS, else 2, applied to Argus
 // (ARGUS_NUM_THREADS), oneDNN (OpenMP) and OpenBLAS (openblas_set_num_threads).
@@ -26,11 +31,13 @@
 
 #include <benchmark/benchmark.h>
 #include <dlfcn.h>
+#include <unistd.h>
 
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <functional>
 #include <memory>
 #include <string>
@@ -61,24 +68,36 @@ const char *dtypeName(DType t) { return t == DType::F32 ? "f32" : "bf16"; }
 
 //===--- Operands ---------------------------------------------------------===//
 
-// The weights of one layer in both types; rebuilt only when the layer changes
-// (benchmarks are registered layer by layer), so 28672x4096 is filled once.
+// The weights of one layer in both types, in `copies` identical copies;
+// rebuilt only when the layer changes (benchmarks are registered layer by
+// layer), so 28672x4096 is filled once.
 struct Weights {
-  int64_t n = -1, k = -1;
-  std::vector<float> f32;
-  std::vector<uint16_t> bf16;
+  int64_t n = -1, k = -1, copies = 0;
+  std::vector<std::vector<float>> f32;
+  std::vector<std::vector<uint16_t>> bf16;
 };
+
+/// Copies of an n x k layer whose bf16 weights together hold twice the
+/// last-level cache (64 MiB assumed when the system does not say).
+int64_t weightCopies(int64_t n, int64_t k) {
+  const long llc = sysconf(_SC_LEVEL3_CACHE_SIZE);
+  const double cacheBytes = llc > 0 ? double(llc) : double(64 << 20);
+  return std::max<int64_t>(1, int64_t(std::ceil(2.0 * cacheBytes / (2.0 * double(n) * double(k)))));
+}
+
 Weights &weightsFor(int64_t n, int64_t k) {
   static Weights w;
   if (w.n != n || w.k != k) {
-    w.n = n; w.k = k;
-    w.f32.assign(size_t(n * k), 0.f);
-    w.bf16.assign(size_t(n * k), 0);
+    w.n = n; w.k = k; w.copies = weightCopies(n, k);
+    w.f32.assign(1, std::vector<float>(size_t(n * k)));
+    w.bf16.assign(1, std::vector<uint16_t>(size_t(n * k)));
     Rng r{0x9E3779B97F4A7C15ull ^ uint64_t(n * 131 + k)};
-    for (size_t i = 0; i < w.f32.size(); ++i) {
-      w.bf16[i] = f32_to_bf16(r.next());
-      w.f32[i] = bf16_to_f32(w.bf16[i]); // same values in both types
+    for (size_t i = 0; i < w.f32[0].size(); ++i) {
+      w.bf16[0][i] = f32_to_bf16(r.next());
+      w.f32[0][i] = bf16_to_f32(w.bf16[0][i]); // same values in both types
     }
+    w.f32.resize(size_t(w.copies), w.f32[0]);
+    w.bf16.resize(size_t(w.copies), w.bf16[0]);
   }
   return w;
 }
@@ -90,7 +109,11 @@ struct Problem {
   std::vector<uint16_t> a16, c16;
   const Weights *w;
   const void *a() const { return type == DType::F32 ? (const void *)a32.data() : a16.data(); }
-  const void *b() const { return type == DType::F32 ? (const void *)w->f32.data() : w->bf16.data(); }
+  int64_t copies() const { return w->copies; }
+  /// Copy `i` of the weights (all hold the same values).
+  const void *b(int64_t i = 0) const {
+    return type == DType::F32 ? (const void *)w->f32[size_t(i)].data() : w->bf16[size_t(i)].data();
+  }
   void *c() { return type == DType::F32 ? (void *)c32.data() : c16.data(); }
   float cAt(int64_t i) const { return type == DType::F32 ? c32[i] : bf16_to_f32(c16[i]); }
 };
@@ -117,7 +140,7 @@ std::string checkOutput(const Problem &p) {
     int64_t i = (s * 7919) % p.m, j = (int64_t(s) * 104729 + 17) % p.n;
     double ref = 0, mag = 0;
     for (int64_t kk = 0; kk < p.k; ++kk) {
-      double x = p.a32[size_t(i * p.k + kk)], y = p.w->f32[size_t(j * p.k + kk)];
+      double x = p.a32[size_t(i * p.k + kk)], y = p.w->f32[0][size_t(j * p.k + kk)];
       ref += x * y; mag += std::fabs(x * y);
     }
     double got = p.cAt(i * p.n + j);
@@ -137,15 +160,20 @@ void setFlops(benchmark::State &st, const Problem &p) {
       benchmark::Counter::kIsIterationInvariantRate);
 }
 
-// Runs `once` untimed, checks it, then times it. `once` returns "" or an error.
-void timeIt(benchmark::State &st, Problem &p, const std::function<std::string()> &once) {
-  std::string err = once();
+// Runs `once` untimed on each copy of the weights, checks the last, then
+// times it, the copies in turn. `once(copy)` returns "" or an error.
+void timeIt(benchmark::State &st, Problem &p, const std::function<std::string(int64_t)> &once) {
+  std::string err;
+  for (int64_t i = 0; i < p.copies() && err.empty(); ++i) err = once(i);
   if (err.empty()) err = checkOutput(p);
   if (!err.empty()) { st.SkipWithError(err.c_str()); return; }
+  int64_t copy = 0;
   for (auto _ : st) {
-    once();
+    once(copy);
+    copy = (copy + 1) % p.copies();
     benchmark::ClobberMemory();
   }
+  st.counters["weight_copies"] = double(p.copies());
   setFlops(st, p);
 }
 
@@ -191,12 +219,12 @@ void benchArgus(benchmark::State &st, Layer l, int64_t m, DType t, bool packed) 
   }
   Problem p = makeProblem(m, l, t);
   argus_dtype dt = t == DType::F32 ? ARGUS_DTYPE_F32 : ARGUS_DTYPE_BF16;
-  std::unique_ptr<void, void (*)(void *)> packedB(nullptr, std::free);
-  if (packed) {
-    argus_weights_desc w{sizeof(argus_weights_desc), 1, l.n, l.k, dt, p.b(), l.k, 0};
+  std::vector<std::unique_ptr<void, void (*)(void *)>> packedB; // one per copy of the weights
+  for (int64_t i = 0; packed && i < p.copies(); ++i) {
+    argus_weights_desc w{sizeof(argus_weights_desc), 1, l.n, l.k, dt, p.b(i), l.k, 0};
     const size_t bytes = lib.packedSize(&w);
-    packedB.reset(bytes ? std::aligned_alloc(64, (bytes + 63) / 64 * 64) : nullptr);
-    if (!packedB || lib.pack(&w, packedB.get(), bytes, nullptr) != ARGUS_OK) {
+    packedB.emplace_back(bytes ? std::aligned_alloc(64, (bytes + 63) / 64 * 64) : nullptr, std::free);
+    if (!packedB.back() || lib.pack(&w, packedB.back().get(), bytes, nullptr) != ARGUS_OK) {
       st.SkipWithError((std::string("argus_pack_weights failed: ") + lib.lastError()).c_str());
       return;
     }
@@ -209,10 +237,12 @@ void benchArgus(benchmark::State &st, Layer l, int64_t m, DType t, bool packed) 
   args.b = p.b(); args.ldb = l.k;
   args.c = p.c(); args.ldc = l.n;
   args.bias = nullptr; args.alpha = 1.f; args.beta = 0.f;
-  args.b_packed = packedB.get();
+  args.b_packed = packed ? packedB[0].get() : nullptr;
   if (lib.kernelName)
     if (const char *kn = lib.kernelName(&args)) st.SetLabel(kn);
-  timeIt(st, p, [&]() -> std::string {
+  timeIt(st, p, [&](int64_t copy) -> std::string {
+    args.b = p.b(copy);
+    if (packed) args.b_packed = packedB[size_t(copy)].get();
     argus_status s = lib.gemm(&args, nullptr);
     return s == ARGUS_OK ? "" : std::string("argus_gemm failed: ") + lib.lastError();
   });
@@ -238,18 +268,23 @@ void benchDnnl(benchmark::State &st, Layer l, int64_t m, DType t, bool packed) {
     matmul::primitive_desc pd(matmul::desc(aMd, bMd, cMd), eng);
 #endif
     memory aMem(aMd, eng, const_cast<void *>(p.a()));
-    memory bPlain(bPlainMd, eng, const_cast<void *>(p.b()));
     memory cMem(cMd, eng, p.c());
-    memory bMem = bPlain;
-    if (packed && pd.weights_desc() != bPlainMd) { // pack once, outside the timed loop
-      bMem = memory(pd.weights_desc(), eng);
-      reorder(bPlain, bMem).execute(strm, bPlain, bMem);
-      strm.wait();
+    std::vector<memory> bMems; // one per copy of the weights
+    for (int64_t i = 0; i < p.copies(); ++i) {
+      memory bPlain(bPlainMd, eng, const_cast<void *>(p.b(i)));
+      if (packed && pd.weights_desc() != bPlainMd) { // pack once, outside the timed loop
+        memory bPacked(pd.weights_desc(), eng);
+        reorder(bPlain, bPacked).execute(strm, bPlain, bPacked);
+        strm.wait();
+        bMems.push_back(bPacked);
+      } else {
+        bMems.push_back(bPlain);
+      }
     }
     matmul prim(pd);
     st.SetLabel(std::string("impl=") + pd.impl_info_str());
-    timeIt(st, p, [&]() -> std::string {
-      prim.execute(strm, {{DNNL_ARG_SRC, aMem}, {DNNL_ARG_WEIGHTS, bMem}, {DNNL_ARG_DST, cMem}});
+    timeIt(st, p, [&](int64_t copy) -> std::string {
+      prim.execute(strm, {{DNNL_ARG_SRC, aMem}, {DNNL_ARG_WEIGHTS, bMems[size_t(copy)]}, {DNNL_ARG_DST, cMem}});
       strm.wait();
       return "";
     });
@@ -264,9 +299,9 @@ void benchDnnl(benchmark::State &st, Layer l, int64_t m, DType t, bool packed) {
 #if ARGUS_BENCH_HAVE_OPENBLAS
 void benchOpenBlas(benchmark::State &st, Layer l, int64_t m) {
   Problem p = makeProblem(m, l, DType::F32);
-  timeIt(st, p, [&]() -> std::string {
+  timeIt(st, p, [&](int64_t copy) -> std::string {
     cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, int(m), int(l.n), int(l.k), 1.f,
-                p.a32.data(), int(l.k), p.w->f32.data(), int(l.k), 0.f, p.c32.data(), int(l.n));
+                p.a32.data(), int(l.k), p.w->f32[size_t(copy)].data(), int(l.k), 0.f, p.c32.data(), int(l.n));
     return "";
   });
 }
