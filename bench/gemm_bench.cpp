@@ -31,7 +31,6 @@
 
 #include <benchmark/benchmark.h>
 #include <dlfcn.h>
-#include <unistd.h>
 
 #include <cmath>
 #include <cstdint>
@@ -77,18 +76,10 @@ struct Weights {
   std::vector<std::vector<uint16_t>> bf16;
 };
 
-/// Copies of an n x k layer whose bf16 weights together hold twice the
-/// last-level cache (64 MiB assumed when the system does not say).
-int64_t weightCopies(int64_t n, int64_t k) {
-  const long llc = sysconf(_SC_LEVEL3_CACHE_SIZE);
-  const double cacheBytes = llc > 0 ? double(llc) : double(64 << 20);
-  return std::max<int64_t>(1, int64_t(std::ceil(2.0 * cacheBytes / (2.0 * double(n) * double(k)))));
-}
-
 Weights &weightsFor(int64_t n, int64_t k) {
   static Weights w;
   if (w.n != n || w.k != k) {
-    w.n = n; w.k = k; w.copies = weightCopies(n, k);
+    w.n = n; w.k = k; w.copies = copiesBeyondCache(2.0 * double(n) * double(k)); /* in bf16 */
     w.f32.assign(1, std::vector<float>(size_t(n * k)));
     w.bf16.assign(1, std::vector<uint16_t>(size_t(n * k)));
     Rng r{0x9E3779B97F4A7C15ull ^ uint64_t(n * 131 + k)};
