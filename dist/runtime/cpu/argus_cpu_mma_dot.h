@@ -12,7 +12,8 @@
 namespace argus_cpu {
 namespace detail {
 
-template <class F, int... I> inline void unroll_each(F &f, std::integer_sequence<int, I...>) {
+template <class F, int... I>
+__attribute__((always_inline)) inline void unroll_each(F &f, std::integer_sequence<int, I...>) {
   (f(std::integral_constant<int, I>()), ...);
 }
 
@@ -20,8 +21,10 @@ template <class F, int... I> inline void unroll_each(F &f, std::integer_sequence
 /// the compiler front end: a register block indexed only by such constants
 /// stays in registers. (`#pragma GCC unroll` promises no such thing: GCC
 /// kept a 6 x 2 block of ymm accumulators on the stack, at a third of the
-/// FMA rate.)
-template <int N, class F> inline void unroll(F f) { unroll_each(f, std::make_integer_sequence<int, N>()); }
+/// FMA rate.) Always inlined: one left out of line takes the block's address.
+template <int N, class F> __attribute__((always_inline)) inline void unroll(F f) {
+  unroll_each(f, std::make_integer_sequence<int, N>());
+}
 
 /// Rows of b a register block fetches into L2 while it computes: `count`
 /// rows `ldBytes` apart from `rows` on, one line of each per k-step of one
