@@ -21,6 +21,7 @@
 //===----------------------------------------------------------------------===//
 #include "BenchSupport.h"
 #include "LibraryLoader.h"
+#include "PageAligned.h"
 #include "argus_kernels.h"
 #include "argus_numerics.h"
 
@@ -49,11 +50,12 @@ constexpr int64_t kHeads = 32, kKvHeads = 8, kDim = 128, kGroup = kHeads / kKvHe
 
 enum class DType { F32, BF16 };
 
-/// Random values of one dtype, stored in their storage type.
+/// Random values of one dtype, stored in their storage type, from a page
+/// boundary as an engine's tensors are (PageAligned.h).
 struct Buffer {
   DType type;
-  std::vector<float> f32;
-  std::vector<uint16_t> bf16;
+  argus::bench::PageAlignedVector<float> f32;
+  argus::bench::PageAlignedVector<uint16_t> bf16;
   Buffer(DType t, int64_t n, uint64_t seed, float range) : type(t) {
     std::mt19937_64 rng(seed);
     std::uniform_real_distribution<float> dist(-range, range);
@@ -266,7 +268,7 @@ struct DecodeProblem {
     std::iota(table.begin(), table.end(), 0);
     std::shuffle(table.begin(), table.end(), std::mt19937_64(9)); // pages scattered over the pool
     for (Buffer *pool : {&kc, &vc}) {
-      const std::vector<uint16_t> one = pool->bf16;
+      const argus::bench::PageAlignedVector<uint16_t> one = pool->bf16;
       pool->bf16.reserve(size_t(copies) * one.size());
       for (int64_t i = 1; i < copies; ++i) pool->bf16.insert(pool->bf16.end(), one.begin(), one.end());
     }

@@ -17,6 +17,7 @@
 #include "argus_numerics.h"
 
 #include "AbProbe.h"
+#include "PageAligned.h"
 
 #include <cmath>
 #include <cstdint>
@@ -30,9 +31,9 @@ using DecodeFn = argus_status (*)(const argus_attention_decode_args *, void *);
 
 constexpr int64_t kHeads = 32, kKvHeads = 8, kDim = 128, kPage = 16;
 
-std::vector<uint16_t> randomBf16(size_t count, std::mt19937 &rng) {
+argus::bench::PageAlignedVector<uint16_t> randomBf16(size_t count, std::mt19937 &rng) {
   std::uniform_real_distribution<float> value(-1.0f, 1.0f);
-  std::vector<uint16_t> out(count);
+  argus::bench::PageAlignedVector<uint16_t> out(count);
   for (uint16_t &x : out) x = argus_num::f32_to_bf16(value(rng));
   return out;
 }
@@ -56,9 +57,9 @@ int main(int argc, char **argv) {
 
   const int64_t maxPages = (context + kPage - 1) / kPage, slots = batch * maxPages * kPage;
   std::mt19937 rng(1);
-  const std::vector<uint16_t> q = randomBf16(size_t(batch * kHeads * kDim), rng);
-  const std::vector<uint16_t> kc = randomBf16(size_t(slots * kKvHeads * kDim), rng);
-  const std::vector<uint16_t> vc = randomBf16(size_t(slots * kKvHeads * kDim), rng);
+  const argus::bench::PageAlignedVector<uint16_t> q = randomBf16(size_t(batch * kHeads * kDim), rng);
+  const argus::bench::PageAlignedVector<uint16_t> kc = randomBf16(size_t(slots * kKvHeads * kDim), rng);
+  const argus::bench::PageAlignedVector<uint16_t> vc = randomBf16(size_t(slots * kKvHeads * kDim), rng);
   std::vector<int32_t> table(size_t(batch * maxPages));
   const std::vector<int32_t> lens(static_cast<size_t>(batch), static_cast<int32_t>(context));
   std::iota(table.begin(), table.end(), 0);
