@@ -205,4 +205,22 @@ TEST(CpuGolden, PrefetchOfATileAndOfAWholeSlice) {
   EXPECT_NE(cpp.find("ak::prefetch<ak::f32, 2>(arg0, {c1, c0}, {1, -1});"), std::string::npos) << cpp;
 }
 
+TEST(CpuGolden, PrefetchBeforeAProductOfItsShapeGoesToThatProduct) {
+  std::string cpp = emitFromFile("test/codegen/inputs/prefetch_mma.mlir", "pfmma", "pfmma_cpu");
+  ASSERT_FALSE(cpp.empty());
+  // The keys' next page goes to q k^T, the values' to p v (v read in place,
+  // K x N): each the latest prefetch of its shape before the product.
+  EXPECT_NE(cpp.find("ak::tile_shadow<2> next_tile = ak::prefetch_shadow<ak::bf16, 2>(K, {c16, c0}, {16, 128});"),
+            std::string::npos)
+      << cpp;
+  EXPECT_NE(cpp.find("ak::tile_shadow<2> next_tile_1 = ak::prefetch_shadow<ak::bf16, 2>(V, {c16, c0}, {16, 128});"),
+            std::string::npos)
+      << cpp;
+  EXPECT_TRUE(std::regex_search(cpp, std::regex(R"(ak::mma<ak::bf16, 4, 16, 128>\(\w+, \w+, \w+, next_tile\);)"))) << cpp;
+  EXPECT_TRUE(std::regex_search(cpp, std::regex(R"(ak::mma_kn<ak::bf16, 4, 128, 16>\(\w+, \w+, \w+, next_tile_1\);)")))
+      << cpp;
+  // Half a page: no product reads a tile of that shape.
+  EXPECT_NE(cpp.find("ak::prefetch<ak::bf16, 2>(V, {c16, c0}, {8, 128});"), std::string::npos) << cpp;
+}
+
 } // namespace

@@ -12,6 +12,8 @@
 //===----------------------------------------------------------------------===//
 #include "MmaCase.h"
 
+#include <set>
+
 namespace {
 
 using namespace argus::test;
@@ -222,6 +224,91 @@ TEST(CpuMma, AmxFewRowsAfterAnotherConfiguration) {
   second.expectClose("few rows on AMX after the square configuration");
 }
 #endif
+
+/// A line_shadow that records the lines it fetches (b's bytes moved by
+/// `delta`); the forms under test spread it, so none may burst it.
+struct RecordedShadow {
+  std::set<uintptr_t> *lines;
+  std::ptrdiff_t delta;
+  void fetch(const void *bBytes) const {
+    lines->insert((reinterpret_cast<uintptr_t>(bBytes) + uintptr_t(delta)) & ~uintptr_t(63));
+  }
+  template <int64_t ROWS, int64_t COLS, class S> void burst(ak::tile_ref<S>) const {
+    ADD_FAILURE() << "a form that spreads its shadow fetched it at once";
+  }
+};
+
+/// Runs `kernel(c, shadow)` and checks its result and that the shadow
+/// fetched exactly the lines of a tile lying like b, `delta` bytes on (put
+/// on a cache line: rows of b are whole lines apart, `pad` chosen so).
+template <class DT, int64_t M, int64_t N, int64_t K, BLayout L, class Kernel>
+void checkShadow(const char *path, int64_t pad, Kernel kernel) {
+  MmaCase<DT> c(M, N, K, pad, L, unsigned(M * 7 + N * 3 + K));
+  ASSERT_EQ(c.ldb * int64_t(sizeof(typename DT::storage)) % 64, 0) << path;
+  const std::ptrdiff_t delta = (1 << 20) - std::ptrdiff_t(reinterpret_cast<uintptr_t>(c.b.data()) % 64);
+  std::set<uintptr_t> want, fetched;
+  for (int64_t n = 0; n < N; ++n)
+    for (int64_t k = 0; k < K; ++k) want.insert((reinterpret_cast<uintptr_t>(&c.bAt(n, k)) + delta) & ~uintptr_t(63));
+  kernel(c, RecordedShadow{&fetched, delta});
+  c.expectClose(path);
+  EXPECT_EQ(fetched, want) << path;
+}
+
+TEST(CpuMma, FewRowFormsFetchTheirShadowAsTheyReadB) {
+  if (!haveAvx512Bf16()) GTEST_SKIP() << "this CPU has no AVX512_BF16";
+  // Decode attention's q k^T and p v (the next page lies like this one),
+  // on each CPU's form; ragged columns and odd K; several row blocks, of
+  // which only the first reads b from memory.
+  checkShadow<ak::bf16, 4, 16, 128, BLayout::NK>("bf16 widened dot", 0, [](MmaCase<ak::bf16> &c, auto shadow) {
+    ak::detail::mma_dot_widened<4, 16, 128>(c.acc.data(), c.aRef(), c.bRef(), shadow);
+  });
+  checkShadow<ak::bf16, 4, 16, 128, BLayout::NK>("bf16 dot", 32, [](MmaCase<ak::bf16> &c, auto shadow) {
+    ak::detail::mma_dot<4, 16, 128, ak::detail::bf16_dot>(c.acc.data(), c.aRef(), c.bRef(), shadow);
+  });
+  checkShadow<ak::f32, 1, 16, 128, BLayout::NK>("f32 dot", 0, [](MmaCase<ak::f32> &c, auto shadow) {
+    ak::detail::mma_dot<1, 16, 128, ak::detail::f32_dot>(c.acc.data(), c.aRef(), c.bRef(), shadow);
+  });
+  checkShadow<ak::f32, 10, 13, 100, BLayout::NK>("f32 dot, 3 row blocks", 12, [](MmaCase<ak::f32> &c, auto shadow) {
+    ak::detail::mma_dot<10, 13, 100, ak::detail::f32_dot>(c.acc.data(), c.aRef(), c.bRef(), shadow);
+  });
+  checkShadow<ak::bf16, 4, 128, 16, BLayout::KN>("bf16 kn widened", 0, [](MmaCase<ak::bf16> &c, auto shadow) {
+    ak::detail::mma_kn_widened<4, 128, 16>(c.acc.data(), c.aRef(), c.bRef(), shadow);
+  });
+  checkShadow<ak::bf16, 3, 45, 17, BLayout::KN>("bf16 kn widened", 19, [](MmaCase<ak::bf16> &c, auto shadow) {
+    ak::detail::mma_kn_widened<3, 45, 17>(c.acc.data(), c.aRef(), c.bRef(), shadow);
+  });
+  checkShadow<ak::bf16, 4, 128, 16, BLayout::KN>("bf16 kn rows", 0, [](MmaCase<ak::bf16> &c, auto shadow) {
+    ak::detail::mma_kn_rows<4, 128, 16>(c.acc.data(), c.aRef(), c.bRef(), shadow);
+  });
+  checkShadow<ak::bf16, 3, 45, 17, BLayout::KN>("bf16 kn rows, odd K", 19, [](MmaCase<ak::bf16> &c, auto shadow) {
+    ak::detail::mma_kn_rows<3, 45, 17>(c.acc.data(), c.aRef(), c.bRef(), shadow);
+  });
+}
+
+TEST(CpuMma, EntryPointsHandTheirShadowOnce) {
+  if (!haveAvx512Bf16()) GTEST_SKIP() << "this CPU has no AVX512_BF16";
+  // b and the next tile as windows of one tensor (rows 160 apart), then a
+  // dense b (rows 128 apart) that cannot spread it: either way the product
+  // consumes the shadow (no line left for the end of its scope) and its
+  // result is right. Which lines a spreading form fetches: the test above.
+  alignas(64) static uint16_t pool[2 * 16 * 160];
+  argus_cpu_tensor t{};
+  t.data = pool, t.shape[0] = 32, t.shape[1] = 128, t.stride[0] = 160, t.stride[1] = 1;
+  const int64_t second[2] = {16, 0}, page[2] = {16, 128};
+  MmaCase<ak::bf16> qk(4, 16, 128, 32, BLayout::NK, 31), pv(4, 128, 16, 0, BLayout::KN, 32);
+  std::copy(qk.b.begin(), qk.b.end(), pool);
+  ak::tile_shadow<2> next = ak::prefetch_shadow<ak::bf16, 2>(t, second, page);
+  ak::mma<ak::bf16, 4, 16, 128>(qk.acc.data(), qk.aRef(), ak::tile_ref<uint16_t>{pool, 160}, next);
+  qk.expectClose("ak::mma with a shadow");
+  int left = 0;
+  next.for_each_line([&](const char *) { ++left; });
+  EXPECT_EQ(left, 0);
+  ak::tile_shadow<2> again = ak::prefetch_shadow<ak::bf16, 2>(t, second, page);
+  ak::mma_kn<ak::bf16, 4, 128, 16>(pv.acc.data(), pv.aRef(), pv.b.data(), again); /* dense: rows 128 apart */
+  pv.expectClose("ak::mma_kn with a shadow it cannot spread");
+  again.for_each_line([&](const char *) { ++left; });
+  EXPECT_EQ(left, 0);
+}
 
 TEST(CpuMma, EntryPointsTakeDenseTilesAndRefs) {
   if (!haveAvx512Bf16()) GTEST_SKIP() << "this CPU has no AVX512_BF16";

@@ -86,4 +86,69 @@ TEST(CpuPrefetch, VisitsExactlyTheTilesLines) {
   check<2>({{10, 10}, {10, 1}, {10, 0}, {4, 4}}, 4, "past the end");
 }
 
+/// The lines a tile_shadow would still fetch.
+std::set<uintptr_t> linesOf(const ak::tile_shadow<2> &shadow) {
+  std::set<uintptr_t> lines;
+  shadow.for_each_line([&](const char *line) { lines.insert(reinterpret_cast<uintptr_t>(line)); });
+  return lines;
+}
+
+// Decode's pools: 40 pages x 16 tokens x 8 KV heads x 128, bf16.
+argus_cpu_tensor decodePool(char *data) {
+  argus_cpu_tensor t{};
+  t.data = data;
+  const int64_t shape[4] = {40, 16, 8, 128}, stride[4] = {16 * 8 * 128, 8 * 128, 128, 1};
+  for (int d = 0; d < 4; ++d) t.shape[d] = shape[d], t.stride[d] = stride[d];
+  return t;
+}
+
+TEST(CpuPrefetch, ShadowHandsAPageToTheProductThatReadsAnother) {
+  alignas(64) static char buffer[1];
+  const argus_cpu_tensor pool = decodePool(buffer); /* addresses only: nothing is read */
+  const int64_t next[4] = {7, 0, 3, 0}, page[4] = {1, 16, 1, 128};
+  ak::tile_shadow<2> shadow = ak::prefetch_shadow<ak::bf16, 2>(pool, next, page);
+  EXPECT_EQ(linesOf(shadow), expectedLines<4>(pool, next, page, 2)); // held, not fetched yet
+  // The product reads page 2 of the same head: 16 rows of 128, 8 x 128 apart, like page 7.
+  const char *b = buffer + (2 * 16 * 8 * 128 + 3 * 128) * 2;
+  std::ptrdiff_t delta = 0;
+  EXPECT_TRUE((shadow.take<16, 128, 2>(b, 8 * 128, delta)));
+  EXPECT_EQ(b + delta, buffer + (7 * 16 * 8 * 128 + 3 * 128) * 2);
+  EXPECT_TRUE(linesOf(shadow).empty()); // taken once: a second product gets nothing
+  EXPECT_FALSE((shadow.take<16, 128, 2>(b, 8 * 128, delta)));
+}
+
+TEST(CpuPrefetch, ShadowFetchesAtOnceWhatNoProductCanSpread) {
+  alignas(64) static char buffer[1];
+  const argus_cpu_tensor pool = decodePool(buffer);
+  const int64_t next[4] = {7, 0, 3, 0}, page[4] = {1, 16, 1, 128};
+  const char *b = buffer + (2 * 16 * 8 * 128 + 3 * 128) * 2;
+  std::ptrdiff_t delta = 0;
+  { // b is a dense copy (rows 128 apart), not a window of the pool: the lines go out at once
+    ak::tile_shadow<2> shadow = ak::prefetch_shadow<ak::bf16, 2>(pool, next, page);
+    EXPECT_FALSE((shadow.take<16, 128, 2>(b, 128, delta)));
+    EXPECT_TRUE(linesOf(shadow).empty());
+  }
+  { // a product of another shape
+    ak::tile_shadow<2> shadow = ak::prefetch_shadow<ak::bf16, 2>(pool, next, page);
+    EXPECT_FALSE((shadow.take<16, 64, 2>(b, 8 * 128, delta)));
+    EXPECT_FALSE((ak::prefetch_shadow<ak::bf16, 2>(pool, next, page).take<8, 128, 2>(b, 8 * 128, delta)));
+  }
+  { // rows that do not start on a cache line: spread, each row's last line would go unfetched
+    const argus_cpu_tensor shifted = decodePool(buffer + 16);
+    ak::tile_shadow<2> shadow = ak::prefetch_shadow<ak::bf16, 2>(shifted, next, page);
+    EXPECT_EQ(linesOf(shadow), expectedLines<4>(shifted, next, page, 2));
+    EXPECT_FALSE((shadow.take<16, 128, 2>(b + 16, 8 * 128, delta)));
+  }
+  // Tiles that are no window of rows wholly in bounds are fetched by prefetch_shadow itself.
+  const int64_t past[4] = {39, 8, 3, 0}, twoHeads[4] = {1, 16, 2, 64}, column[4] = {1, 16, 1, 1};
+  EXPECT_TRUE(linesOf(ak::prefetch_shadow<ak::bf16, 2>(pool, past, page)).empty());     // rows past the pool
+  EXPECT_TRUE(linesOf(ak::prefetch_shadow<ak::bf16, 2>(pool, next, twoHeads)).empty()); // two runs a row
+  EXPECT_EQ(linesOf(ak::prefetch_shadow<ak::bf16, 2>(pool, next, column)).size(), 16u); // one element a row
+  // A whole page of every head is one run: one row.
+  const int64_t whole[4] = {7, 0, 0, 0}, allHeads[4] = {1, 16, 8, 128};
+  ak::tile_shadow<2> page7 = ak::prefetch_shadow<ak::bf16, 2>(pool, whole, allHeads);
+  EXPECT_EQ(linesOf(page7), expectedLines<4>(pool, whole, allHeads, 2));
+  EXPECT_TRUE((page7.take<1, 16 * 8 * 128, 2>(buffer, 16 * 8 * 128, delta)));
+}
+
 } // namespace

@@ -214,10 +214,14 @@ TEST(AttentionCodegen, DecodePrefetchesReachTheMachineCode) {
   fs::remove_all(dir);
   ASSERT_TRUE(report.error.empty()) << report.error;
   EXPECT_TRUE(report.passed) << report.summary();
-  // The next page's rows of the step's KV head: keys, then values, into L2.
-  EXPECT_EQ(occurrences(cpp, "ak::prefetch<ak::bf16, 2>(Kc, {"), 1u) << cpp;
-  EXPECT_EQ(occurrences(cpp, "ak::prefetch<ak::bf16, 2>(Vc, {"), 1u) << cpp;
-  EXPECT_EQ(occurrences(cpp, "ak::prefetch<"), 2u) << cpp;
+  // The next page's rows of the step's KV head, keys then values, into L2,
+  // each handed to the product over this page's (ak::tile_shadow): q k^T,
+  // and p v in both of its branches.
+  EXPECT_EQ(occurrences(cpp, "ak::prefetch_shadow<ak::bf16, 2>(Kc, {"), 1u) << cpp;
+  EXPECT_EQ(occurrences(cpp, "ak::prefetch_shadow<ak::bf16, 2>(Vc, {"), 1u) << cpp;
+  EXPECT_EQ(occurrences(cpp, "ak::prefetch"), 2u) << cpp;
+  EXPECT_EQ(occurrences(cpp, ", next_tile);"), 1u) << cpp;
+  EXPECT_EQ(occurrences(cpp, ", next_tile_1);"), 2u) << cpp;
   ASSERT_FALSE(objects.empty()) << "objdump printed nothing";
   EXPECT_GT(occurrences(objects, "prefetcht1"), 0u) << "the per-head prefetch was compiled away";
 }

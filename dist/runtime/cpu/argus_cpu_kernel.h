@@ -42,6 +42,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstddef>
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
@@ -634,6 +635,92 @@ inline void prefetch(const argus_cpu_tensor &t, const int64_t (&off)[RANK], cons
   if (t.layout == ARGUS_CPU_PANELS) return; /* a hint: weights packed once stream well without it */
   for_each_tile_line<int(sizeof(typename DT::storage))>(t, off, sizes,
                                                         [](const char *line) { prefetch_line<LEVEL>(line); });
+}
+
+/// An argus.prefetch that the product after it fetches as it goes (the
+/// emitter pairs the prefetch with a later mma whose b operand has the tile's
+/// shape: ak::mma(..., shadow)): as the product reads each 64 bytes of b, it
+/// fetches the same 64 bytes of this tile, `delta` bytes further on. A decode
+/// page's 64 lines fetched in one burst before its product queue behind each
+/// other in the core's line-fill buffers while the product waits; spread
+/// over it they overlap it. The lines go out at once instead (burst) when the
+/// tile is not a window of rows (one run of bytes a row, rows evenly apart)
+/// wholly in bounds, when its rows do not start on cache lines (a piece of b
+/// would then span two lines of the tile: one fetch each would leave a line
+/// a row behind), when the product cannot spread them (a form that does not,
+/// or a b that does not lie with the tile's row pitch: a copy), and at the
+/// end of the scope when no product took them.
+template <int LEVEL> class tile_shadow {
+public:
+  /// `rows` runs of `rowBytes` bytes, `pitch` bytes apart, from `first`;
+  /// rows 0: nothing left to fetch.
+  tile_shadow(const char *first = nullptr, int64_t rows = 0, int64_t rowBytes = 0, int64_t pitch = 0)
+      : first_(first), rows_(rows), rowBytes_(rowBytes), pitch_(pitch) {}
+  tile_shadow(const tile_shadow &) = delete;
+  tile_shadow &operator=(const tile_shadow &) = delete;
+  ~tile_shadow() { burst(); }
+
+  /// Hands the tile to a product whose b operand (ROWS x COLS elements of
+  /// ElementBytes, rows `ld` apart, from `b`) lies like it: `delta` is then
+  /// the distance from b to the tile. Otherwise its lines go out now. Either
+  /// way they are taken, once.
+  template <int64_t ROWS, int64_t COLS, int ElementBytes> bool take(const void *b, int64_t ld, std::ptrdiff_t &delta) {
+    const bool onLines = reinterpret_cast<uintptr_t>(first_) % 64 == 0 && (ROWS == 1 || pitch_ % 64 == 0);
+    if (rows_ == ROWS && rowBytes_ == COLS * ElementBytes && (ROWS == 1 || pitch_ == ld * ElementBytes) && onLines) {
+      delta = first_ - static_cast<const char *>(b);
+      rows_ = 0;
+      return true;
+    }
+    burst();
+    return false;
+  }
+  /// Fetches the lines not yet taken, now.
+  void burst() {
+    for_each_line([](const char *line) { prefetch_line<LEVEL>(line); });
+    rows_ = 0;
+  }
+  /// Calls visit(line) for each cache line of the tile not yet taken.
+  template <class Visit> void for_each_line(Visit visit) const {
+    for (int64_t r = 0; r < rows_; ++r) {
+      const char *run = first_ + r * pitch_;
+      for (const char *line = reinterpret_cast<const char *>(reinterpret_cast<uintptr_t>(run) & ~uintptr_t(63));
+           line < run + rowBytes_; line += 64)
+        visit(line);
+    }
+  }
+
+private:
+  const char *first_;
+  int64_t rows_, rowBytes_, pitch_;
+};
+
+/// argus.prefetch of a tile that the next product fetches (tile_shadow): a
+/// window of rows wholly in bounds is handed over; any other tile is
+/// prefetched now, as ak::prefetch does.
+template <class DT, int LEVEL, int RANK>
+inline tile_shadow<LEVEL> prefetch_shadow(const argus_cpu_tensor &t, const int64_t (&off)[RANK],
+                                          const int64_t (&sizes)[RANK]) {
+  constexpr int64_t bytes = int64_t(sizeof(typename DT::storage));
+  int64_t n[RANK];
+  bool rowsForm = t.layout != ARGUS_CPU_PANELS;
+  const char *first = static_cast<const char *>(t.data);
+  for (int d = 0; d < RANK; ++d) {
+    n[d] = sizes[d] < 0 ? t.shape[d] : sizes[d];
+    const int64_t at = sizes[d] < 0 ? 0 : off[d];
+    rowsForm = rowsForm && n[d] > 0 && at >= 0 && at + n[d] <= t.shape[d];
+    first += at * t.stride[d] * bytes;
+  }
+  /* trailing dimensions dense in memory make the row; one more may step the rows */
+  int d = RANK - 1;
+  int64_t run = 1;
+  for (; d >= 0 && (n[d] == 1 || t.stride[d] == run); --d) run *= n[d];
+  const int64_t rows = d >= 0 ? n[d] : 1, pitch = d >= 0 ? t.stride[d] * bytes : 0;
+  for (int e = d - 1; e >= 0; --e) rowsForm = rowsForm && n[e] == 1;
+  if (!rowsForm || (rows > 1 && pitch < run * bytes)) {
+    prefetch<DT, LEVEL>(t, off, sizes);
+    return {};
+  }
+  return {first, rows, run * bytes, pitch};
 }
 
 /// Rows [offsets[key], offsets[key + 1]) of `t` (argus.segment: sequence

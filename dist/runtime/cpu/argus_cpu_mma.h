@@ -109,8 +109,8 @@ template <class S> inline tile_ref<S> operand_ref(const S *tile, int64_t dense) 
 template <class S> inline tile_ref<S> operand_ref(tile_ref<S> window, int64_t) { return window; }
 
 template <class DT, int64_t M, int64_t N, int64_t K, BLayout L, bool RaggedRows = false, class OperandA,
-          class OperandB>
-inline void mma_dispatch(float *acc, OperandA aOperand, OperandB bOperand);
+          class OperandB, class Shadow = no_shadow>
+inline void mma_dispatch(float *acc, OperandA aOperand, OperandB bOperand, Shadow shadow = {});
 
 /// A window with ragged rows as a dense ROWS x COLS tile in its own
 /// scratch, the rows past its in-bounds ones zero.
@@ -269,27 +269,51 @@ inline void mma_any(float *acc, OperandA aOperand, OperandB bOperand) {
   mma_dispatch<DT, M, N, K, L>(acc, aOperand, bOperand);
 }
 
+/// mma_any that also fetches `next` (an argus.prefetch the emitter paired
+/// with this product): spread over the product when b is a plain window
+/// lying like the tile, else at once before it.
+template <class DT, int64_t M, int64_t N, int64_t K, BLayout L, int LEVEL, class OperandA, class OperandB>
+inline void mma_any(float *acc, OperandA aOperand, OperandB bOperand, tile_shadow<LEVEL> &next) {
+  using S = typename DT::storage;
+  constexpr int64_t ROWS = L == BLayout::NK ? N : K, COLS = L == BLayout::NK ? K : N;
+  const tile_ref<S> a = operand_ref(aOperand, K), b = operand_ref(bOperand, COLS);
+  std::ptrdiff_t delta = 0;
+  if (a.rows < 0 && a.cols < 0 && !a.panels && b.rows < 0 && b.cols < 0 && !b.panels &&
+      next.template take<ROWS, COLS, int(sizeof(S))>(b.data, b.ld, delta)) {
+    mma_dispatch<DT, M, N, K, L>(acc, aOperand, bOperand, line_shadow<LEVEL>{delta});
+    return;
+  }
+  next.burst();
+  mma_any<DT, M, N, K, L>(acc, aOperand, bOperand);
+}
+
 /// acc (M x N) += a (M x K) * b^T, b laid out as L says, no operand ragged
 /// in its columns; picks the micro-kernel for the element type, the tile
 /// shape and the CPU. RaggedRows (from mma_ragged_rows): only a.rows rows of
 /// a are in bounds; micro-kernels that take it compute those, the others get
-/// a dense zero-padded copy (all_rows). Always inlined into mma_any, as it
-/// was before ragged windows.
-template <class DT, int64_t M, int64_t N, int64_t K, BLayout L, bool RaggedRows, class OperandA, class OperandB>
-__attribute__((always_inline)) inline void mma_dispatch(float *acc, OperandA aOperand, OperandB bOperand) {
+/// a dense zero-padded copy (all_rows). `shadow` (line_shadow: a tile like b
+/// to fetch): the few-row forms spread its lines over their reads of b, the
+/// others fetch them first. Always inlined into mma_any, as it was before
+/// ragged windows.
+template <class DT, int64_t M, int64_t N, int64_t K, BLayout L, bool RaggedRows, class OperandA, class OperandB,
+          class Shadow>
+__attribute__((always_inline)) inline void mma_dispatch(float *acc, OperandA aOperand, OperandB bOperand,
+                                                        Shadow shadow) {
   const tile_ref<typename DT::storage> a = operand_ref(aOperand, K);
   const tile_ref<typename DT::storage> b = operand_ref(bOperand, L == BLayout::NK ? K : N);
   constexpr bool rowBlocks = RaggedRows && M > 4; /* few-row forms read all M rows */
+  auto unspread = [&] { shadow.template burst<L == BLayout::NK ? N : K, L == BLayout::NK ? K : N>(b); };
   if constexpr (!std::is_pointer<OperandA>::value) { /* packed weights as the left operand: plain rows first */
     if (a.panels) {
       alignas(64) typename DT::storage dense[M * K];
       unpanel<typename DT::storage, M, K>(dense, a);
-      mma_dispatch<DT, M, N, K, L>(acc, dense, b);
+      mma_dispatch<DT, M, N, K, L>(acc, dense, b, shadow);
       return;
     }
   }
   if constexpr (!std::is_pointer<OperandB>::value) { /* a window of a tensor: maybe of packed weights */
     if (b.panels) {
+      unspread();
       mma_panels<DT, M, N, K, L, RaggedRows>(acc, a, b);
       return;
     }
@@ -297,20 +321,24 @@ __attribute__((always_inline)) inline void mma_dispatch(float *acc, OperandA aOp
 #if defined(__AVX512F__)
   constexpr bool innerProduct = L == BLayout::NK && inner_product_fits<DT, M, K>();
   if constexpr (std::is_same<DT, f32>::value) {
-    if constexpr (innerProduct)
-      mma_dot<M, N, K, f32_dot, rowBlocks>(acc, all_rows<RaggedRows && !rowBlocks, M, K>(a), b);
-    else
+    if constexpr (innerProduct) {
+      mma_dot<M, N, K, f32_dot, rowBlocks>(acc, all_rows<RaggedRows && !rowBlocks, M, K>(a), b, shadow);
+    } else {
+      unspread();
       mma_f32_avx512<M, N, K, L, RaggedRows>(acc, a, b);
+    }
     return;
   }
 #if defined(ARGUS_CPU_HAVE_AMX)
   if constexpr (std::is_same<DT, bf16>::value && amx_tiles_fit<M, N, K>()) {
     if (amx_usable()) {
+      unspread();
       mma_bf16_amx<M, N, K, L, RaggedRows>(acc, a, b);
       return;
     }
   } else if constexpr (std::is_same<DT, bf16>::value && L == BLayout::NK && amx_few_rows_fit<M, N, K>()) {
     if (amx_usable()) {
+      unspread();
       mma_bf16_amx_few_rows<M, N, K>(acc, all_rows<RaggedRows, M, K>(a), b);
       return;
     }
@@ -322,26 +350,28 @@ __attribute__((always_inline)) inline void mma_dispatch(float *acc, OperandA aOp
     if constexpr (innerProduct) {
       if constexpr (bf16_widen_fits<M>())
         if (bf16_widen_preferred()) {
-          mma_dot_widened<M, N, K>(acc, all_rows<RaggedRows, M, K>(a), b);
+          mma_dot_widened<M, N, K>(acc, all_rows<RaggedRows, M, K>(a), b, shadow);
           return;
         }
-      mma_dot<M, N, K, bf16_dot, rowBlocks>(acc, all_rows<RaggedRows && !rowBlocks, M, K>(a), b);
+      mma_dot<M, N, K, bf16_dot, rowBlocks>(acc, all_rows<RaggedRows && !rowBlocks, M, K>(a), b, shadow);
       return;
     }
     if constexpr (L == BLayout::KN && kn_rows_fit<M>()) {
       if constexpr (bf16_widen_fits<M>())
         if (bf16_widen_preferred()) {
-          mma_kn_widened<M, N, K>(acc, all_rows<RaggedRows, M, K>(a), b);
+          mma_kn_widened<M, N, K>(acc, all_rows<RaggedRows, M, K>(a), b, shadow);
           return;
         }
-      mma_kn_rows<M, N, K>(acc, all_rows<RaggedRows, M, K>(a), b);
+      mma_kn_rows<M, N, K>(acc, all_rows<RaggedRows, M, K>(a), b, shadow);
       return;
     }
 #endif
+    unspread();
     mma_bf16_avx512<M, N, K, L, RaggedRows>(acc, a, b);
     return;
   }
 #endif
+  unspread();
   if constexpr (std::is_same<DT, bf16>::value || std::is_same<DT, f16>::value) {
     /* no native 16-bit dot product: widen both operands (exactly) to f32 */
     alignas(64) float af[M * K];
@@ -355,6 +385,7 @@ __attribute__((always_inline)) inline void mma_dispatch(float *acc, OperandA aOp
     return;
   }
 #elif defined(__AVX2__) && defined(__FMA__)
+  unspread();
   if constexpr (std::is_same<DT, f32>::value || std::is_same<DT, bf16>::value || std::is_same<DT, f16>::value) {
     if constexpr (L == BLayout::NK && inner_product_fits_avx2<M, K>())
       mma_dot8<M, N, K, typename avx2_dot<DT>::type>(acc, all_rows<RaggedRows, M, K>(a), b);
@@ -364,6 +395,8 @@ __attribute__((always_inline)) inline void mma_dispatch(float *acc, OperandA aOp
       mma_packed8<DT, M, N, K, L>(acc, all_rows<RaggedRows, M, K>(a), b);
     return;
   }
+#else
+  unspread();
 #endif
   mma_portable<DT, M, N, K, L>(acc, all_rows<RaggedRows, M, K>(a), b);
 }
@@ -382,6 +415,17 @@ inline void mma(float *acc, OperandA a, OperandB b) {
 template <class DT, int64_t M, int64_t N, int64_t K, class OperandA, class OperandV>
 inline void mma_kn(float *acc, OperandA a, OperandV v) {
   detail::mma_any<DT, M, N, K, detail::BLayout::KN>(acc, a, v);
+}
+
+/// mma and mma_kn that also fetch `next`, a tile like b (tile_shadow: an
+/// argus.prefetch before them), the lines spread over the product's reads.
+template <class DT, int64_t M, int64_t N, int64_t K, class OperandA, class OperandB, int LEVEL>
+inline void mma(float *acc, OperandA a, OperandB b, tile_shadow<LEVEL> &next) {
+  detail::mma_any<DT, M, N, K, detail::BLayout::NK>(acc, a, b, next);
+}
+template <class DT, int64_t M, int64_t N, int64_t K, class OperandA, class OperandV, int LEVEL>
+inline void mma_kn(float *acc, OperandA a, OperandV v, tile_shadow<LEVEL> &next) {
+  detail::mma_any<DT, M, N, K, detail::BLayout::KN>(acc, a, v, next);
 }
 
 } // namespace argus_cpu

@@ -132,7 +132,7 @@ inline void mma_dot8(float *acc, tile_ref<typename Dot::storage> a, tile_ref<typ
     using DotA = decltype(dotA);
     mma_dot_blocks<M, N, K, MR, NR>(acc, aTile, b,
                                     [](auto mr, auto nr, float *c, int64_t ldc, const auto *ap, int64_t lda,
-                                       const auto *bp, int64_t ldb, int64_t k, dot_next next) {
+                                       const auto *bp, int64_t ldb, int64_t k, dot_next next, no_shadow) {
                                       dot_block8<decltype(mr)::value, decltype(nr)::value, DotA, Dot>(c, ldc, ap, lda,
                                                                                                      bp, ldb, k, next);
                                     });

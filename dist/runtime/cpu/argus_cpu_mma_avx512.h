@@ -234,10 +234,11 @@ template <int MR, int NR> inline void add_block_sums(float *c, int64_t ldc, __m5
 /// rows of b (weights streamed from memory: decode GEMMs, MoE experts) are
 /// prefetched a few lines ahead: NR rows read side by side are NR streams
 /// 4 KiB apart, more than the hardware prefetchers keep up with (MoE gate/up
-/// at 1 row, one thread, weights from DRAM: 9.4 -> 11.5 GB/s).
-template <int MR, int NR, class Dot, class SA, class SB>
+/// at 1 row, one thread, weights from DRAM: 9.4 -> 11.5 GB/s). `shadow`
+/// fetches the line of its tile that matches each 64 bytes of b read.
+template <int MR, int NR, class Dot, class SA, class SB, class Shadow = no_shadow>
 inline void dot_block(float *c, int64_t ldc, const SA *a, int64_t lda, const SB *b, int64_t ldb, int64_t K,
-                      dot_next next = {}) {
+                      dot_next next = {}, Shadow shadow = {}) {
   constexpr int64_t KV = Dot::KV;
   constexpr int64_t kAhead = 4 * 64 / int64_t(sizeof(*b)); /* elements in 4 cache lines */
   const bool prefetch = K >= 4 * kAhead;
@@ -254,6 +255,7 @@ inline void dot_block(float *c, int64_t ldc, const SA *a, int64_t lda, const SB 
     for (int j = 0; j < NR; ++j) {
       if (prefetch) __builtin_prefetch(b + j * ldb + k + kAhead, 0, 3);
       const typename Dot::vec bv = Dot::load(b + j * ldb + k, n);
+      shadow.fetch(b + j * ldb + k);
 #pragma GCC unroll 4
       for (int r = 0; r < MR; ++r) acc[r][j] = Dot::fma(acc[r][j], av[r], bv);
     }
@@ -271,16 +273,18 @@ inline void dot_block(float *c, int64_t ldc, const SA *a, int64_t lda, const SB 
 
 /// acc (M x N) += a * b^T for short tiles (inner_product_fits): blocks of up
 /// to 4 rows of a (mma_dot_blocks) by NR columns of b.
-template <int64_t M, int64_t N, int64_t K, class Dot, bool RaggedRows = false, class SA, class SB>
-inline void mma_dot(float *acc, tile_ref<SA> a, tile_ref<SB> b) {
+template <int64_t M, int64_t N, int64_t K, class Dot, bool RaggedRows = false, class SA, class SB,
+          class Shadow = no_shadow>
+inline void mma_dot(float *acc, tile_ref<SA> a, tile_ref<SB> b, Shadow shadow = {}) {
   constexpr int MR = M < 4 ? int(M) : 4;            /* rows per block */
   constexpr int NR = MR == 1 ? 16 : MR == 2 ? 8 : 4; /* 16 accumulators (one reduction tree), else 12 */
-  mma_dot_blocks<M, N, K, MR, NR, RaggedRows>(acc, a, b,
-                                  [](auto mr, auto nr, float *c, int64_t ldc, const SA *ap, int64_t lda, const SB *bp,
-                                     int64_t ldb, int64_t k, dot_next next) {
-                                    dot_block<decltype(mr)::value, decltype(nr)::value, Dot>(c, ldc, ap, lda, bp, ldb, k,
-                                                                                             next);
-                                  });
+  mma_dot_blocks<M, N, K, MR, NR, RaggedRows>(
+      acc, a, b,
+      [](auto mr, auto nr, float *c, int64_t ldc, const SA *ap, int64_t lda, const SB *bp, int64_t ldb, int64_t k,
+         dot_next next, auto blockShadow) {
+        dot_block<decltype(mr)::value, decltype(nr)::value, Dot>(c, ldc, ap, lda, bp, ldb, k, next, blockShadow);
+      },
+      shadow);
 }
 #endif // __AVX512F__
 
@@ -379,9 +383,9 @@ __attribute__((always_inline)) inline void add_chunks(float *c, int64_t ldc, con
 
 /// c[MR x 32*NV] += a[MR x K] * v[K x 32*NV], columns past `nb` neither read
 /// nor written.
-template <int MR, int NV, int64_t K>
+template <int MR, int NV, int64_t K, class Shadow = no_shadow>
 inline void kn_rows_block(float *c, int64_t ldc, const uint16_t *a, int64_t lda, const uint16_t *v, int64_t ldv,
-                          int64_t nb) {
+                          int64_t nb, Shadow shadow = {}) {
   __m512 acc[MR][NV][2];
   unroll<MR>([&](auto r) {
     unroll<NV>([&](auto j) { acc[r][j][0] = acc[r][j][1] = _mm512_setzero_ps(); });
@@ -393,6 +397,10 @@ inline void kn_rows_block(float *c, int64_t ldc, const uint16_t *a, int64_t lda,
     unroll<NV>([&](auto j) {
       __m512bh lo, hi;
       kn_pairs(row + 32 * j, ldv, hasOdd, nb - 32 * j, lo, hi);
+      if (32 * j < nb) {
+        shadow.fetch(row + 32 * j);
+        if (hasOdd) shadow.fetch(row + ldv + 32 * j);
+      }
       unroll<MR>([&](auto r) {
         uint32_t pair = a[r * lda + 2 * kp];
         if (hasOdd) std::memcpy(&pair, a + r * lda + 2 * kp, sizeof pair);
@@ -418,12 +426,12 @@ template <int MR> constexpr int kn_chunks() { return MR == 1 ? 8 : MR == 2 ? 4 :
 
 /// acc (M x N) += a (M x K) * v (K x N), bf16, M <= 8: 32-column chunks, as
 /// many per block as keep 16 accumulators.
-template <int64_t M, int64_t N, int64_t K>
-inline void mma_kn_rows(float *acc, tile_ref<uint16_t> a, tile_ref<uint16_t> v) {
+template <int64_t M, int64_t N, int64_t K, class Shadow = no_shadow>
+inline void mma_kn_rows(float *acc, tile_ref<uint16_t> a, tile_ref<uint16_t> v, Shadow shadow = {}) {
   static_assert(kn_rows_fit<M>(), "the rows form holds every row of a in one register block");
   constexpr int MR = int(M), NV = kn_chunks<MR>();
   for (int64_t n0 = 0; n0 < N; n0 += 32 * NV)
-    kn_rows_block<MR, NV, K>(acc + n0, N, a.data, a.ld, v.data + n0, v.ld, N - n0);
+    kn_rows_block<MR, NV, K>(acc + n0, N, a.data, a.ld, v.data + n0, v.ld, N - n0, shadow);
 }
 
 /// The bf16 step of the inner-product form: 32 k (16 pairs) per vdpbf16ps.
@@ -496,21 +504,21 @@ inline void widen_pairs(float *dst, tile_ref<uint16_t> a) {
 
 /// acc (M x N) += a * b^T for short bf16 tiles (inner_product_fits) on f32
 /// FMAs: the inner-product form with bf16_widened_dot.
-template <int64_t M, int64_t N, int64_t K>
-inline void mma_dot_widened(float *acc, tile_ref<uint16_t> a, tile_ref<uint16_t> b) {
+template <int64_t M, int64_t N, int64_t K, class Shadow = no_shadow>
+inline void mma_dot_widened(float *acc, tile_ref<uint16_t> a, tile_ref<uint16_t> b, Shadow shadow = {}) {
   static_assert(M <= 4, "one block of rows: mma_dot_blocks would copy a's rows K, not KP, long");
   constexpr int64_t KP = (K + 31) / 32 * 32;
   alignas(64) float aw[M * KP];
   widen_pairs<M, K, KP>(aw, a);
-  mma_dot<M, N, K, bf16_widened_dot>(acc, tile_ref<float>{aw, KP}, b);
+  mma_dot<M, N, K, bf16_widened_dot>(acc, tile_ref<float>{aw, KP}, b, shadow);
 }
 
 /// c[MR x 32*NV] += a[MR x K] (f32) * v[K x 32*NV] (bf16, widened as read),
 /// columns past `nb` neither read nor written. Accumulators hold a chunk's
 /// even and odd columns apart until the end.
-template <int MR, int NV, int64_t K>
+template <int MR, int NV, int64_t K, class Shadow = no_shadow>
 inline void kn_widened_block(float *c, int64_t ldc, const float *a, int64_t lda, const uint16_t *v, int64_t ldv,
-                             int64_t nb) {
+                             int64_t nb, Shadow shadow = {}) {
   __m512 acc[MR][NV][2];
   unroll<MR>([&](auto r) {
     unroll<NV>([&](auto j) { acc[r][j][0] = acc[r][j][1] = _mm512_setzero_ps(); });
@@ -518,6 +526,7 @@ inline void kn_widened_block(float *c, int64_t ldc, const float *a, int64_t lda,
   for (int64_t k = 0; k < K; ++k) {
     unroll<NV>([&](auto j) {
       const bf16_widened_dot::vec x = bf16_widened_dot::load(v + k * ldv + 32 * j, nb - 32 * j);
+      if (32 * j < nb) shadow.fetch(v + k * ldv + 32 * j);
       unroll<MR>([&](auto r) {
         const __m512 av = _mm512_set1_ps(a[r * lda + k]);
         acc[r][j][0] = _mm512_fmadd_ps(av, x.even, acc[r][j][0]);
@@ -532,15 +541,15 @@ inline void kn_widened_block(float *c, int64_t ldc, const float *a, int64_t lda,
 
 /// acc (M x N) += a (M x K) * v (K x N), bf16, M <= 8, on f32 FMAs: the
 /// rows form with v's rows widened as read, no pairs of rows to interleave.
-template <int64_t M, int64_t N, int64_t K>
-inline void mma_kn_widened(float *acc, tile_ref<uint16_t> a, tile_ref<uint16_t> v) {
+template <int64_t M, int64_t N, int64_t K, class Shadow = no_shadow>
+inline void mma_kn_widened(float *acc, tile_ref<uint16_t> a, tile_ref<uint16_t> v, Shadow shadow = {}) {
   static_assert(kn_rows_fit<M>(), "the rows form holds every row of a in one register block");
   constexpr int MR = int(M), NV = kn_chunks<MR>();
   alignas(64) float aw[M * K];
   for (int64_t m = 0; m < M; ++m)
     for (int64_t k = 0; k < K; ++k) aw[m * K + k] = bf16::load(a.data[m * a.ld + k]);
   for (int64_t n0 = 0; n0 < N; n0 += 32 * NV)
-    kn_widened_block<MR, NV, K>(acc + n0, N, aw, K, v.data + n0, v.ld, N - n0);
+    kn_widened_block<MR, NV, K>(acc + n0, N, aw, K, v.data + n0, v.ld, N - n0, shadow);
 }
 #endif
 #endif // __AVX512BF16__

@@ -34,6 +34,26 @@ struct dot_next {
   int64_t ldBytes = 0, count = 0;
 };
 
+/// No tile to fetch alongside a product: the micro-kernels' default.
+struct no_shadow {
+  void fetch(const void *) const {}
+  template <int64_t ROWS, int64_t COLS, class S> void burst(tile_ref<S>) const {}
+};
+
+/// A tile_shadow a product took (ak::mma(..., shadow)): the micro-kernels
+/// that spread it fetch, with each 64 bytes of b they read, the tile's bytes
+/// `delta` further on; the others fetch its lines at once (burst).
+template <int LEVEL> struct line_shadow {
+  std::ptrdiff_t delta;
+  void fetch(const void *bBytes) const { prefetch_line<LEVEL>(static_cast<const char *>(bBytes) + delta); }
+  /// The tile's lines now: b's ROWS x COLS window moved by delta.
+  template <int64_t ROWS, int64_t COLS, class S> void burst(tile_ref<S> b) const {
+    tile_shadow<LEVEL> tile(reinterpret_cast<const char *>(b.data) + delta, ROWS, COLS * int64_t(sizeof(S)),
+                            b.ld * int64_t(sizeof(S)));
+    tile.burst();
+  }
+};
+
 /// acc (M x N) += a * b^T by register blocks: per block of NR columns of b,
 /// blocks of MR rows of a (the last one shorter), so each row of b comes
 /// from memory once and from L1 for the other row blocks. Rows of a that lie
@@ -43,12 +63,15 @@ struct dot_next {
 /// ones fetch the next column block's rows into L2 in shares, so the weight
 /// stream runs while they compute (f32, 16 rows, N x K = 14336 x 4096 and
 /// 4096 x 14336, two threads: 1.15-1.2x; 9 rows, one thread: 1.2-1.25x).
-/// `block(mr, nr, c, ldc, a, lda, b, ldb, K, next)` computes one block, its
-/// row and column counts as std::integral_constant, and fetches `next`
-/// (dot_next). RaggedRows: only a.rows rows of a are in bounds; blocks past
-/// them are skipped (their acc rows kept).
-template <int64_t M, int64_t N, int64_t K, int MR, int NR, bool RaggedRows = false, class SA, class SB, class Block>
-inline void mma_dot_blocks(float *acc, tile_ref<SA> a, tile_ref<SB> b, Block block) {
+/// `block(mr, nr, c, ldc, a, lda, b, ldb, K, next, shadow)` computes one
+/// block, its row and column counts as std::integral_constant, and fetches
+/// `next` (dot_next) and, in the first row block, `shadow`'s share
+/// (line_shadow: the lines of a tile like b, as it reads b). RaggedRows: only
+/// a.rows rows of a are in bounds; blocks past them are skipped (their acc
+/// rows kept).
+template <int64_t M, int64_t N, int64_t K, int MR, int NR, bool RaggedRows = false, class SA, class SB, class Block,
+          class Shadow = no_shadow>
+inline void mma_dot_blocks(float *acc, tile_ref<SA> a, tile_ref<SB> b, Block block, Shadow shadow = {}) {
   static_assert(M <= 32, "the inner-product form is for short tiles");
   static_assert(!RaggedRows || M > MR, "ragged rows need the dense copy of a");
   constexpr int rest = int(M % MR); /* rows of the last, shorter block */
@@ -70,13 +93,18 @@ inline void mma_dot_blocks(float *acc, tile_ref<SA> a, tile_ref<SB> b, Block blo
                     std::min<int64_t>(count, N - n - NR - first)};
   };
   auto columns = [&](auto nr, int64_t n) {
-    for (int64_t m = 0; m + MR <= used; m += MR)
-      block(std::integral_constant<int, MR>(), nr, acc + m * N + n, N, a.data + m * a.ld, a.ld, b.data + n * b.ld,
-            b.ld, K, next(n, m));
+    for (int64_t m = 0; m + MR <= used; m += MR) {
+      if (m == 0) /* the block that reads b from memory fetches the shadow (MR <= M: it always runs) */
+        block(std::integral_constant<int, MR>(), nr, acc + n, N, a.data, a.ld, b.data + n * b.ld, b.ld, K, next(n, 0),
+              shadow);
+      else
+        block(std::integral_constant<int, MR>(), nr, acc + m * N + n, N, a.data + m * a.ld, a.ld, b.data + n * b.ld,
+              b.ld, K, next(n, m), no_shadow{});
+    }
     if constexpr (rest != 0)
       if (used == M)
         block(std::integral_constant<int, rest>(), nr, acc + (M - rest) * N + n, N, a.data + (M - rest) * a.ld, a.ld,
-            b.data + n * b.ld, b.ld, K, next(n, M - rest));
+            b.data + n * b.ld, b.ld, K, next(n, M - rest), no_shadow{});
   };
   int64_t n = 0;
   for (; n + NR <= N; n += NR) columns(std::integral_constant<int, NR>(), n);

@@ -123,6 +123,7 @@ void CpuEmitter::resetScope() {
   scalars.clear();
   buffers.clear();
   foldedTransposes.clear();
+  shadowOf.clear();
   fusedOps.clear();
 }
 

@@ -96,6 +96,9 @@ public:
   /// Transposes read only as mma b operands: they alias their operand's slot
   /// and those mma ops become ak::mma_kn.
   llvm::DenseSet<mlir::Value> foldedTransposes;
+  /// mma ops that fetch an argus.prefetch's tile as they read b: the
+  /// ak::tile_shadow variable of the latest such prefetch before them.
+  llvm::DenseMap<mlir::Operation *, std::string> shadowOf;
 
 private:
   mlir::LogicalResult checkKernel(mlir::func::FuncOp kernel, mlir::func::FuncOp &grid);

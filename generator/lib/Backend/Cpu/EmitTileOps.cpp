@@ -98,16 +98,18 @@ std::string slotViewIndex(BufferType buffer, int64_t slotElems, Attribute view, 
   return layoutExpr(own, layoutExpr(view, "ix"));
 }
 
+/// The dimensions of `shape` other than 1.
+SmallVector<int64_t> nonUnitDims(ArrayRef<int64_t> shape) {
+  SmallVector<int64_t> dims;
+  for (int64_t d : shape)
+    if (d != 1)
+      dims.push_back(d);
+  return dims;
+}
+
 /// True when a reshape only drops or adds dimensions of size 1.
 bool dropsUnitDimsOnly(ReshapeOp r) {
-  auto nonUnit = [](ArrayRef<int64_t> shape) {
-    SmallVector<int64_t> dims;
-    for (int64_t d : shape)
-      if (d != 1)
-        dims.push_back(d);
-    return dims;
-  };
-  return nonUnit(r.getOperand().getType().getShape()) == nonUnit(r.getType().getShape());
+  return nonUnitDims(r.getOperand().getType().getShape()) == nonUnitDims(r.getType().getShape());
 }
 
 /// True when transpose `t` need not be materialised: it is 2-D and only read
@@ -122,6 +124,32 @@ bool isFoldedIntoMma(TransposeOp t) {
       return false;
   }
   return true;
+}
+
+/// The shape in which `m` reads its b operand: N x K, or K x N when b is a
+/// transpose folded into it (ak::mma_kn reads the transpose's operand).
+ArrayRef<int64_t> bReadShape(MmaOp m) {
+  if (auto t = m.getB().getDefiningOp<TransposeOp>(); t && isFoldedIntoMma(t))
+    return t.getOperand().getType().getShape();
+  return m.getB().getType().getShape();
+}
+
+/// The mma ops after prefetch `p` in its block, at any depth, that read b as
+/// a tile of the prefetched shape (unit dimensions aside) and element type:
+/// the products that can fetch its lines as they read b (ak::tile_shadow).
+/// Tiles of run-time sizes have none.
+SmallVector<MmaOp> shadowingProducts(PrefetchOp p) {
+  SmallVector<MmaOp> products;
+  if (llvm::any_of(p.getShape(), ShapedType::isDynamic))
+    return products;
+  const SmallVector<int64_t> tile = nonUnitDims(p.getShape());
+  Type elem = p.getTensor().getType().getElementType();
+  for (Operation *next = p->getNextNode(); next; next = next->getNextNode())
+    next->walk([&](MmaOp m) {
+      if (m.getB().getType().getElementType() == elem && nonUnitDims(bReadShape(m)) == tile)
+        products.push_back(m);
+    });
+  return products;
 }
 
 /// True when every read of tile `v` is by an mma of `block` as its a or b
@@ -371,9 +399,20 @@ LogicalResult CpuEmitter::emitArgusOp(Operation *op) {
           ok = fail(op, "the CPU backend cannot prefetch tensors of this element type");
           return;
         }
-        line("ak::prefetch<" + *tag + ", " + std::to_string(p.getLevel()) + ">(" + scalar(p.getTensor()) + ", {" +
-                 offsets + "}, {" + shape + "});",
-             op);
+        const std::string call = "<" + *tag + ", " + std::to_string(p.getLevel()) + ">(" + scalar(p.getTensor()) +
+                                 ", {" + offsets + "}, {" + shape + "});";
+        SmallVector<MmaOp> products = shadowingProducts(p);
+        if (products.empty()) {
+          line("ak::prefetch" + call, op);
+          return;
+        }
+        // The product after it fetches the lines as it reads its b: spread
+        // over the product rather than in one burst before it.
+        const std::string next = names.unique("next_tile");
+        line("ak::tile_shadow<" + std::to_string(p.getLevel()) + "> " + next + " = ak::prefetch_shadow" + call, op,
+             "fetched by the next product of its shape as it reads b");
+        for (MmaOp m : products) // a later prefetch claims the products after it
+          shadowOf[m] = next;
       })
       .Case([&](SegmentOp sg) { ok = emitSegment(sg, "argus_cpu_tensor"); })
       .Case([&](ReadOp r) {
@@ -552,10 +591,11 @@ LogicalResult CpuEmitter::emitArgusOp(Operation *op) {
         }
         // b = transpose(v) folded: mma_kn reads v (K x N) as it lies.
         bool kn = foldedTransposes.contains(m.getB());
+        auto shadow = shadowOf.find(op);
         line(std::string(kn ? "ak::mma_kn<" : "ak::mma<") + tagOf(a.getElementType()) + ", " +
                  std::to_string(a.getShape()[0]) + ", " + std::to_string(b.getShape()[0]) + ", " +
                  std::to_string(a.getShape()[1]) + ">(" + slots.get(id).name + ", " + slots.nameOf(m.getA()) +
-                 ", " + slots.nameOf(m.getB()) + ");",
+                 ", " + slots.nameOf(m.getB()) + (shadow == shadowOf.end() ? "" : ", " + shadow->second) + ");",
              op);
       })
       .Case([&](BinaryOp b) {
