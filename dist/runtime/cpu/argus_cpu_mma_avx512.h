@@ -382,9 +382,9 @@ __attribute__((always_inline)) inline void add_chunks(float *c, int64_t ldc, con
 }
 
 /// c[MR x 32*NV] += a[MR x K] * v[K x 32*NV], columns past `nb` neither read
-/// nor written.
+/// nor written. Inlined into its one caller (kFewRowsForm).
 template <int MR, int NV, int64_t K, class Shadow = no_shadow>
-inline void kn_rows_block(float *c, int64_t ldc, const uint16_t *a, int64_t lda, const uint16_t *v, int64_t ldv,
+__attribute__((always_inline)) inline void kn_rows_block(float *c, int64_t ldc, const uint16_t *a, int64_t lda, const uint16_t *v, int64_t ldv,
                           int64_t nb, Shadow shadow = {}) {
   __m512 acc[MR][NV][2];
   unroll<MR>([&](auto r) {
@@ -417,6 +417,13 @@ inline void kn_rows_block(float *c, int64_t ldc, const uint16_t *a, int64_t lda,
                      _mm512_setr_epi32(8, 9, 10, 11, 24, 25, 26, 27, 12, 13, 14, 15, 28, 29, 30, 31));
 }
 
+/*  kFewRowsForm: the few-row forms of decode attention's products
+ *  (mma_kn_rows, mma_dot_widened, mma_kn_widened) are each one function out
+ *  of line with its register block inlined. GCC 12 chose between that and
+ *  the block out of line (the form inlined into the kernel) by size
+ *  estimates that moved with unrelated edits to this header; the second
+ *  shape ran the whole decode kernel 0.9x (llama3-8b, 2 threads, 2026-11-30). */
+
 /// Whether a bf16 product with b laid out K x N takes the rows form.
 template <int64_t M> constexpr bool kn_rows_fit() { return M <= 8; }
 
@@ -427,7 +434,7 @@ template <int MR> constexpr int kn_chunks() { return MR == 1 ? 8 : MR == 2 ? 4 :
 /// acc (M x N) += a (M x K) * v (K x N), bf16, M <= 8: 32-column chunks, as
 /// many per block as keep 16 accumulators.
 template <int64_t M, int64_t N, int64_t K, class Shadow = no_shadow>
-inline void mma_kn_rows(float *acc, tile_ref<uint16_t> a, tile_ref<uint16_t> v, Shadow shadow = {}) {
+__attribute__((noinline)) void mma_kn_rows(float *acc, tile_ref<uint16_t> a, tile_ref<uint16_t> v, Shadow shadow = {}) {
   static_assert(kn_rows_fit<M>(), "the rows form holds every row of a in one register block");
   constexpr int MR = int(M), NV = kn_chunks<MR>();
   for (int64_t n0 = 0; n0 < N; n0 += 32 * NV)
@@ -505,7 +512,7 @@ inline void widen_pairs(float *dst, tile_ref<uint16_t> a) {
 /// acc (M x N) += a * b^T for short bf16 tiles (inner_product_fits) on f32
 /// FMAs: the inner-product form with bf16_widened_dot.
 template <int64_t M, int64_t N, int64_t K, class Shadow = no_shadow>
-inline void mma_dot_widened(float *acc, tile_ref<uint16_t> a, tile_ref<uint16_t> b, Shadow shadow = {}) {
+__attribute__((noinline)) void mma_dot_widened(float *acc, tile_ref<uint16_t> a, tile_ref<uint16_t> b, Shadow shadow = {}) {
   static_assert(M <= 4, "one block of rows: mma_dot_blocks would copy a's rows K, not KP, long");
   constexpr int64_t KP = (K + 31) / 32 * 32;
   alignas(64) float aw[M * KP];
@@ -515,9 +522,10 @@ inline void mma_dot_widened(float *acc, tile_ref<uint16_t> a, tile_ref<uint16_t>
 
 /// c[MR x 32*NV] += a[MR x K] (f32) * v[K x 32*NV] (bf16, widened as read),
 /// columns past `nb` neither read nor written. Accumulators hold a chunk's
-/// even and odd columns apart until the end.
+/// even and odd columns apart until the end. Inlined into its one caller
+/// (kFewRowsForm).
 template <int MR, int NV, int64_t K, class Shadow = no_shadow>
-inline void kn_widened_block(float *c, int64_t ldc, const float *a, int64_t lda, const uint16_t *v, int64_t ldv,
+__attribute__((always_inline)) inline void kn_widened_block(float *c, int64_t ldc, const float *a, int64_t lda, const uint16_t *v, int64_t ldv,
                              int64_t nb, Shadow shadow = {}) {
   __m512 acc[MR][NV][2];
   unroll<MR>([&](auto r) {
@@ -542,7 +550,7 @@ inline void kn_widened_block(float *c, int64_t ldc, const float *a, int64_t lda,
 /// acc (M x N) += a (M x K) * v (K x N), bf16, M <= 8, on f32 FMAs: the
 /// rows form with v's rows widened as read, no pairs of rows to interleave.
 template <int64_t M, int64_t N, int64_t K, class Shadow = no_shadow>
-inline void mma_kn_widened(float *acc, tile_ref<uint16_t> a, tile_ref<uint16_t> v, Shadow shadow = {}) {
+__attribute__((noinline)) void mma_kn_widened(float *acc, tile_ref<uint16_t> a, tile_ref<uint16_t> v, Shadow shadow = {}) {
   static_assert(kn_rows_fit<M>(), "the rows form holds every row of a in one register block");
   constexpr int MR = int(M), NV = kn_chunks<MR>();
   alignas(64) float aw[M * K];
