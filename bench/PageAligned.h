@@ -8,25 +8,44 @@
 // a case no engine presents, measured by accident. Benchmark operands that
 // stand for such buffers use PageAlignedVector.
 //
+// ARGUS_BENCH_HUGE_PAGES=1 puts them on transparent huge pages instead (2 MiB
+// aligned, madvise(MADV_HUGEPAGE)), as an engine that asks for them gets
+// (PyTorch: THP_MEM_ALLOC_ENABLE=1): decode's pages, scattered over a pool of
+// 4 KiB pages, cost a TLB walk for every 2 KiB row pitch they cross.
+//
 //===----------------------------------------------------------------------===//
 #ifndef ARGUS_BENCH_PAGE_ALIGNED_H
 #define ARGUS_BENCH_PAGE_ALIGNED_H
 
+#include <sys/mman.h>
+
 #include <cstdlib>
+#include <cstring>
 #include <new>
 #include <vector>
 
 namespace argus::bench {
 
+/// Whether ARGUS_BENCH_HUGE_PAGES=1 asks for transparent huge pages.
+inline bool benchHugePages() {
+  static const bool huge = [] {
+    const char *env = std::getenv("ARGUS_BENCH_HUGE_PAGES");
+    return env && std::strcmp(env, "1") == 0;
+  }();
+  return huge;
+}
+
 template <class T> struct PageAlignedAllocator {
   using value_type = T;
-  static constexpr size_t kAlignment = 4096;
   PageAlignedAllocator() = default;
   template <class U> PageAlignedAllocator(const PageAlignedAllocator<U> &) {}
   T *allocate(size_t n) {
-    const size_t bytes = (n * sizeof(T) + kAlignment - 1) / kAlignment * kAlignment;
-    if (void *p = std::aligned_alloc(kAlignment, bytes)) return static_cast<T *>(p);
-    throw std::bad_alloc();
+    const size_t alignment = benchHugePages() ? size_t(2) << 20 : 4096;
+    const size_t bytes = (n * sizeof(T) + alignment - 1) / alignment * alignment;
+    void *p = std::aligned_alloc(alignment, bytes);
+    if (!p) throw std::bad_alloc();
+    if (benchHugePages()) madvise(p, bytes, MADV_HUGEPAGE); /* a hint: 4 KiB pages where the kernel has none */
+    return static_cast<T *>(p);
   }
   void deallocate(T *p, size_t) { std::free(p); }
   template <class U> bool operator==(const PageAlignedAllocator<U> &) const { return true; }

@@ -335,6 +335,7 @@ void benchArgusDecode(benchmark::State &st, int64_t batch, int64_t context) {
   }
   st.counters["GB/s"] = benchmark::Counter(p.kvBytes() * 1e-9, benchmark::Counter::kIsIterationInvariantRate);
   st.counters["kv_copies"] = double(p.copies);
+  st.counters["huge_pages"] = argus::bench::benchHugePages() ? 1.0 : 0.0; /* ARGUS_BENCH_HUGE_PAGES (PageAligned.h) */
 }
 
 /// The bandwidth roof: a threaded copy of 256 MiB, counting the bytes read.
