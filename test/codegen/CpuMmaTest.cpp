@@ -310,6 +310,56 @@ TEST(CpuMma, EntryPointsHandTheirShadowOnce) {
   EXPECT_EQ(left, 0);
 }
 
+/// Runs `kernel(c, scale)` on a case whose expectation is recomputed as
+/// acc * by + a b^T, by[m] in [0.25, 2): each row of acc scaled before the sum.
+template <class DT, int64_t M, int64_t N, int64_t K, BLayout L, class Kernel>
+void checkRowScale(const char *path, Kernel kernel) {
+  for (int64_t pad : {0, 6}) {
+    MmaCase<DT> c(M, N, K, pad, L, unsigned(M * 5 + N + K + pad));
+    std::vector<float> by(M);
+    for (int64_t m = 0; m < M; ++m) by[size_t(m)] = 0.25f + 0.125f * float(m % 14);
+    for (int64_t m = 0; m < M; ++m)
+      for (int64_t n = 0; n < N; ++n) c.want[m * N + n] += double(c.acc[m * N + n]) * (double(by[m]) - 1.0);
+    kernel(c, ak::row_scale{by.data()});
+    c.expectClose(path);
+  }
+}
+
+TEST(CpuMma, RowScaleInTheEpilogueOrBefore) {
+  if (!haveAvx512Bf16()) GTEST_SKIP() << "this CPU has no AVX512_BF16";
+  // The rows forms scale in their epilogue (decode's p v: acc * alpha + e v);
+  // every other path scales acc first. Ragged columns, odd K, strided.
+  checkRowScale<ak::bf16, 4, 128, 16, BLayout::KN>("bf16 kn widened, scaled", [](MmaCase<ak::bf16> &c, auto scale) {
+    ak::detail::mma_kn_widened<4, 128, 16>(c.acc.data(), c.aRef(), c.bRef(), ak::detail::no_shadow{}, scale);
+  });
+  checkRowScale<ak::bf16, 3, 45, 17, BLayout::KN>("bf16 kn rows, scaled", [](MmaCase<ak::bf16> &c, auto scale) {
+    ak::detail::mma_kn_rows<3, 45, 17>(c.acc.data(), c.aRef(), c.bRef(), ak::detail::no_shadow{}, scale);
+  });
+  checkRowScale<ak::bf16, 4, 128, 16, BLayout::KN>("ak::mma_kn, scaled", [](MmaCase<ak::bf16> &c, auto scale) {
+    ak::mma_kn<ak::bf16, 4, 128, 16>(c.acc.data(), c.aRef(), c.bRef(), scale);
+  });
+  checkRowScale<ak::f32, 4, 128, 16, BLayout::KN>("ak::mma_kn f32, scaled first", [](MmaCase<ak::f32> &c, auto scale) {
+    ak::mma_kn<ak::f32, 4, 128, 16>(c.acc.data(), c.aRef(), c.bRef(), scale);
+  });
+  checkRowScale<ak::bf16, 12, 64, 32, BLayout::KN>("ak::mma_kn, 12 rows, scaled first",
+                                                   [](MmaCase<ak::bf16> &c, auto scale) {
+                                                     ak::mma_kn<ak::bf16, 12, 64, 32>(c.acc.data(), c.aRef(), c.bRef(),
+                                                                                     scale);
+                                                   });
+  checkRowScale<ak::bf16, 4, 16, 128, BLayout::NK>("ak::mma, scaled first", [](MmaCase<ak::bf16> &c, auto scale) {
+    ak::mma<ak::bf16, 4, 16, 128>(c.acc.data(), c.aRef(), c.bRef(), scale);
+  });
+  // With a tile to fetch as well (a dense pool: the shadow is taken or burst; the sums are what is checked).
+  checkRowScale<ak::bf16, 4, 128, 16, BLayout::KN>("ak::mma_kn, shadow and scale", [](MmaCase<ak::bf16> &c, auto scale) {
+    alignas(64) static uint16_t pool[16 * 128];
+    argus_cpu_tensor t{};
+    t.data = pool, t.shape[0] = 16, t.shape[1] = 128, t.stride[0] = 128, t.stride[1] = 1;
+    const int64_t off[2] = {0, 0}, page[2] = {16, 128};
+    ak::tile_shadow<2> next = ak::prefetch_shadow<ak::bf16, 2>(t, off, page);
+    ak::mma_kn<ak::bf16, 4, 128, 16>(c.acc.data(), c.aRef(), c.bRef(), next, scale);
+  });
+}
+
 TEST(CpuMma, EntryPointsTakeDenseTilesAndRefs) {
   if (!haveAvx512Bf16()) GTEST_SKIP() << "this CPU has no AVX512_BF16";
   // Dense arrays: ak::mma reads b with row stride K, ak::mma_kn with N.

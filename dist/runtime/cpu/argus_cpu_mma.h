@@ -109,8 +109,18 @@ template <class S> inline tile_ref<S> operand_ref(const S *tile, int64_t dense) 
 template <class S> inline tile_ref<S> operand_ref(tile_ref<S> window, int64_t) { return window; }
 
 template <class DT, int64_t M, int64_t N, int64_t K, BLayout L, bool RaggedRows = false, class OperandA,
-          class OperandB, class Shadow = no_shadow>
-inline void mma_dispatch(float *acc, OperandA aOperand, OperandB bOperand, Shadow shadow = {});
+          class OperandB, class Shadow = no_shadow, class Scale = no_scale>
+inline void mma_dispatch(float *acc, OperandA aOperand, OperandB bOperand, Shadow shadow = {}, Scale scale = {});
+
+/// Whether mma_dispatch's form for these tiles takes a row_scale into its
+/// epilogue: the bf16 rows forms (whatever the CPU picks at run time).
+template <class DT, int64_t M, BLayout L> constexpr bool takes_row_scale() {
+#if defined(__AVX512F__) && defined(__AVX512BF16__) && defined(__AVX512BW__)
+  return std::is_same<DT, bf16>::value && L == BLayout::KN && kn_rows_fit<M>();
+#else
+  return false;
+#endif
+}
 
 /// A window with ragged rows as a dense ROWS x COLS tile in its own
 /// scratch, the rows past its in-bounds ones zero.
@@ -248,43 +258,47 @@ __attribute__((noinline, cold)) void mma_ragged(float *acc, tile_ref<typename DT
 
 /// acc (M x N) += a (M x K) * b^T, b laid out as L says: ragged windows
 /// apart, mma_dispatch.
-template <class DT, int64_t M, int64_t N, int64_t K, BLayout L, class OperandA, class OperandB>
-inline void mma_any(float *acc, OperandA aOperand, OperandB bOperand) {
+template <class DT, int64_t M, int64_t N, int64_t K, BLayout L, class OperandA, class OperandB,
+          class Scale = no_scale>
+inline void mma_any(float *acc, OperandA aOperand, OperandB bOperand, Scale scale = {}) {
   /* load_ref makes ragged windows of tiles at least kRaggedColumns wide only */
   constexpr bool mayBeRagged = K >= kRaggedColumns || (L == BLayout::KN && N >= kRaggedColumns);
   if constexpr (!std::is_pointer<OperandA>::value || !std::is_pointer<OperandB>::value) {
     const tile_ref<typename DT::storage> a = operand_ref(aOperand, K);
     const tile_ref<typename DT::storage> b = operand_ref(bOperand, L == BLayout::NK ? K : N);
     if (__builtin_expect(a.rows >= 0 || b.rows >= 0, 0)) { /* the last row tile of M or N */
+      scale.template apply<M, N>(acc);
       mma_ragged_rows<DT, M, N, K, L>(acc, a, b);
       return;
     }
     if constexpr (mayBeRagged) {
       if (__builtin_expect(a.cols >= 0 || b.cols >= 0, 0)) { /* once per product, at its last k-step */
+        scale.template apply<M, N>(acc);
         mma_ragged<DT, M, N, K, L>(acc, a, b);
         return;
       }
     }
   }
-  mma_dispatch<DT, M, N, K, L>(acc, aOperand, bOperand);
+  mma_dispatch<DT, M, N, K, L>(acc, aOperand, bOperand, no_shadow{}, scale);
 }
 
 /// mma_any that also fetches `next` (an argus.prefetch the emitter paired
 /// with this product): spread over the product when b is a plain window
 /// lying like the tile, else at once before it.
-template <class DT, int64_t M, int64_t N, int64_t K, BLayout L, int LEVEL, class OperandA, class OperandB>
-inline void mma_any(float *acc, OperandA aOperand, OperandB bOperand, tile_shadow<LEVEL> &next) {
+template <class DT, int64_t M, int64_t N, int64_t K, BLayout L, int LEVEL, class OperandA, class OperandB,
+          class Scale = no_scale>
+inline void mma_any(float *acc, OperandA aOperand, OperandB bOperand, tile_shadow<LEVEL> &next, Scale scale = {}) {
   using S = typename DT::storage;
   constexpr int64_t ROWS = L == BLayout::NK ? N : K, COLS = L == BLayout::NK ? K : N;
   const tile_ref<S> a = operand_ref(aOperand, K), b = operand_ref(bOperand, COLS);
   std::ptrdiff_t delta = 0;
   if (a.rows < 0 && a.cols < 0 && !a.panels && b.rows < 0 && b.cols < 0 && !b.panels &&
       next.template take<ROWS, COLS, int(sizeof(S))>(b.data, b.ld, delta)) {
-    mma_dispatch<DT, M, N, K, L>(acc, aOperand, bOperand, line_shadow<LEVEL>{delta});
+    mma_dispatch<DT, M, N, K, L>(acc, aOperand, bOperand, line_shadow<LEVEL>{delta}, scale);
     return;
   }
   next.burst();
-  mma_any<DT, M, N, K, L>(acc, aOperand, bOperand);
+  mma_any<DT, M, N, K, L>(acc, aOperand, bOperand, scale);
 }
 
 /// acc (M x N) += a (M x K) * b^T, b laid out as L says, no operand ragged
@@ -293,14 +307,22 @@ inline void mma_any(float *acc, OperandA aOperand, OperandB bOperand, tile_shado
 /// a are in bounds; micro-kernels that take it compute those, the others get
 /// a dense zero-padded copy (all_rows). `shadow` (line_shadow: a tile like b
 /// to fetch): the few-row forms spread its lines over their reads of b, the
-/// others fetch them first. Always inlined into mma_any, as it was before
-/// ragged windows.
+/// others fetch them first. `scale` (row_scale): the rows forms scale acc in
+/// their epilogue, the others first. Always inlined into mma_any, as it was
+/// before ragged windows.
 template <class DT, int64_t M, int64_t N, int64_t K, BLayout L, bool RaggedRows, class OperandA, class OperandB,
-          class Shadow>
+          class Shadow, class Scale>
 __attribute__((always_inline)) inline void mma_dispatch(float *acc, OperandA aOperand, OperandB bOperand,
-                                                        Shadow shadow) {
+                                                        Shadow shadow, Scale scale) {
   const tile_ref<typename DT::storage> a = operand_ref(aOperand, K);
   const tile_ref<typename DT::storage> b = operand_ref(bOperand, L == BLayout::NK ? K : N);
+  if constexpr (Scale::scales) {
+    if (!takes_row_scale<DT, M, L>() || a.panels || b.panels) {
+      scale.template apply<M, N>(acc);
+      mma_dispatch<DT, M, N, K, L, RaggedRows>(acc, aOperand, bOperand, shadow);
+      return;
+    }
+  }
   constexpr bool rowBlocks = RaggedRows && M > 4; /* few-row forms read all M rows */
   auto unspread = [&] { shadow.template burst<L == BLayout::NK ? N : K, L == BLayout::NK ? K : N>(b); };
   if constexpr (!std::is_pointer<OperandA>::value) { /* packed weights as the left operand: plain rows first */
@@ -359,10 +381,10 @@ __attribute__((always_inline)) inline void mma_dispatch(float *acc, OperandA aOp
     if constexpr (L == BLayout::KN && kn_rows_fit<M>()) {
       if constexpr (bf16_widen_fits<M>())
         if (bf16_widen_preferred()) {
-          mma_kn_widened<M, N, K>(acc, all_rows<RaggedRows, M, K>(a), b, shadow);
+          mma_kn_widened<M, N, K>(acc, all_rows<RaggedRows, M, K>(a), b, shadow, scale);
           return;
         }
-      mma_kn_rows<M, N, K>(acc, all_rows<RaggedRows, M, K>(a), b, shadow);
+      mma_kn_rows<M, N, K>(acc, all_rows<RaggedRows, M, K>(a), b, shadow, scale);
       return;
     }
 #endif
@@ -426,6 +448,25 @@ inline void mma(float *acc, OperandA a, OperandB b, tile_shadow<LEVEL> &next) {
 template <class DT, int64_t M, int64_t N, int64_t K, class OperandA, class OperandV, int LEVEL>
 inline void mma_kn(float *acc, OperandA a, OperandV v, tile_shadow<LEVEL> &next) {
   detail::mma_any<DT, M, N, K, detail::BLayout::KN>(acc, a, v, next);
+}
+
+/// mma and mma_kn with acc's rows scaled first (row_scale), and that with
+/// a tile to fetch.
+template <class DT, int64_t M, int64_t N, int64_t K, class OperandA, class OperandB>
+inline void mma(float *acc, OperandA a, OperandB b, row_scale scale) {
+  detail::mma_any<DT, M, N, K, detail::BLayout::NK>(acc, a, b, scale);
+}
+template <class DT, int64_t M, int64_t N, int64_t K, class OperandA, class OperandV>
+inline void mma_kn(float *acc, OperandA a, OperandV v, row_scale scale) {
+  detail::mma_any<DT, M, N, K, detail::BLayout::KN>(acc, a, v, scale);
+}
+template <class DT, int64_t M, int64_t N, int64_t K, class OperandA, class OperandB, int LEVEL>
+inline void mma(float *acc, OperandA a, OperandB b, tile_shadow<LEVEL> &next, row_scale scale) {
+  detail::mma_any<DT, M, N, K, detail::BLayout::NK>(acc, a, b, next, scale);
+}
+template <class DT, int64_t M, int64_t N, int64_t K, class OperandA, class OperandV, int LEVEL>
+inline void mma_kn(float *acc, OperandA a, OperandV v, tile_shadow<LEVEL> &next, row_scale scale) {
+  detail::mma_any<DT, M, N, K, detail::BLayout::KN>(acc, a, v, next, scale);
 }
 
 } // namespace argus_cpu

@@ -366,26 +366,29 @@ inline void kn_pairs(const uint16_t *v, int64_t ldv, bool hasOdd, int64_t nb, __
 /// past `nb` are neither read nor written. Always inlined, with the unrolls
 /// in it: out of line it takes the accumulators' address, and GCC then keeps
 /// them in memory for the whole block (decode attention 0.90-0.94x).
-template <int MR, int NV>
+template <int MR, int NV, class Scale>
 __attribute__((always_inline)) inline void add_chunks(float *c, int64_t ldc, const __m512 (&acc)[MR][NV][2],
-                                                      int64_t nb, __m512i first, __m512i second) {
+                                                      int64_t nb, __m512i first, __m512i second, Scale scale) {
   unroll<MR>([&](auto r) {
     unroll<NV>([&](auto j) {
       float *out = c + r * ldc + 32 * j;
       const __mmask16 m0 = lane_mask(nb - 32 * j), m1 = lane_mask(nb - 32 * j - 16);
       const __m512 x0 = _mm512_permutex2var_ps(acc[r][j][0], first, acc[r][j][1]);
       const __m512 x1 = _mm512_permutex2var_ps(acc[r][j][0], second, acc[r][j][1]);
-      _mm512_mask_storeu_ps(out, m0, _mm512_add_ps(_mm512_maskz_loadu_ps(m0, out), x0));
-      _mm512_mask_storeu_ps(out + 16, m1, _mm512_add_ps(_mm512_maskz_loadu_ps(m1, out + 16), x1));
+      const __m512 old0 = scale.rescale(_mm512_maskz_loadu_ps(m0, out), r);
+      const __m512 old1 = scale.rescale(_mm512_maskz_loadu_ps(m1, out + 16), r);
+      _mm512_mask_storeu_ps(out, m0, _mm512_add_ps(old0, x0));
+      _mm512_mask_storeu_ps(out + 16, m1, _mm512_add_ps(old1, x1));
     });
   });
 }
 
 /// c[MR x 32*NV] += a[MR x K] * v[K x 32*NV], columns past `nb` neither read
 /// nor written. Inlined into its one caller (kFewRowsForm).
-template <int MR, int NV, int64_t K, class Shadow = no_shadow>
-__attribute__((always_inline)) inline void kn_rows_block(float *c, int64_t ldc, const uint16_t *a, int64_t lda, const uint16_t *v, int64_t ldv,
-                          int64_t nb, Shadow shadow = {}) {
+template <int MR, int NV, int64_t K, class Shadow = no_shadow, class Scale = no_scale>
+__attribute__((always_inline)) inline void kn_rows_block(float *c, int64_t ldc, const uint16_t *a, int64_t lda,
+                                                         const uint16_t *v, int64_t ldv, int64_t nb,
+                                                         Shadow shadow = {}, Scale scale = {}) {
   __m512 acc[MR][NV][2];
   unroll<MR>([&](auto r) {
     unroll<NV>([&](auto j) { acc[r][j][0] = acc[r][j][1] = _mm512_setzero_ps(); });
@@ -414,7 +417,7 @@ __attribute__((always_inline)) inline void kn_rows_block(float *c, int64_t ldc, 
   if constexpr (K % 2 != 0) step(K / 2);
   /* back in column order: lanes (lo 0, hi 0, lo 1, hi 1) and (lo 2, hi 2, lo 3, hi 3) */
   add_chunks<MR, NV>(c, ldc, acc, nb, _mm512_setr_epi32(0, 1, 2, 3, 16, 17, 18, 19, 4, 5, 6, 7, 20, 21, 22, 23),
-                     _mm512_setr_epi32(8, 9, 10, 11, 24, 25, 26, 27, 12, 13, 14, 15, 28, 29, 30, 31));
+                     _mm512_setr_epi32(8, 9, 10, 11, 24, 25, 26, 27, 12, 13, 14, 15, 28, 29, 30, 31), scale);
 }
 
 /*  kFewRowsForm: the few-row forms of decode attention's products
@@ -433,12 +436,13 @@ template <int MR> constexpr int kn_chunks() { return MR == 1 ? 8 : MR == 2 ? 4 :
 
 /// acc (M x N) += a (M x K) * v (K x N), bf16, M <= 8: 32-column chunks, as
 /// many per block as keep 16 accumulators.
-template <int64_t M, int64_t N, int64_t K, class Shadow = no_shadow>
-__attribute__((noinline)) void mma_kn_rows(float *acc, tile_ref<uint16_t> a, tile_ref<uint16_t> v, Shadow shadow = {}) {
+template <int64_t M, int64_t N, int64_t K, class Shadow = no_shadow, class Scale = no_scale>
+__attribute__((noinline)) void mma_kn_rows(float *acc, tile_ref<uint16_t> a, tile_ref<uint16_t> v, Shadow shadow = {},
+                                           Scale scale = {}) {
   static_assert(kn_rows_fit<M>(), "the rows form holds every row of a in one register block");
   constexpr int MR = int(M), NV = kn_chunks<MR>();
   for (int64_t n0 = 0; n0 < N; n0 += 32 * NV)
-    kn_rows_block<MR, NV, K>(acc + n0, N, a.data, a.ld, v.data + n0, v.ld, N - n0, shadow);
+    kn_rows_block<MR, NV, K>(acc + n0, N, a.data, a.ld, v.data + n0, v.ld, N - n0, shadow, scale);
 }
 
 /// The bf16 step of the inner-product form: 32 k (16 pairs) per vdpbf16ps.
@@ -524,9 +528,10 @@ __attribute__((noinline)) void mma_dot_widened(float *acc, tile_ref<uint16_t> a,
 /// columns past `nb` neither read nor written. Accumulators hold a chunk's
 /// even and odd columns apart until the end. Inlined into its one caller
 /// (kFewRowsForm).
-template <int MR, int NV, int64_t K, class Shadow = no_shadow>
-__attribute__((always_inline)) inline void kn_widened_block(float *c, int64_t ldc, const float *a, int64_t lda, const uint16_t *v, int64_t ldv,
-                             int64_t nb, Shadow shadow = {}) {
+template <int MR, int NV, int64_t K, class Shadow = no_shadow, class Scale = no_scale>
+__attribute__((always_inline)) inline void kn_widened_block(float *c, int64_t ldc, const float *a, int64_t lda,
+                                                            const uint16_t *v, int64_t ldv, int64_t nb,
+                                                            Shadow shadow = {}, Scale scale = {}) {
   __m512 acc[MR][NV][2];
   unroll<MR>([&](auto r) {
     unroll<NV>([&](auto j) { acc[r][j][0] = acc[r][j][1] = _mm512_setzero_ps(); });
@@ -544,20 +549,21 @@ __attribute__((always_inline)) inline void kn_widened_block(float *c, int64_t ld
   }
   /* back in column order: (even 0, odd 0, even 1, odd 1, ...) */
   add_chunks<MR, NV>(c, ldc, acc, nb, _mm512_setr_epi32(0, 16, 1, 17, 2, 18, 3, 19, 4, 20, 5, 21, 6, 22, 7, 23),
-                     _mm512_setr_epi32(8, 24, 9, 25, 10, 26, 11, 27, 12, 28, 13, 29, 14, 30, 15, 31));
+                     _mm512_setr_epi32(8, 24, 9, 25, 10, 26, 11, 27, 12, 28, 13, 29, 14, 30, 15, 31), scale);
 }
 
 /// acc (M x N) += a (M x K) * v (K x N), bf16, M <= 8, on f32 FMAs: the
 /// rows form with v's rows widened as read, no pairs of rows to interleave.
-template <int64_t M, int64_t N, int64_t K, class Shadow = no_shadow>
-__attribute__((noinline)) void mma_kn_widened(float *acc, tile_ref<uint16_t> a, tile_ref<uint16_t> v, Shadow shadow = {}) {
+template <int64_t M, int64_t N, int64_t K, class Shadow = no_shadow, class Scale = no_scale>
+__attribute__((noinline)) void mma_kn_widened(float *acc, tile_ref<uint16_t> a, tile_ref<uint16_t> v,
+                                              Shadow shadow = {}, Scale scale = {}) {
   static_assert(kn_rows_fit<M>(), "the rows form holds every row of a in one register block");
   constexpr int MR = int(M), NV = kn_chunks<MR>();
   alignas(64) float aw[M * K];
   for (int64_t m = 0; m < M; ++m)
     for (int64_t k = 0; k < K; ++k) aw[m * K + k] = bf16::load(a.data[m * a.ld + k]);
   for (int64_t n0 = 0; n0 < N; n0 += 32 * NV)
-    kn_widened_block<MR, NV, K>(acc + n0, N, aw, K, v.data + n0, v.ld, N - n0, shadow);
+    kn_widened_block<MR, NV, K>(acc + n0, N, aw, K, v.data + n0, v.ld, N - n0, shadow, scale);
 }
 #endif
 #endif // __AVX512BF16__

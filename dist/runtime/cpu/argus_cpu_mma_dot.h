@@ -34,6 +34,33 @@ struct dot_next {
   int64_t ldBytes = 0, count = 0;
 };
 
+/// No scaling of the accumulator before a product: the micro-kernels' default.
+struct no_scale {
+  static constexpr bool scales = false;
+  template <class V> V rescale(V old, int) const { return old; }
+  template <int64_t M, int64_t N> void apply(float *) const {}
+};
+
+} // namespace detail
+
+/// The accumulator's rows scaled before a product adds to it:
+/// acc[m][:] = acc[m][:] * by[m] + (a b^T)[m][:] (attention's output,
+/// rescaled by exp(m_old - m_new) as each page adds to it). The rows forms
+/// scale acc as their epilogue reads it to add their sums, where a pass of
+/// its own would read and write acc once more; the other forms make that
+/// pass first (apply). The same multiply and add, rounded apart.
+struct row_scale {
+  const float *by;
+  static constexpr bool scales = true;
+  template <class V> V rescale(V old, int row) const { return old * by[row]; }
+  template <int64_t M, int64_t N> void apply(float *acc) const {
+    for (int64_t m = 0; m < M; ++m)
+      for (int64_t n = 0; n < N; ++n) acc[m * N + n] *= by[m];
+  }
+};
+
+namespace detail {
+
 /// No tile to fetch alongside a product: the micro-kernels' default.
 struct no_shadow {
   void fetch(const void *) const {}

@@ -1,6 +1,7 @@
 // Decode attention's shape of work on one head: the next page of keys and of
 // values prefetched before the products over this one (q k^T, then p v with
-// v read as it lies), and a prefetch no product of its shape follows.
+// v read as it lies, added to the output scaled a row at a time), and a
+// prefetch no product of its shape follows.
 module {
   func.func @pfmma__grid(%Q: !argus.tensor<?x?xbf16>, %K: !argus.tensor<?x?xbf16>, %V: !argus.tensor<?x?xbf16>,
                          %O: !argus.tensor<?x?xf32>) -> (index, index, index) attributes {argus.grid_of = @pfmma} {
@@ -24,8 +25,11 @@ module {
     %v = argus.load %V[%c0, %c0] : !argus.tensor<?x?xbf16> -> !argus.tile<16x128xbf16>
     %vt = argus.transpose %v : !argus.tile<16x128xbf16> -> !argus.tile<128x16xbf16>
     %p = argus.cast %s : !argus.tile<4x16xf32> to !argus.tile<4x16xbf16>
-    %o0 = argus.full %zero : f32 -> !argus.tile<4x128xf32>
-    %o = argus.mma %p, %vt, %o0 : !argus.tile<4x16xbf16>, !argus.tile<128x16xbf16>, !argus.tile<4x128xf32>
+    %o0 = argus.load %O[%c0, %c0] : !argus.tensor<?x?xf32> -> !argus.tile<4x128xf32>
+    %half = arith.constant 0.5 : f32
+    %alpha = argus.full %half : f32 -> !argus.tile<4x1xf32>
+    %o0s = argus.binary mul %o0, %alpha : !argus.tile<4x128xf32>, !argus.tile<4x1xf32> -> !argus.tile<4x128xf32>
+    %o = argus.mma %p, %vt, %o0s : !argus.tile<4x16xbf16>, !argus.tile<128x16xbf16>, !argus.tile<4x128xf32>
     argus.store %o, %O[%c0, %c0] : !argus.tile<4x128xf32>, !argus.tensor<?x?xf32>
     return
   }

@@ -124,6 +124,7 @@ void CpuEmitter::resetScope() {
   buffers.clear();
   foldedTransposes.clear();
   shadowOf.clear();
+  rowScaleOf.clear();
   fusedOps.clear();
 }
 

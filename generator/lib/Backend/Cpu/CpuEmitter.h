@@ -99,6 +99,13 @@ public:
   /// mma ops that fetch an argus.prefetch's tile as they read b: the
   /// ak::tile_shadow variable of the latest such prefetch before them.
   llvm::DenseMap<mlir::Operation *, std::string> shadowOf;
+  /// mma ops that scale their accumulator's rows first (ak::row_scale): the
+  /// slot of the factors, from the multiply folded into them.
+  llvm::DenseMap<mlir::Operation *, std::string> rowScaleOf;
+  /// Folds `mul` (acc * factors a row, read only by the mma after it) into
+  /// that mma's epilogue: no code here, the result placed in acc's slot.
+  /// False (nothing done) when it does not fit.
+  bool foldRowScale(BinaryOp mul);
 
 private:
   mlir::LogicalResult checkKernel(mlir::func::FuncOp kernel, mlir::func::FuncOp &grid);

@@ -152,6 +152,35 @@ SmallVector<MmaOp> shadowingProducts(PrefetchOp p) {
   return products;
 }
 
+/// The mma whose accumulator is `mul`'s result, when `mul` scales an M x N
+/// f32 tile by an M x 1 one (each row by its own factor) just before that mma
+/// reads it: attention's acc * alpha + p v. Only reshapes and transposes
+/// folded into an mma (no code) may lie between, so the factors still sit
+/// in their slot when the mma runs.
+MmaOp rowScaledProduct(BinaryOp mul) {
+  if (mul.getKind() != BinaryKind::mul || !mul->hasOneUse())
+    return {};
+  auto mma = dyn_cast<MmaOp>(*mul->getUsers().begin());
+  if (!mma || mma.getAcc() != mul.getResult() || mma->getBlock() != mul->getBlock())
+    return {};
+  TileType out = mul.getType();
+  auto rowFactors = [&](Value v) {
+    auto t = dyn_cast<TileType>(v.getType());
+    return t && t.getRank() == 2 && t.getShape()[0] == out.getShape()[0] && t.getShape()[1] == 1 &&
+           t.getElementType().isF32();
+  };
+  if (!out.getElementType().isF32() || out.getRank() != 2 ||
+      !((mul.getLhs().getType() == out && rowFactors(mul.getRhs())) ||
+        (mul.getRhs().getType() == out && rowFactors(mul.getLhs()))))
+    return {};
+  for (Operation *between = mul->getNextNode(); between != mma.getOperation(); between = between->getNextNode()) {
+    auto transpose = dyn_cast<TransposeOp>(between);
+    if (!isa<ReshapeOp>(between) && !(transpose && isFoldedIntoMma(transpose)))
+      return {};
+  }
+  return mma;
+}
+
 /// True when every read of tile `v` is by an mma of `block` as its a or b
 /// operand: directly, through unit-dimension reshapes, or through a folded
 /// transpose. `last` is moved to the latest of those mma ops.
@@ -324,8 +353,25 @@ std::string cmpExpr(CmpPredicate p, const std::string &x, const std::string &y) 
 // Dispatch
 //===----------------------------------------------------------------------===//
 
+bool CpuEmitter::foldRowScale(BinaryOp mul) {
+  MmaOp mma = rowScaledProduct(mul);
+  if (!mma)
+    return false;
+  const bool lhsIsTile = mul.getLhs().getType() == mul.getType();
+  Value tile = lhsIsTile ? mul.getLhs() : mul.getRhs(), factors = lhsIsTile ? mul.getRhs() : mul.getLhs();
+  SlotTable::Id id = slots.of(tile);
+  if (id < 0 || !slots.canOverwrite(id, mul, "float", mul.getType().getNumElements()))
+    return false;
+  slots.place(mul, id);
+  rowScaleOf[mma] = slots.nameOf(factors);
+  line("// " + slots.nameOf(mul) + " scaled by " + slots.nameOf(factors) + " in the next product's epilogue", mul);
+  return true;
+}
+
 LogicalResult CpuEmitter::emitArgusOp(Operation *op) {
   if (fusedOps.contains(op))
+    return success();
+  if (auto mul = dyn_cast<BinaryOp>(op); mul && foldRowScale(mul))
     return success();
   if (bool fused = false; failed(emitRowPipeline(op, fused)))
     return failure();
@@ -592,10 +638,12 @@ LogicalResult CpuEmitter::emitArgusOp(Operation *op) {
         // b = transpose(v) folded: mma_kn reads v (K x N) as it lies.
         bool kn = foldedTransposes.contains(m.getB());
         auto shadow = shadowOf.find(op);
+        auto scale = rowScaleOf.find(op);
         line(std::string(kn ? "ak::mma_kn<" : "ak::mma<") + tagOf(a.getElementType()) + ", " +
                  std::to_string(a.getShape()[0]) + ", " + std::to_string(b.getShape()[0]) + ", " +
                  std::to_string(a.getShape()[1]) + ">(" + slots.get(id).name + ", " + slots.nameOf(m.getA()) +
-                 ", " + slots.nameOf(m.getB()) + (shadow == shadowOf.end() ? "" : ", " + shadow->second) + ");",
+                 ", " + slots.nameOf(m.getB()) + (shadow == shadowOf.end() ? "" : ", " + shadow->second) +
+                 (scale == rowScaleOf.end() ? "" : ", ak::row_scale{" + scale->second + "}") + ");",
              op);
       })
       .Case([&](BinaryOp b) {
