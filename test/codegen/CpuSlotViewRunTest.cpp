@@ -5,7 +5,8 @@
 // layout (none, or a swizzle whose period divides the slot); anything else is
 // refused with a diagnostic. Unmasked accesses are still masked on the CPU.
 // The kernels are the interpreter's (test/interpreter/inputs): the CPU must
-// agree with the reference semantics.
+// agree with the reference semantics. A slot loaded, updated and stored back
+// lives in the buffer's own storage meanwhile (no copy in or out).
 //
 //===----------------------------------------------------------------------===//
 #include "CodegenTestSupport.h"
@@ -15,6 +16,7 @@
 #include <cmath>
 #include <limits>
 #include <random>
+#include <regex>
 
 using namespace argus::codegen;
 using namespace argus::codegen::testing;
@@ -26,6 +28,41 @@ const float kNaN = std::numeric_limits<float>::quiet_NaN();
 int64_t swizzle(int64_t b, int64_t m, int64_t s, int64_t i) {
   int64_t yyy = ((int64_t(1) << b) - 1) << (m + s);
   return i ^ ((i & yyy) >> s);
+}
+
+TEST(CpuSlotViews, SlotsStoredBackAreUpdatedInPlace) {
+  const std::string path = "test/codegen/inputs/buffer_in_place.mlir";
+  std::string cpp = emitFromFile(path, "inplace", "inplace_cpu");
+  ASSERT_FALSE(cpp.empty());
+  // Slot 0: the buffer's storage itself, updated in a branch and stored back
+  // without a copy.
+  auto count = [&](const std::string &s) {
+    size_t n = 0;
+    for (size_t at = cpp.find(s); at != std::string::npos; at = cpp.find(s, at + s.size())) ++n;
+    return n;
+  };
+  EXPECT_TRUE(std::regex_search(cpp, std::regex(R"(float \*(\w+) = buf \+ \(c0\) \* 64;[^\n]*updated in place)"))) << cpp;
+  EXPECT_EQ(count("is the buffer slot: stored in place"), 1u) << cpp;
+  // Slot 1 is read again before its store: its first load is a copy, and its
+  // store copies back (the second load, last before the store, may alias the
+  // slot: the sum stored is the copy's).
+  EXPECT_EQ(count("the buffer slot itself: updated in place until it is stored back"), 2u) << cpp;
+  EXPECT_TRUE(std::regex_search(cpp, std::regex(R"(ak::copy<64>\(\w+, buf \+ \(c1\) \* 64\);)"))) << cpp;
+  EXPECT_TRUE(std::regex_search(cpp, std::regex(R"(ak::copy<64>\(buf \+ \(c1\) \* 64, \w+\);)"))) << cpp;
+  // A view read by an elementwise run: fused (one pass over its rows).
+  EXPECT_EQ(count("2 ops fused"), 1u) << cpp;
+
+  auto kernel = buildKernel(path, "inplace");
+  ASSERT_TRUE(kernel);
+  std::mt19937 rng(5);
+  std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
+  std::vector<float> x(128), y(128, kNaN);
+  for (float &v : x) v = dist(rng);
+  (*kernel)({tensorArg(x.data(), {8, 16}, {16, 1}), tensorArg(y.data(), {8, 16}, {16, 1})}, 1);
+  for (int64_t i = 0; i < 64; ++i) {
+    EXPECT_NEAR(y[i], std::exp(2.0 * x[i]), 1e-5 * std::exp(2.0 * x[i])) << "element " << i;
+    EXPECT_EQ(y[64 + i], 2.0f * x[64 + i]) << "element " << 64 + i;
+  }
 }
 
 TEST(CpuSlotViews, ViewsPlaceElementsLikeTheInterpreter) {

@@ -270,11 +270,11 @@ LogicalResult CpuEmitter::emitRowPipeline(Operation *first, bool &fused) {
   while (!p.ops.empty() && stopBeforeReordering(p));
   if (llvm::count_if(p.ops, [&](Operation *op) { return p.role[op] != Role::RowScalar; }) < 2)
     return success();
-  // An operand tile read a register at a time must be a plain array (an
-  // mma operand read in place is a tile_ref).
+  // An operand tile read a register at a time must be a plain array or a
+  // view of a buffer slot (an mma operand read in place is a tile_ref).
   for (Operation *op : p.ops)
     for (Value v : op->getOperands())
-      if (isa<TileType>(v.getType()) && !p.definedInside(v) && slots.get(slots.of(v)).readOnly)
+      if (isa<TileType>(v.getType()) && !p.definedInside(v) && slots.get(slots.of(v)).tileRef)
         return success();
 
   // Stored: every row reduction (row scalars read it from its R x 1 tile),

@@ -181,6 +181,43 @@ MmaOp rowScaledProduct(BinaryOp mul) {
   return mma;
 }
 
+/// The store that puts a buffer slot's loaded tile back, when the slot can
+/// hold the tile while it is updated (ak::mma adding to it, attention's
+/// accumulator per head): a store later in the load's block to the same
+/// slot (the same index values), every use of the load before it, and
+/// nothing else touching the buffer in between.
+BufferStoreOp storedBackInPlace(BufferLoadOp load) {
+  if (load.getViewAttr())
+    return {};
+  Block *block = load->getBlock();
+  BufferStoreOp back;
+  for (Operation *it = load->getNextNode(); it && !back; it = it->getNextNode()) {
+    if (auto s = dyn_cast<BufferStoreOp>(it); s && s.getBuffer() == load.getBuffer()) {
+      if (s.getViewAttr() || s.getIndices() != load.getIndices() || s.getValue().getType() != load.getType())
+        return {};
+      back = s;
+      break;
+    }
+    bool touches = false;
+    it->walk([&](Operation *inner) {
+      for (Value operand : inner->getOperands())
+        touches = touches || operand == load.getBuffer();
+    });
+    if (touches)
+      return {};
+  }
+  if (!back)
+    return {};
+  for (Operation *user : load->getUsers()) {
+    Operation *top = user;
+    while (top && top->getBlock() != block)
+      top = top->getParentOp();
+    if (!top || !top->isBeforeInBlock(back))
+      return {};
+  }
+  return back;
+}
+
 /// True when every read of tile `v` is by an mma of `block` as its a or b
 /// operand: directly, through unit-dimension reshapes, or through a folded
 /// transpose. `last` is moved to the latest of those mma ops.
@@ -485,7 +522,7 @@ LogicalResult CpuEmitter::emitArgusOp(Operation *op) {
           slots.create(scratch, storage, t.getNumElements()); // counts towards the stack budget
           line("const ak::tile_ref<" + storage + "> " + name + " = ak::load_ref" + call + scratch + from, op,
                "an mma operand: read in place when in bounds");
-          slots.place(l, slots.create(name, storage, t.getNumElements(), /*readOnly=*/true));
+          slots.place(l, slots.create(name, storage, t.getNumElements(), /*readOnly=*/true, /*tileRef=*/true));
           return;
         }
         declareTile(l, op, l.getUnmasked() ? "unmasked: in bounds by promise, masked anyway" : "");
@@ -580,6 +617,15 @@ LogicalResult CpuEmitter::emitArgusOp(Operation *op) {
                                       /*readOnly=*/true));
           return;
         }
+        if (BufferStoreOp back = storedBackInPlace(l)) {
+          std::string name = nameFor(l);
+          line(*storageCType(t.getElementType()) + " *" + name + " = " + src + ";", op,
+               "the buffer slot itself: updated in place until it is stored back");
+          SlotTable::Id id = slots.create(name, *storageCType(t.getElementType()), t.getNumElements());
+          slots.setStoreBack(id, back);
+          slots.place(l, id);
+          return;
+        }
         declareTile(l, op, "");
         line("ak::copy<" + elemsOf(t) + ">(" + slots.nameOf(l) + ", " + src + ");", op);
       })
@@ -601,6 +647,10 @@ LogicalResult CpuEmitter::emitArgusOp(Operation *op) {
                  op, note);
             return;
           }
+        }
+        if (SlotTable::Id id = slots.of(s.getValue()); id >= 0 && slots.get(id).storeBack == op) {
+          line("// " + slots.nameOf(s.getValue()) + " is the buffer slot: stored in place", op);
+          return;
         }
         line("ak::copy<" + elemsOf(t) + ">(" + bufferSlot(s.getBuffer(), s.getIndices()) + ", " +
                  slots.nameOf(s.getValue()) + ");",

@@ -51,7 +51,7 @@ bool isDeadAfter(Value v, Operation *at, bool regionUsesAreLater) {
 int64_t SlotTable::stackBytes() const {
   int64_t bytes = 0;
   for (const Slot &s : slots) {
-    if (s.readOnly)
+    if (s.readOnly || s.storeBack)
       continue;
     int64_t width = s.storage == "uint16_t" ? 2 : s.storage == "uint8_t" ? 1
                     : (s.storage == "double" || s.storage == "int64_t") ? 8 : 4;
@@ -61,12 +61,13 @@ int64_t SlotTable::stackBytes() const {
 }
 
 SlotTable::Id SlotTable::create(std::string name, std::string storage, int64_t elements,
-                                bool readOnly) {
+                                bool readOnly, bool tileRef) {
   Slot s;
   s.name = std::move(name);
   s.storage = std::move(storage);
   s.elements = elements;
   s.readOnly = readOnly;
+  s.tileRef = tileRef;
   slots.push_back(std::move(s));
   return static_cast<Id>(slots.size() - 1);
 }
@@ -100,6 +101,13 @@ bool SlotTable::canOverwrite(Id id, Operation *at, llvm::StringRef storage, int6
   const Slot &s = slots[id];
   if (s.readOnly || s.storage != storage || s.elements != elements)
     return false;
+  if (s.storeBack) { /* the buffer's own storage: only before the store back */
+    Operation *top = at;
+    while (top && top->getBlock() != s.storeBack->getBlock())
+      top = top->getParentOp();
+    if (!top || top == s.storeBack || !top->isBeforeInBlock(s.storeBack))
+      return false;
+  }
   for (Value v : s.occupants)
     if (!isDeadAfter(v, at, regionUsesAreLater))
       return false;

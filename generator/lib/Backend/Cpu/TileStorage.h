@@ -35,12 +35,18 @@ namespace argus::codegen::cpu {
 /// it again on every iteration.
 bool isDeadAfter(mlir::Value v, mlir::Operation *at, bool regionUsesAreLater = false);
 
-/// One C++ array (or, when `readOnly`, a pointer into a buffer).
+/// One C++ array (or, when `readOnly` or `storeBack`, a pointer into a
+/// buffer or, when `tileRef`, an ak::tile_ref: a window read in place, not a
+/// plain array).
 struct Slot {
   std::string name;    // the C++ identifier
   std::string storage; // element storage type (float, uint16_t, ...)
   int64_t elements = 0;
   bool readOnly = false; // aliases a buffer: never written through
+  bool tileRef = false;  // rows with a stride of their own (load_ref): no plain loads of it
+  // A buffer slot loaded, updated in place and stored back (the store): its
+  // storage is the buffer's, which values may take only until that store.
+  mlir::Operation *storeBack = nullptr;
   llvm::SmallVector<mlir::Value, 2> occupants;
 };
 
@@ -48,8 +54,11 @@ class SlotTable {
 public:
   using Id = int;
 
-  Id create(std::string name, std::string storage, int64_t elements, bool readOnly = false);
+  Id create(std::string name, std::string storage, int64_t elements, bool readOnly = false,
+            bool tileRef = false);
   const Slot &get(Id id) const { return slots[id]; }
+  /// Makes `id` a buffer slot stored back by `store` (Slot::storeBack).
+  void setStoreBack(Id id, mlir::Operation *store) { slots[id].storeBack = store; }
   /// Bytes of all writable slots: a bound on the stack the tiles take.
   int64_t stackBytes() const;
 
