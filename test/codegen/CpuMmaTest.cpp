@@ -196,20 +196,64 @@ TEST(CpuMma, AmxFewRowsForm) {
   checkPath<ak::bf16, 16, 32, 288>("bf16 amx few rows", [](MmaCase<ak::bf16> &c) {
     ak::detail::mma_bf16_amx_few_rows<16, 32, 288>(c.acc.data(), c.aRef(), c.bRef());
   });
-  // Short k-steps still compute right when called directly (one 32-k tile).
+  // Short k-steps: decode attention's scores (a page of keys, two 32-k
+  // chains), one 32-k tile (one chain), odd row counts (the permute packing
+  // with a lone last row), more than 8 rows (the scalar packing).
   checkPath<ak::bf16, 7, 16, 64>("bf16 amx few rows, short k", [](MmaCase<ak::bf16> &c) {
     ak::detail::mma_bf16_amx_few_rows<7, 16, 64>(c.acc.data(), c.aRef(), c.bRef());
   });
+  checkPath<ak::bf16, 4, 16, 128>("bf16 amx few rows, decode q.k", [](MmaCase<ak::bf16> &c) {
+    ak::detail::mma_bf16_amx_few_rows<4, 16, 128>(c.acc.data(), c.aRef(), c.bRef());
+  });
+  checkPath<ak::bf16, 8, 32, 32>("bf16 amx few rows, one k tile", [](MmaCase<ak::bf16> &c) {
+    ak::detail::mma_bf16_amx_few_rows<8, 32, 32>(c.acc.data(), c.aRef(), c.bRef());
+  });
+  checkPath<ak::bf16, 3, 16, 96>("bf16 amx few rows, odd rows", [](MmaCase<ak::bf16> &c) {
+    ak::detail::mma_bf16_amx_few_rows<3, 16, 96>(c.acc.data(), c.aRef(), c.bRef());
+  });
+  checkPath<ak::bf16, 12, 16, 64>("bf16 amx few rows, scalar packing", [](MmaCase<ak::bf16> &c) {
+    ak::detail::mma_bf16_amx_few_rows<12, 16, 64>(c.acc.data(), c.aRef(), c.bRef());
+  });
   // Which tiles the entry point sends there: not one row (the inner-product
-  // form streams it), not short k steps (decode attention's scores).
+  // form streams it), whole 16-row tiles of b and 32-k steps.
   using ak::detail::amx_few_rows_fit;
   EXPECT_TRUE((amx_few_rows_fit<4, 64, 512>()));
+  EXPECT_TRUE((amx_few_rows_fit<4, 16, 128>()));
   EXPECT_FALSE((amx_few_rows_fit<1, 64, 512>()));
-  EXPECT_FALSE((amx_few_rows_fit<4, 16, 128>()));
   EXPECT_FALSE((amx_few_rows_fit<4, 40, 512>()));
+  EXPECT_FALSE((amx_few_rows_fit<4, 16, 80>()));
   MmaCase<ak::bf16> viaMma(3, 32, 512, 6, BLayout::NK, 13);
   ak::mma<ak::bf16, 3, 32, 512>(viaMma.acc.data(), viaMma.aRef(), viaMma.bRef());
   viaMma.expectClose("ak::mma, few bf16 rows on AMX");
+}
+
+TEST(CpuMma, AmxPairsFormForValues) {
+  if (!ak::detail::amx_usable()) GTEST_SKIP() << "AMX is not usable here (CPU, kernel or ARGUS_CPU_AMX=0)";
+  // Decode attention's p v: v's rows read in place as B tiles against a's
+  // values paired with zeros; two 32-column chunks at a time (an odd count:
+  // the last alone), one or more 16-row blocks of v, odd row counts.
+  checkPath<ak::bf16, 4, 128, 16, BLayout::KN>("bf16 amx pairs, decode p.v", [](MmaCase<ak::bf16> &c) {
+    ak::detail::mma_bf16_amx_kn_pairs<4, 128, 16>(c.acc.data(), c.aRef(), c.bRef());
+  });
+  checkPath<ak::bf16, 2, 64, 32, BLayout::KN>("bf16 amx pairs, two blocks of v", [](MmaCase<ak::bf16> &c) {
+    ak::detail::mma_bf16_amx_kn_pairs<2, 64, 32>(c.acc.data(), c.aRef(), c.bRef());
+  });
+  checkPath<ak::bf16, 8, 96, 16, BLayout::KN>("bf16 amx pairs, three chunks", [](MmaCase<ak::bf16> &c) {
+    ak::detail::mma_bf16_amx_kn_pairs<8, 96, 16>(c.acc.data(), c.aRef(), c.bRef());
+  });
+  checkPath<ak::bf16, 3, 32, 48, BLayout::KN>("bf16 amx pairs, odd rows", [](MmaCase<ak::bf16> &c) {
+    ak::detail::mma_bf16_amx_kn_pairs<3, 32, 48>(c.acc.data(), c.aRef(), c.bRef());
+  });
+  using ak::detail::amx_kn_pairs_fit;
+  EXPECT_TRUE((amx_kn_pairs_fit<4, 128, 16>()));
+  EXPECT_FALSE((amx_kn_pairs_fit<1, 128, 16>())); /* one row: the rows forms */
+  EXPECT_FALSE((amx_kn_pairs_fit<9, 128, 16>())); /* 2M rows of pairs fill a tile at 8 */
+  EXPECT_FALSE((amx_kn_pairs_fit<4, 48, 16>()));
+  EXPECT_FALSE((amx_kn_pairs_fit<4, 128, 24>()));
+  // Through the entry point, with the rows scale its epilogue takes.
+  MmaCase<ak::bf16> viaMma(4, 64, 16, 6, BLayout::KN, 17);
+  ak::mma_kn<ak::bf16, 4, 64, 16>(viaMma.acc.data(), viaMma.aRef(), viaMma.bRef());
+  viaMma.expectClose("ak::mma_kn, few bf16 rows on AMX");
 }
 
 // The few-rows tile configuration stays loaded between products; another one
@@ -283,6 +327,19 @@ TEST(CpuMma, FewRowFormsFetchTheirShadowAsTheyReadB) {
   checkShadow<ak::bf16, 3, 45, 17, BLayout::KN>("bf16 kn rows, odd K", 19, [](MmaCase<ak::bf16> &c, auto shadow) {
     ak::detail::mma_kn_rows<3, 45, 17>(c.acc.data(), c.aRef(), c.bRef(), shadow);
   });
+#if defined(ARGUS_CPU_HAVE_AMX)
+  if (ak::detail::amx_usable()) { /* the AMX forms: a line of each row of b per tile they load */
+    checkShadow<ak::bf16, 4, 16, 128, BLayout::NK>("bf16 amx few rows", 0, [](MmaCase<ak::bf16> &c, auto shadow) {
+      ak::detail::mma_bf16_amx_few_rows<4, 16, 128>(c.acc.data(), c.aRef(), c.bRef(), shadow);
+    });
+    checkShadow<ak::bf16, 4, 128, 16, BLayout::KN>("bf16 amx pairs", 0, [](MmaCase<ak::bf16> &c, auto shadow) {
+      ak::detail::mma_bf16_amx_kn_pairs<4, 128, 16>(c.acc.data(), c.aRef(), c.bRef(), shadow);
+    });
+    checkShadow<ak::bf16, 2, 96, 32, BLayout::KN>("bf16 amx pairs, three chunks", 32, [](MmaCase<ak::bf16> &c, auto shadow) {
+      ak::detail::mma_bf16_amx_kn_pairs<2, 96, 32>(c.acc.data(), c.aRef(), c.bRef(), shadow);
+    });
+  }
+#endif
 }
 
 TEST(CpuMma, EntryPointsHandTheirShadowOnce) {
@@ -335,6 +392,12 @@ TEST(CpuMma, RowScaleInTheEpilogueOrBefore) {
   checkRowScale<ak::bf16, 3, 45, 17, BLayout::KN>("bf16 kn rows, scaled", [](MmaCase<ak::bf16> &c, auto scale) {
     ak::detail::mma_kn_rows<3, 45, 17>(c.acc.data(), c.aRef(), c.bRef(), ak::detail::no_shadow{}, scale);
   });
+#if defined(ARGUS_CPU_HAVE_AMX)
+  if (ak::detail::amx_usable())
+    checkRowScale<ak::bf16, 4, 128, 16, BLayout::KN>("bf16 amx pairs, scaled", [](MmaCase<ak::bf16> &c, auto scale) {
+      ak::detail::mma_bf16_amx_kn_pairs<4, 128, 16>(c.acc.data(), c.aRef(), c.bRef(), ak::detail::no_shadow{}, scale);
+    });
+#endif
   checkRowScale<ak::bf16, 4, 128, 16, BLayout::KN>("ak::mma_kn, scaled", [](MmaCase<ak::bf16> &c, auto scale) {
     ak::mma_kn<ak::bf16, 4, 128, 16>(c.acc.data(), c.aRef(), c.bRef(), scale);
   });

@@ -113,7 +113,8 @@ template <class DT, int64_t M, int64_t N, int64_t K, BLayout L, bool RaggedRows 
 inline void mma_dispatch(float *acc, OperandA aOperand, OperandB bOperand, Shadow shadow = {}, Scale scale = {});
 
 /// Whether mma_dispatch's form for these tiles takes a row_scale into its
-/// epilogue: the bf16 rows forms (whatever the CPU picks at run time).
+/// epilogue: the bf16 rows forms and the AMX pairs form (whatever the CPU
+/// picks at run time).
 template <class DT, int64_t M, BLayout L> constexpr bool takes_row_scale() {
 #if defined(__AVX512F__) && defined(__AVX512BF16__) && defined(__AVX512BW__)
   return std::is_same<DT, bf16>::value && L == BLayout::KN && kn_rows_fit<M>();
@@ -360,8 +361,12 @@ __attribute__((always_inline)) inline void mma_dispatch(float *acc, OperandA aOp
     }
   } else if constexpr (std::is_same<DT, bf16>::value && L == BLayout::NK && amx_few_rows_fit<M, N, K>()) {
     if (amx_usable()) {
-      unspread();
-      mma_bf16_amx_few_rows<M, N, K>(acc, all_rows<RaggedRows, M, K>(a), b);
+      mma_bf16_amx_few_rows<M, N, K>(acc, all_rows<RaggedRows, M, K>(a), b, shadow);
+      return;
+    }
+  } else if constexpr (std::is_same<DT, bf16>::value && L == BLayout::KN && amx_kn_pairs_fit<M, N, K>()) {
+    if (amx_usable()) {
+      mma_bf16_amx_kn_pairs<M, N, K>(acc, all_rows<RaggedRows, M, K>(a), b, shadow, scale);
       return;
     }
   }

@@ -199,9 +199,11 @@ __attribute__((target("amx-tile,amx-bf16"))) void mma_bf16_amx_panels(float *acc
   _tile_release();
 }
 
-/*  Few rows of a (2 to 16: decode GEMMs, small MoE experts) run on AMX
- *  computed transposed, below, once per k-step of a tile. Their tile
- *  configuration is loaded only when it is not the one loaded now:
+/*  Few rows of a (2 to 16: decode GEMMs, small MoE experts, decode
+ *  attention's GROUP query heads of a KV head) run on AMX computed
+ *  transposed, below, once per k-step of a tile. Their tile configuration
+ *  (one for both of decode's products, so that a page's two products do not
+ *  reload it) is loaded only when it is not the one loaded now:
  *  ldtilecfg costs 260-400 cycles on a 2-vCPU Emerald Rapids, while reading
  *  the loaded one back (sttilecfg) and comparing costs about 15 (bf16
  *  decode GEMMs, llama3-8b's N x K, two threads: 4 rows 1.08x, 8 rows
@@ -210,9 +212,16 @@ __attribute__((target("amx-tile,amx-bf16"))) void mma_bf16_amx_panels(float *acc
  *  load another in between, which the comparison sees. */
 template <int64_t M> inline amx_tile_config amx_few_rows_config() {
   amx_tile_config cfg;
-  cfg.rows[0] = 16, cfg.colsb[0] = M * 4; /* C^T: 16 rows of b x M */
-  cfg.rows[1] = 16, cfg.colsb[1] = 64;    /* 16 rows of b, 32 k */
+  cfg.rows[0] = 16, cfg.colsb[0] = M * 4; /* C^T: 16 rows of b x M, even 32-k steps */
+  cfg.rows[1] = 16, cfg.colsb[1] = 64;    /* 16 rows of b, 32 k (or of v, 32 columns) */
   cfg.rows[2] = 16, cfg.colsb[2] = M * 4; /* 16 pairs of k of a^T */
+  cfg.rows[3] = 16, cfg.colsb[3] = M * 4; /* C^T, odd 32-k steps */
+  cfg.rows[4] = 16, cfg.colsb[4] = 64;    /* the next 16 x 64 bytes of b (or v) */
+  if (M <= 8) { /* mma_bf16_amx_kn_pairs */
+    cfg.rows[5] = 2 * M, cfg.colsb[5] = 64; /* a's rows as k-pairs (a, 0), then (0, a) */
+    cfg.rows[6] = 2 * M, cfg.colsb[6] = 64; /* C: even columns of a 32-column chunk, then odd */
+    cfg.rows[7] = 2 * M, cfg.colsb[7] = 64;
+  }
   return cfg;
 }
 
@@ -228,54 +237,208 @@ __attribute__((target("amx-tile"))) inline void amx_ensure_config(const amx_tile
 
 /// Whether a bf16 product with b laid out N x K takes the few-rows AMX form:
 /// 2 to 16 rows (one row streams b in the inner-product form), whole tiles
-/// of 16 rows of b and 32 k, GEMM k-steps only. Decode attention's scores
-/// (4 x 16 x 128, a page of keys a tile of b) take ~170 cycles here against
-/// ~520 on vdpbf16ps with the keys in L2, and its p.v (4 x 128 x 16, values in
-/// VNNI tiles) ~390 against ~625, yet the whole decode kernel ran 0.92x with
-/// both (llama3-8b, 2 threads, 2026-11-29): it waits on its pages, and a tile
-/// load of keys still on their way stalls where vector loads overlap.
+/// of 16 rows of b and 32 k. Decode attention's scores (4 x 16 x 128, a page
+/// of keys a tile of b) take it too.
 template <int64_t M, int64_t N, int64_t K> constexpr bool amx_few_rows_fit() {
-  return M >= 2 && M <= 16 && N % 16 == 0 && K % 32 == 0 && K >= 256;
+  return M >= 2 && M <= 16 && N % 16 == 0 && K % 32 == 0;
+}
+
+/// M vectors of 16 dwords rearranged into M others, M <= 8: lane l of output
+/// o is element From{}(16 o + l) of the inputs read as one array. Each output
+/// blends one two-source permute per pair of inputs (M = 4: 8 permutes and
+/// 4 blends; four 16-lane gathers through memory instead cost a decode page
+/// step 7%).
+template <int M, class From> struct dword_shuffle {
+  static constexpr int kPairs = (M + 1) / 2;
+  struct Tables {
+    int32_t index[M][kPairs][16];
+    uint16_t mask[M][kPairs];
+  };
+  static constexpr Tables tables() {
+    Tables t{};
+    for (int o = 0; o < M; ++o)
+      for (int l = 0; l < 16; ++l) {
+        const int at = From{}(16 * o + l), pair = at / 32;
+        t.index[o][pair][l] = at % 32;
+        t.mask[o][pair] = uint16_t(t.mask[o][pair] | (1u << l));
+      }
+    return t;
+  }
+  __attribute__((target("avx512f"))) static void apply(__m512i (&out)[M], const __m512i (&in)[M]) {
+    static constexpr Tables t = tables();
+    for (int o = 0; o < M; ++o) {
+      __m512i v = _mm512_setzero_si512();
+      for (int p = 0; p < kPairs; ++p) {
+        const __m512i index = _mm512_loadu_si512(t.index[o][p]);
+        const __m512i hi = 2 * p + 1 < M ? in[2 * p + 1] : in[2 * p];
+        v = _mm512_mask_mov_epi32(v, t.mask[o][p], _mm512_permutex2var_epi32(in[2 * p], index, hi));
+      }
+      out[o] = v;
+    }
+  }
+};
+
+/// ap[kc][kp][m] = {a[m][32kc + 2kp], a[m][32kc + 2kp + 1]}: the B tiles of
+/// a^T for the few-rows form.
+template <int64_t M, int64_t K>
+__attribute__((target("avx512f"))) inline void amx_pack_transposed_pairs(uint32_t *ap, tile_ref<uint16_t> a) {
+  constexpr int64_t KC = K / 32;
+  if constexpr (M <= 8) {
+    struct From { /* element kp * M + m of the chunk: pair kp of row m */
+      constexpr int operator()(int f) const { return f % int(M) * 16 + f / int(M); }
+    };
+    for (int64_t kc = 0; kc < KC; ++kc) {
+      __m512i rows[M], packed[M];
+      for (int64_t m = 0; m < M; ++m) rows[m] = _mm512_loadu_si512(a.data + m * a.ld + 32 * kc);
+      dword_shuffle<int(M), From>::apply(packed, rows);
+      for (int64_t o = 0; o < M; ++o) _mm512_storeu_si512(ap + (kc * 16 * M) + 16 * o, packed[o]);
+    }
+  } else {
+    for (int64_t m = 0; m < M; ++m)
+      for (int64_t kc = 0; kc < KC; ++kc) {
+        alignas(64) uint32_t pairs[16];
+        std::memcpy(pairs, a.data + m * a.ld + 32 * kc, sizeof pairs);
+        for (int64_t kp = 0; kp < 16; ++kp) ap[(kc * 16 + kp) * M + m] = pairs[kp];
+      }
+  }
+}
+
+/// acc[m][0..15] += ct[n][m] for the 16 x M tile C^T.
+template <int64_t M> __attribute__((target("avx512f"))) inline void amx_add_transposed(float *acc, int64_t ldc,
+                                                                                       const float *ct) {
+  if constexpr (M <= 8) {
+    struct From { /* element m * 16 + n of acc's rows: ct[n][m] */
+      constexpr int operator()(int f) const { return f % 16 * int(M) + f / 16; }
+    };
+    __m512i in[M], out[M];
+    for (int64_t i = 0; i < M; ++i) in[i] = _mm512_loadu_si512(ct + 16 * i);
+    dword_shuffle<int(M), From>::apply(out, in);
+    for (int64_t m = 0; m < M; ++m)
+      _mm512_storeu_ps(acc + m * ldc, _mm512_add_ps(_mm512_loadu_ps(acc + m * ldc), _mm512_castsi512_ps(out[m])));
+  } else {
+    const __m512i column = _mm512_mullo_epi32(_mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15),
+                                              _mm512_set1_epi32(int(M)));
+    for (int64_t m = 0; m < M; ++m) {
+      const __m512 c = _mm512_i32gather_ps(_mm512_add_epi32(column, _mm512_set1_epi32(int(m))), ct, 4);
+      _mm512_storeu_ps(acc + m * ldc, _mm512_add_ps(_mm512_loadu_ps(acc + m * ldc), c));
+    }
+  }
 }
 
 /// acc (M x N) += a (M x K) * b (N x K)^T for few rows of a, computed
 /// transposed: per 16 rows of b, C^T (16 x M) = b (16 x K) * a^T. The long
-/// operand b (the weights) is then an A tile, read by tileloadd
-/// where it lies, and only a is packed, per call, into VNNI pairs of its
-/// transpose: ap[kc][kp][m] = {a[m][32kc + 2kp], a[m][32kc + 2kp + 1]}.
+/// operand b (the weights, a page of keys) is then an A tile, read by
+/// tileloadd where it lies, and only a is packed, per call, into VNNI pairs
+/// of its transpose. The 32-k steps alternate between two C^T tiles, so that
+/// each product waits on half as many before it (a tile product's latency is
+/// several times its issue interval). `shadow` (line_shadow): the lines of a
+/// tile like b, fetched as each step's tile of b is read.
 /// (vdpbf16ps runs at half the FMA rate on Sapphire Rapids: a 4-row
 /// inner-product form computes 8 bytes of weights a cycle, less than memory
 /// delivers.)
-template <int64_t M, int64_t N, int64_t K>
+template <int64_t M, int64_t N, int64_t K, class Shadow = no_shadow>
 __attribute__((target("amx-tile,amx-bf16,avx512f"))) void mma_bf16_amx_few_rows(float *acc, tile_ref<uint16_t> a,
-                                                                                tile_ref<uint16_t> b) {
+                                                                                tile_ref<uint16_t> b,
+                                                                                Shadow shadow = {}) {
   static_assert(M >= 1 && M <= 16 && N % 16 == 0 && K % 32 == 0, "up to 16 rows of a, N a multiple of 16, K of 32");
   constexpr int64_t KC = K / 32;
   alignas(64) uint32_t ap[KC][16][M]; /* B tiles: rows of 4M bytes */
-  for (int64_t m = 0; m < M; ++m)
-    for (int64_t kc = 0; kc < KC; ++kc) {
-      alignas(64) uint32_t pairs[16];
-      std::memcpy(pairs, a.data + m * a.ld + 32 * kc, sizeof pairs);
-      for (int64_t kp = 0; kp < 16; ++kp) ap[kc][kp][m] = pairs[kp];
-    }
-  alignas(64) float ct[16][M];
+  amx_pack_transposed_pairs<M, K>(&ap[0][0][0], a);
+  alignas(64) float ct[2][16][M];
   amx_ensure_config(amx_few_rows_config<M>());
   const int64_t bStride = b.ld * 2;
-  const __m512i column = _mm512_mullo_epi32(_mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15),
-                                            _mm512_set1_epi32(int(M)));
   for (int64_t n0 = 0; n0 < N; n0 += 16) {
     const uint16_t *bn = b.data + n0 * b.ld;
     _tile_zero(0);
+    if constexpr (KC > 1) _tile_zero(3);
     for (int64_t kc = 0; kc < KC; ++kc) {
-      _tile_loadd(1, bn + 32 * kc, bStride);
+      for (int64_t r = 0; r < 16; ++r) shadow.fetch(bn + r * b.ld + 32 * kc);
       _tile_loadd(2, &ap[kc][0][0], M * 4);
-      _tile_dpbf16ps(0, 1, 2);
+      if (kc % 2 == 0) {
+        _tile_loadd(1, bn + 32 * kc, bStride);
+        _tile_dpbf16ps(0, 1, 2);
+      } else {
+        _tile_loadd(4, bn + 32 * kc, bStride);
+        _tile_dpbf16ps(3, 4, 2);
+      }
     }
-    _tile_stored(0, &ct[0][0], M * 4);
-    for (int64_t m = 0; m < M; ++m) { /* row m of acc += column m of C^T */
-      float *row = acc + m * N + n0;
-      const __m512 c = _mm512_i32gather_ps(_mm512_add_epi32(column, _mm512_set1_epi32(int(m))), &ct[0][0], 4);
-      _mm512_storeu_ps(row, _mm512_add_ps(_mm512_loadu_ps(row), c));
+    _tile_stored(0, &ct[0][0][0], M * 4);
+    if constexpr (KC > 1) { /* the two halves summed before the transpose */
+      _tile_stored(3, &ct[1][0][0], M * 4);
+      for (int64_t i = 0; i < M; ++i)
+        _mm512_store_ps(&ct[0][0][0] + 16 * i,
+                        _mm512_add_ps(_mm512_load_ps(&ct[0][0][0] + 16 * i), _mm512_load_ps(&ct[1][0][0] + 16 * i)));
+    }
+    amx_add_transposed<M>(acc + n0, N, &ct[0][0][0]);
+  }
+}
+
+/// Whether a bf16 product with b laid out K x N (attention's p v: K tokens of
+/// values) takes the AMX pairs form: up to 8 rows, whole 32-column chunks,
+/// whole 16-row blocks of v.
+template <int64_t M, int64_t N, int64_t K> constexpr bool amx_kn_pairs_fit() {
+  return M >= 2 && M <= 8 && N % 32 == 0 && K % 16 == 0;
+}
+
+/// acc (M x N) = scale(acc) + a (M x K) * v (K x N), v's rows read in place as
+/// B tiles: AMX pairs k, but v's rows hold columns side by side, so a tile
+/// row of v (32 columns) is read as 16 column pairs against A rows that pair
+/// each a[m][k] with 0 (rows 0..M-1: the even columns) or 0 with it (rows
+/// M..2M-1: the odd ones). Half of the products are by zero, and none of v is
+/// moved: a tile of 16 rows of v is one tileloadd where a VNNI copy would
+/// interleave its rows first. Two 32-column chunks at a time, in two C tiles;
+/// the epilogue interleaves even and odd columns as it adds them to acc,
+/// scaled (row_scale) as it is read, by one fused multiply-add. `shadow`: the lines of a tile like v,
+/// fetched as each chunk of v is read. The configuration of
+/// amx_few_rows_config<M> (tiles 1 and 4 for v, 5 to 7 for a and C).
+template <int64_t M, int64_t N, int64_t K, class Shadow = no_shadow, class Scale = no_scale>
+__attribute__((target("amx-tile,amx-bf16,avx512f,avx512bw"))) void
+mma_bf16_amx_kn_pairs(float *acc, tile_ref<uint16_t> a, tile_ref<uint16_t> v, Shadow shadow = {}, Scale scale = {}) {
+  static_assert(amx_kn_pairs_fit<M, N, K>(), "2 to 8 rows, 32-column chunks, 16-row blocks of v");
+  constexpr int64_t KB = K / 16, NC = N / 32;
+  alignas(64) uint32_t pairs[KB][2 * M][16]; /* A tiles: (a, 0) rows, then (0, a) */
+  for (int64_t kb = 0; kb < KB; ++kb)
+    for (int64_t m = 0; m < M; ++m) {
+      const __m512i w = _mm512_cvtepu16_epi32(_mm256_loadu_si256(reinterpret_cast<const __m256i *>(a.data + m * a.ld + 16 * kb)));
+      _mm512_store_si512(pairs[kb][m], w);
+      _mm512_store_si512(pairs[kb][M + m], _mm512_slli_epi32(w, 16));
+    }
+  amx_ensure_config(amx_few_rows_config<M>());
+  alignas(64) float c[NC][2 * M][16];
+  const int64_t vStride = v.ld * 2;
+  if constexpr (KB == 1) _tile_loadd(5, &pairs[0][0][0], 64);
+  for (int64_t j = 0; j < NC; j += 2) {
+    const bool two = j + 1 < NC;
+    for (int64_t r = 0; r < K; ++r) {
+      shadow.fetch(v.data + r * v.ld + 32 * j);
+      if (two) shadow.fetch(v.data + r * v.ld + 32 * (j + 1));
+    }
+    _tile_zero(6);
+    if (two) _tile_zero(7);
+    for (int64_t kb = 0; kb < KB; ++kb) {
+      if constexpr (KB > 1) _tile_loadd(5, &pairs[kb][0][0], 64);
+      _tile_loadd(1, v.data + 16 * kb * v.ld + 32 * j, vStride);
+      _tile_dpbf16ps(6, 5, 1);
+      if (two) {
+        _tile_loadd(4, v.data + 16 * kb * v.ld + 32 * (j + 1), vStride);
+        _tile_dpbf16ps(7, 5, 4);
+      }
+    }
+    _tile_stored(6, &c[j][0][0], 64);
+    if (two) _tile_stored(7, &c[j + 1][0][0], 64);
+  }
+  const __m512i low = _mm512_setr_epi32(0, 16, 1, 17, 2, 18, 3, 19, 4, 20, 5, 21, 6, 22, 7, 23);
+  const __m512i high = _mm512_add_epi32(low, _mm512_set1_epi32(8));
+  for (int64_t m = 0; m < M; ++m) {
+    /* acc * by + sum in one rounding (the rows forms round the product first) */
+    const __m512 by = _mm512_set1_ps(Scale::scales ? scale.rescale(1.0f, int(m)) : 1.0f);
+    for (int64_t j = 0; j < NC; ++j) {
+      const __m512i even = _mm512_load_si512(c[j][m]), odd = _mm512_load_si512(c[j][M + m]);
+      float *row = acc + m * N + 32 * j;
+      const __m512 lo = _mm512_castsi512_ps(_mm512_permutex2var_epi32(even, low, odd));
+      const __m512 hi = _mm512_castsi512_ps(_mm512_permutex2var_epi32(even, high, odd));
+      _mm512_storeu_ps(row, _mm512_fmadd_ps(_mm512_loadu_ps(row), by, lo));
+      _mm512_storeu_ps(row + 16, _mm512_fmadd_ps(_mm512_loadu_ps(row + 16), by, hi));
     }
   }
 }
