@@ -192,8 +192,9 @@ std::string outputOf(const std::string &command) {
   return out;
 }
 
-// Decode's prefetches must survive into the machine code: the next page's
-// rows of the step's KV head, keys and values (into L2). Once they were dropped as dead code, first by the
+// Decode's prefetches must survive into the machine code: the rows the next
+// step reads (the next KV head's of this page, or the first head's of the
+// next page), keys and values (into L1). Once they were dropped as dead code, first by the
 // MLIR canonicalizer (an op that only reads), then by GCC, without a test
 // noticing: results stay right, only the bandwidth halves.
 TEST(AttentionCodegen, DecodePrefetchesReachTheMachineCode) {
@@ -214,17 +215,19 @@ TEST(AttentionCodegen, DecodePrefetchesReachTheMachineCode) {
   fs::remove_all(dir);
   ASSERT_TRUE(report.error.empty()) << report.error;
   EXPECT_TRUE(report.passed) << report.summary();
-  // The next page's rows of the step's KV head, keys then values, into L2,
-  // each handed to the product over this page's (ak::tile_shadow): q k^T,
-  // and p v in both of its branches.
-  EXPECT_EQ(occurrences(cpp, "ak::prefetch_shadow<ak::bf16, 2>(Kc, {"), 1u) << cpp;
-  EXPECT_EQ(occurrences(cpp, "ak::prefetch_shadow<ak::bf16, 2>(Vc, {"), 1u) << cpp;
+  // The next step's rows, keys then values, into L1, each handed to the
+  // product over this step's (ak::tile_shadow): q k^T, and p v in both of
+  // its branches.
+  EXPECT_EQ(occurrences(cpp, "ak::prefetch_shadow<ak::bf16, 1>(Kc, {"), 1u) << cpp;
+  EXPECT_EQ(occurrences(cpp, "ak::prefetch_shadow<ak::bf16, 1>(Vc, {"), 1u) << cpp;
   EXPECT_EQ(occurrences(cpp, "ak::prefetch"), 2u) << cpp;
   EXPECT_EQ(occurrences(cpp, ", next_tile);"), 1u) << cpp;
-  // p v also rescales the output by alpha in its epilogue (acc * alpha + p v).
+  // p v also rescales the output by alpha in its epilogue (acc * alpha + p v),
+  // into the head's accumulator slot itself (no copy in or out).
   EXPECT_EQ(occurrences(cpp, ", next_tile_1, ak::row_scale{"), 2u) << cpp;
+  EXPECT_EQ(occurrences(cpp, "updated in place until it is stored back"), 1u) << cpp;
   ASSERT_FALSE(objects.empty()) << "objdump printed nothing";
-  EXPECT_GT(occurrences(objects, "prefetcht1"), 0u) << "the per-head prefetch was compiled away";
+  EXPECT_GT(occurrences(objects, "prefetcht0"), 0u) << "the per-head prefetch was compiled away";
 }
 
 } // namespace
