@@ -65,6 +65,22 @@ TEST(CpuSlotViews, SlotsStoredBackAreUpdatedInPlace) {
   }
 }
 
+TEST(CpuSlotViews, ValuesReadAfterTheStoreBackLiveOutsideTheSlot) {
+  // u = 2 x is computed while the slot is held in place, and read after the
+  // store back of u^2: in the slot, the store would have overwritten it.
+  auto kernel = buildKernel("test/codegen/inputs/buffer_in_place.mlir", "live");
+  ASSERT_TRUE(kernel);
+  std::mt19937 rng(9);
+  std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
+  std::vector<float> x(64), y(64, kNaN);
+  for (float &v : x) v = dist(rng);
+  (*kernel)({tensorArg(x.data(), {4, 16}, {16, 1}), tensorArg(y.data(), {4, 16}, {16, 1})}, 1);
+  for (int64_t i = 0; i < 64; ++i) {
+    const float u = 2.0f * x[i];
+    EXPECT_EQ(y[i], u * u + u) << "element " << i;
+  }
+}
+
 TEST(CpuSlotViews, ViewsPlaceElementsLikeTheInterpreter) {
   auto kernel = buildKernel("test/interpreter/inputs/slot_views.mlir", "slot_views");
   ASSERT_TRUE(kernel);

@@ -3,6 +3,9 @@
 // slot 1 is loaded again before its store, so its first load is a copy; the
 // final reads are views, one of them read by a fused elementwise run.
 // Y[0:4] = exp(X[0:4])^2, Y[4:8] = 2 X[4:8].
+// @live: a value computed before a slot's store back and read after it must
+// not live in the slot (the store copies another value in):
+// Y = (2 X)^2 + 2 X.
 module {
   func.func @inplace__grid(%X: !argus.tensor<?x?xf32>, %Y: !argus.tensor<?x?xf32>) -> (index, index, index)
       attributes {argus.grid_of = @inplace} {
@@ -46,6 +49,33 @@ module {
     argus.store %g, %Y[%c0, %c0] : !argus.tile<4x16xf32>, !argus.tensor<?x?xf32>
     %f1 = argus.buffer_load %acc[%c1] : !argus.buffer<2x4x16xf32, local> -> !argus.tile<4x16xf32>
     argus.store %f1, %Y[%c4, %c0] : !argus.tile<4x16xf32>, !argus.tensor<?x?xf32>
+    return
+  }
+  func.func @live__grid(%X: !argus.tensor<?x?xf32>, %Y: !argus.tensor<?x?xf32>) -> (index, index, index)
+      attributes {argus.grid_of = @live} {
+    %c1 = arith.constant 1 : index
+    return %c1, %c1, %c1 : index, index, index
+  }
+  func.func @live(%X: !argus.tensor<?x?xf32>, %Y: !argus.tensor<?x?xf32>)
+      attributes {argus.kernel, argus.grid = @live__grid, argus.threads = 1 : i64, argus.arg_names = ["X", "Y"]} {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %acc = argus.alloc : !argus.buffer<1x4x16xf32, local>
+    %x = argus.load %X[%c0, %c0] : !argus.tensor<?x?xf32> -> !argus.tile<4x16xf32>
+    argus.buffer_store %x, %acc[%c0] : !argus.tile<4x16xf32>, !argus.buffer<1x4x16xf32, local>
+    %taken = arith.cmpi ult, %c0, %c1 : index
+    %a = argus.buffer_load %acc[%c0] : !argus.buffer<1x4x16xf32, local> -> !argus.tile<4x16xf32>
+    %u = scf.if %taken -> (!argus.tile<4x16xf32>) {
+      %t = argus.binary add %a, %a : !argus.tile<4x16xf32>, !argus.tile<4x16xf32> -> !argus.tile<4x16xf32>
+      scf.yield %t : !argus.tile<4x16xf32>
+    } else {
+      scf.yield %a : !argus.tile<4x16xf32>
+    }
+    %s = argus.binary mul %u, %u : !argus.tile<4x16xf32>, !argus.tile<4x16xf32> -> !argus.tile<4x16xf32>
+    argus.buffer_store %s, %acc[%c0] : !argus.tile<4x16xf32>, !argus.buffer<1x4x16xf32, local>
+    %f = argus.buffer_load %acc[%c0] : !argus.buffer<1x4x16xf32, local> -> !argus.tile<4x16xf32>
+    %o = argus.binary add %f, %u : !argus.tile<4x16xf32>, !argus.tile<4x16xf32> -> !argus.tile<4x16xf32>
+    argus.store %o, %Y[%c0, %c0] : !argus.tile<4x16xf32>, !argus.tensor<?x?xf32>
     return
   }
 }

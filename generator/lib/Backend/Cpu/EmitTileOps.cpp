@@ -775,7 +775,16 @@ LogicalResult CpuEmitter::emitArgusOp(Operation *op) {
              op);
       })
       .Case([&](ReshapeOp r) {
-        slots.alias(r, slots.of(r.getOperand()));
+        SlotTable::Id source = slots.of(r.getOperand());
+        if (Operation *back = source >= 0 ? slots.get(source).storeBack : nullptr; back && isUsedAfter(r, back)) {
+          /* read after the buffer slot it views is stored back (maybe another value): its own copy */
+          declareTile(r, op, "");
+          line("ak::copy<" + elemsOf(r.getType()) + ">(" + slots.nameOf(r) + ", " + slots.nameOf(r.getOperand()) +
+                   ");",
+               op, "read after its buffer slot is stored back");
+          return;
+        }
+        slots.alias(r, source);
         line("// " + slots.nameOf(r) + " viewed as " + joinDims(r.getType().getShape(), "x") + ": no copy", op);
       })
       .Default([&](Operation *) {

@@ -48,6 +48,8 @@ bool isDeadAfter(Value v, Operation *at, bool regionUsesAreLater) {
   return !usedAfterInBlock(v, cur, first && regionUsesAreLater);
 }
 
+bool isUsedAfter(Value v, Operation *op) { return usedAfterInBlock(v, op, /*includeAt=*/false); }
+
 int64_t SlotTable::stackBytes() const {
   int64_t bytes = 0;
   for (const Slot &s : slots) {
@@ -101,12 +103,15 @@ bool SlotTable::canOverwrite(Id id, Operation *at, llvm::StringRef storage, int6
   const Slot &s = slots[id];
   if (s.readOnly || s.storage != storage || s.elements != elements)
     return false;
-  if (s.storeBack) { /* the buffer's own storage: only before the store back */
+  if (s.storeBack) { /* the buffer's own storage: only before the store back, for values dead by then */
     Operation *top = at;
     while (top && top->getBlock() != s.storeBack->getBlock())
       top = top->getParentOp();
     if (!top || top == s.storeBack || !top->isBeforeInBlock(s.storeBack))
       return false;
+    for (Value result : at->getResults())
+      if (isUsedAfter(result, s.storeBack))
+        return false;
   }
   for (Value v : s.occupants)
     if (!isDeadAfter(v, at, regionUsesAreLater))

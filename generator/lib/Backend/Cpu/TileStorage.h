@@ -35,6 +35,10 @@ namespace argus::codegen::cpu {
 /// it again on every iteration.
 bool isDeadAfter(mlir::Value v, mlir::Operation *at, bool regionUsesAreLater = false);
 
+/// True when some use of `v` comes after `op` in `op`'s block (at any
+/// nesting depth).
+bool isUsedAfter(mlir::Value v, mlir::Operation *op);
+
 /// One C++ array (or, when `readOnly` or `storeBack`, a pointer into a
 /// buffer or, when `tileRef`, an ak::tile_ref: a window read in place, not a
 /// plain array).
@@ -45,7 +49,8 @@ struct Slot {
   bool readOnly = false; // aliases a buffer: never written through
   bool tileRef = false;  // rows with a stride of their own (load_ref): no plain loads of it
   // A buffer slot loaded, updated in place and stored back (the store): its
-  // storage is the buffer's, which values may take only until that store.
+  // storage is the buffer's, which values may take only until that store,
+  // and only values not read after it (the store may copy another value in).
   mlir::Operation *storeBack = nullptr;
   llvm::SmallVector<mlir::Value, 2> occupants;
 };
