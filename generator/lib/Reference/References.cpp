@@ -183,28 +183,44 @@ std::string validateAttentionDecode(const std::vector<RefArg> &args) {
 /// Entries past a sequence's last page are out of use, and the C ABI lets
 /// them hold anything: with two pages or more they name the last page, which
 /// no sequence uses and whose keys and values are NaN, so a kernel that reads
-/// a page through such an entry gets NaN into its output.
+/// a page through such an entry gets NaN into its output. Slots of a last
+/// page past the context may hold anything too: where the pages suffice,
+/// each sequence's last page is its own and those slots are NaN (a kernel
+/// that weighs them by zero instead of leaving them out gets 0 * NaN).
 void arrangeDecodeInputs(std::vector<RefArg> &args, std::mt19937_64 &rng) {
   RefArg &table = argNamed(args, "block_table"), &lens = argNamed(args, "seqlens");
   RefArg &keys = argNamed(args, "Kc"), &values = argNamed(args, "Vc");
   const int64_t pages = keys.shape[0], pageSize = keys.shape[1];
-  const int64_t maxPages = table.shape[1];
+  const int64_t maxPages = table.shape[1], batch = int64_t(lens.data.size());
   const bool poison = pages >= 2;
   const int64_t poisonPage = pages - 1;
-  std::uniform_int_distribution<int64_t> page(0, poison ? pages - 2 : pages - 1), length(1, maxPages * pageSize);
-  for (size_t b = 0; b < lens.data.size(); ++b) {
+  // Pages [shared, poisonPage): one per sequence, its last page.
+  const bool ownLastPages = poison && poisonPage - batch >= 1;
+  const int64_t shared = ownLastPages ? poisonPage - batch : poison ? pages - 1 : pages;
+  std::uniform_int_distribution<int64_t> page(0, shared - 1), length(1, maxPages * pageSize);
+  std::vector<int64_t> tails; // (page, first slot past the context) of each own last page
+  for (int64_t b = 0; b < batch; ++b) {
     const int64_t n = b == 0 ? maxPages * pageSize : b == 1 ? 0 : length(rng);
-    lens.data[b] = double(n);
+    lens.data[size_t(b)] = double(n);
     const int64_t used = (n + pageSize - 1) / pageSize;
-    for (int64_t p = 0; p < maxPages; ++p)
-      table.data[b * maxPages + p] = double(p < used || !poison ? page(rng) : poisonPage);
+    for (int64_t p = 0; p < maxPages; ++p) {
+      int64_t at = p < used || !poison ? page(rng) : poisonPage;
+      if (ownLastPages && p == used - 1) {
+        at = shared + b;
+        tails.push_back(at), tails.push_back(n - p * pageSize);
+      }
+      table.data[size_t(b * maxPages + p)] = double(at);
+    }
   }
   if (!poison)
     return;
+  const double nan = std::numeric_limits<double>::quiet_NaN();
   for (RefArg *cache : {&keys, &values}) {
-    const size_t perPage = cache->data.size() / size_t(pages);
-    std::fill(cache->data.begin() + ptrdiff_t(size_t(poisonPage) * perPage), cache->data.end(),
-              std::numeric_limits<double>::quiet_NaN());
+    const size_t perPage = cache->data.size() / size_t(pages), perSlot = perPage / size_t(pageSize);
+    std::fill(cache->data.begin() + ptrdiff_t(size_t(poisonPage) * perPage), cache->data.end(), nan);
+    for (size_t i = 0; i < tails.size(); i += 2)
+      std::fill(cache->data.begin() + ptrdiff_t(size_t(tails[i]) * perPage + size_t(tails[i + 1]) * perSlot),
+                cache->data.begin() + ptrdiff_t(size_t(tails[i] + 1) * perPage), nan);
   }
 }
 
