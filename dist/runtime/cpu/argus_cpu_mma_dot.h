@@ -121,7 +121,12 @@ inline void mma_dot_blocks(float *acc, tile_ref<SA> a, tile_ref<SB> b, Block blo
   };
   auto columns = [&](auto nr, int64_t n) {
     for (int64_t m = 0; m + MR <= used; m += MR) {
-      if (m == 0) /* the block that reads b from memory fetches the shadow (MR <= M: it always runs) */
+      /* the block that reads b from memory fetches the shadow (MR <= M: it always runs); one call site
+         without a shadow (two copies of the inlined block ran an f32 16 x 64 x 512 GEMM tile 1.7x slower) */
+      if constexpr (std::is_same<Shadow, no_shadow>::value)
+        block(std::integral_constant<int, MR>(), nr, acc + m * N + n, N, a.data + m * a.ld, a.ld, b.data + n * b.ld,
+              b.ld, K, next(n, m), no_shadow{});
+      else if (m == 0)
         block(std::integral_constant<int, MR>(), nr, acc + n, N, a.data, a.ld, b.data + n * b.ld, b.ld, K, next(n, 0),
               shadow);
       else
