@@ -15,6 +15,15 @@ TEST(CpuKernelMath, ExpTileMatchesScalarExp) {
   expectExpTileMatchesScalarExp<16 * 1000 + 7>();
 }
 
+// Tails of whole quads (4, 8, 12 lanes) take unmasked 16- and 32-byte moves;
+// the special values fall in them.
+TEST(CpuKernelMath, ExpTileTailsOfWholeQuadsMatchScalarExp) {
+  if (!__builtin_cpu_supports("avx512f")) GTEST_SKIP() << "this CPU has no AVX-512";
+  expectExpTileMatchesScalarExp<8>();
+  expectExpTileMatchesScalarExp<12>();
+  expectExpTileMatchesScalarExp<16 * 10 + 4>();
+}
+
 TEST(CpuKernelMath, SiluAndSigmoidTilesMatchFloat64) {
   if (!__builtin_cpu_supports("avx512f")) GTEST_SKIP() << "this CPU has no AVX-512";
   expectSiluAndSigmoidTilesMatchFloat64<16 * 1000 + 7>();

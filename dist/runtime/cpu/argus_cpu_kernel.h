@@ -258,6 +258,26 @@ struct f32x16 {
   static float reduce_add(reg v) { return _mm512_reduce_add_ps(v); }
   static float reduce_max(reg v) { return _mm512_reduce_max_ps(v); }
   static float reduce_min(reg v) { return _mm512_reduce_min_ps(v); }
+  /// The first 4Q lanes (Q = 1, 2, 3) by plain 16- and 32-byte moves, the
+  /// lanes past them undefined: a masked 64-byte load of what a 16-byte
+  /// store just wrote is not forwarded from it and waits for the store to
+  /// retire (decode's exp of its 4 row maxima: 2.5% of a page step).
+  template <int Q> static reg load_quads(const float *p) {
+    static_assert(Q >= 1 && Q <= 3, "one to three quads");
+    if constexpr (Q == 1) return _mm512_castps128_ps512(_mm_loadu_ps(p));
+    const reg low = _mm512_castps256_ps512(_mm256_loadu_ps(p));
+    if constexpr (Q == 2) return low;
+    else return _mm512_insertf32x4(low, _mm_loadu_ps(p + 8), 2);
+  }
+  template <int Q> static void store_quads(float *p, reg v) {
+    static_assert(Q >= 1 && Q <= 3, "one to three quads");
+    if constexpr (Q == 1) {
+      _mm_storeu_ps(p, _mm512_castps512_ps128(v));
+    } else {
+      _mm256_storeu_ps(p, _mm512_castps512_ps256(v));
+      if constexpr (Q == 3) _mm_storeu_ps(p + 8, _mm512_extractf32x4_ps(v, 2));
+    }
+  }
   /// argus_num::f32_to_bf16 on every lane: round to nearest even, NaN quiet.
   static void store_bf16(uint16_t *p, reg v) {
     const __m512i bits = _mm512_castps_si512(v);
@@ -426,11 +446,17 @@ struct sigmoid_fn {
 /// as much as attention's two products).
 template <class Fn, int64_t N> inline void map_tile(float *dst, const float *src) {
   using V = f32xN;
-  int64_t i = 0;
-  for (; i + V::lanes <= N; i += V::lanes) V::store(dst + i, Fn::template lanes<V>(V::load(src + i)));
-  if (i < N) {
-    const auto m = V::first(N - i);
-    V::store(dst + i, Fn::template lanes<V>(V::load(src + i, m)), m);
+  constexpr int64_t tail = N % V::lanes, body = N - tail;
+  for (int64_t i = 0; i < body; i += V::lanes) V::store(dst + i, Fn::template lanes<V>(V::load(src + i)));
+  if constexpr (tail > 0) {
+#if defined(__AVX512F__)
+    if constexpr (tail % 4 == 0) { /* whole quads: unmasked moves (f32x16::load_quads) */
+      V::store_quads<int(tail / 4)>(dst + body, Fn::template lanes<V>(V::load_quads<int(tail / 4)>(src + body)));
+      return;
+    }
+#endif
+    const auto m = V::first(tail);
+    V::store(dst + body, Fn::template lanes<V>(V::load(src + body, m)), m);
   }
 }
 template <int64_t N> inline void exp_tile(float *dst, const float *src) { map_tile<exp_fn, N>(dst, src); }
