@@ -19,6 +19,7 @@
 #include "argus_numerics.h"
 
 #include "AbProbe.h"
+#include "PageAligned.h"
 
 #include <cmath>
 #include <cstdint>
@@ -56,7 +57,8 @@ int main(int argc, char **argv) {
   // Operands in ±[0.125, 1), stored in the input type; the bias in C's type.
   std::mt19937 rng(1);
   std::uniform_real_distribution<float> magnitude(0.125f, 1.0f);
-  auto fill = [&](std::vector<uint16_t> &half, std::vector<float> &full, size_t count) {
+  auto fill = [&](argus::bench::PageAlignedVector<uint16_t> &half, argus::bench::PageAlignedVector<float> &full,
+                  size_t count) {
     half.resize(count), full.resize(count);
     for (size_t i = 0; i < count; ++i) {
       const float v = (rng() & 1 ? 1.0f : -1.0f) * magnitude(rng);
@@ -64,8 +66,8 @@ int main(int argc, char **argv) {
       full[i] = bf16 ? argus_num::bf16_to_f32(half[i]) : v;
     }
   };
-  std::vector<uint16_t> a16, b16, bias16;
-  std::vector<float> a32, b32, bias;
+  argus::bench::PageAlignedVector<uint16_t> a16, b16, bias16; // on pages, as an engine's tensors (PageAligned.h)
+  argus::bench::PageAlignedVector<float> a32, b32, bias;
   fill(a16, a32, size_t(m * k));
   fill(b16, b32, size_t(n * k));
   fill(bias16, bias, size_t(n));

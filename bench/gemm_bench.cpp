@@ -26,6 +26,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "BenchSupport.h"
+#include "PageAligned.h"
 #include "argus_kernels.h"
 #include "argus_numerics.h"
 
@@ -72,16 +73,16 @@ const char *dtypeName(DType t) { return t == DType::F32 ? "f32" : "bf16"; }
 // layer), so 28672x4096 is filled once.
 struct Weights {
   int64_t n = -1, k = -1, copies = 0;
-  std::vector<std::vector<float>> f32;
-  std::vector<std::vector<uint16_t>> bf16;
+  std::vector<argus::bench::PageAlignedVector<float>> f32; // on pages, as an engine's weights (PageAligned.h)
+  std::vector<argus::bench::PageAlignedVector<uint16_t>> bf16;
 };
 
 Weights &weightsFor(int64_t n, int64_t k) {
   static Weights w;
   if (w.n != n || w.k != k) {
     w.n = n; w.k = k; w.copies = copiesBeyondCache(2.0 * double(n) * double(k)); /* in bf16 */
-    w.f32.assign(1, std::vector<float>(size_t(n * k)));
-    w.bf16.assign(1, std::vector<uint16_t>(size_t(n * k)));
+    w.f32.assign(1, argus::bench::PageAlignedVector<float>(size_t(n * k)));
+    w.bf16.assign(1, argus::bench::PageAlignedVector<uint16_t>(size_t(n * k)));
     Rng r{0x9E3779B97F4A7C15ull ^ uint64_t(n * 131 + k)};
     for (size_t i = 0; i < w.f32[0].size(); ++i) {
       w.bf16[0][i] = f32_to_bf16(r.next());
@@ -96,8 +97,8 @@ Weights &weightsFor(int64_t n, int64_t k) {
 struct Problem {
   int64_t m, n, k;
   DType type;
-  std::vector<float> a32, c32;
-  std::vector<uint16_t> a16, c16;
+  argus::bench::PageAlignedVector<float> a32, c32;
+  argus::bench::PageAlignedVector<uint16_t> a16, c16;
   const Weights *w;
   const void *a() const { return type == DType::F32 ? (const void *)a32.data() : a16.data(); }
   int64_t copies() const { return w->copies; }

@@ -50,6 +50,7 @@
 //===----------------------------------------------------------------------===//
 #include "BenchSupport.h"
 #include "LibraryLoader.h"
+#include "PageAligned.h"
 #include "argus_kernels.h"
 #include "argus_numerics.h"
 
@@ -102,15 +103,15 @@ argus_dtype abiType(DType t) { return t == DType::F32 ? ARGUS_DTYPE_F32 : ARGUS_
 struct Storage {
   DType type = DType::F32;
   size_t n = 0;
-  std::unique_ptr<float[]> f;
-  std::unique_ptr<uint16_t[]> h;
+  argus::bench::PageAlignedVector<float> f; // on a page, as an engine's tensors (PageAligned.h)
+  argus::bench::PageAlignedVector<uint16_t> h;
   void allocate(DType t, size_t count) {
     type = t, n = count;
-    if (t == DType::F32) f.reset(new float[count]);
-    else h.reset(new uint16_t[count]);
+    if (t == DType::F32) f = argus::bench::PageAlignedVector<float>(count);
+    else h = argus::bench::PageAlignedVector<uint16_t>(count);
   }
-  void release() { f.reset(), h.reset(), n = 0; }
-  void *data() { return type == DType::F32 ? static_cast<void *>(f.get()) : static_cast<void *>(h.get()); }
+  void release() { f = {}, h = {}, n = 0; }
+  void *data() { return type == DType::F32 ? static_cast<void *>(f.data()) : static_cast<void *>(h.data()); }
   const void *data() const { return const_cast<Storage *>(this)->data(); }
   char *bytes() { return static_cast<char *>(data()); }
   float at(size_t i) const { return type == DType::F32 ? f[i] : bf16_to_f32(h[i]); }
@@ -328,8 +329,8 @@ const Reference &referenceFor(const Model &m, const Weights &w, int64_t t) {
   auto it = cache.find({&m, t});
   if (it != cache.end()) return it->second;
   const std::vector<float> x = tokenRow(m, t), l = logitRow(m, t);
-  Reference r = w.type == DType::F32 ? referenceToken(m, w.gateUp.f.get(), w.down.f.get(), x, l)
-                                     : referenceToken(m, w.gateUp.h.get(), w.down.h.get(), x, l);
+  Reference r = w.type == DType::F32 ? referenceToken(m, w.gateUp.f.data(), w.down.f.data(), x, l)
+                                     : referenceToken(m, w.gateUp.h.data(), w.down.h.data(), x, l);
   return cache.emplace(std::make_pair(&m, t), std::move(r)).first->second;
 }
 
@@ -412,7 +413,7 @@ struct Argus {
   decltype(&argus_pack_weights) pack = nullptr; // optional: libraries before packing lack them
   decltype(&argus_packed_weights_size) packedSize = nullptr;
 };
-const Argus &argus() {
+const Argus &argusLibrary() {
   static Argus a = [] {
     Argus r;
     const argus_test::GeneratedLibrary &lib = argus_test::GeneratedLibrary::get();
@@ -435,8 +436,8 @@ const Argus &argus() {
 /// does: the entry of the dtype with the model's sizes, else its generic one.
 /// The C ABI has no argus_moe_kernel_name, so the manifest is the only witness.
 std::string kernelSetOf(const Model &m, DType t) {
-  if (!argus().manifest) return "?";
-  const nlohmann::json j = nlohmann::json::parse(argus().manifest(), nullptr, /*allow_exceptions=*/false);
+  if (!argusLibrary().manifest) return "?";
+  const nlohmann::json j = nlohmann::json::parse(argusLibrary().manifest(), nullptr, /*allow_exceptions=*/false);
   if (!j.is_object() || !j.contains("moe") || !j["moe"].is_array()) return "? (no moe in the manifest)";
   std::string generic = "none";
   for (const nlohmann::json &e : j["moe"]) {
@@ -461,7 +462,7 @@ const PackedWeights *packedFor(const Weights &w, const Model &m, DType t, std::s
   static PackedWeights pw;
   if (pw.of == &w && pw.model == &m && pw.type == t) return &pw;
   pw.gateUp.reset(), pw.down.reset(), pw.of = nullptr;
-  const Argus &lib = argus();
+  const Argus &lib = argusLibrary();
   if (!lib.pack || !lib.packedSize) {
     error = "this library has no argus_pack_weights";
     return nullptr;
@@ -485,7 +486,7 @@ const PackedWeights *packedFor(const Weights &w, const Model &m, DType t, std::s
 }
 
 void benchArgus(benchmark::State &st, const Model &m, int64_t n, DType t, bool packed) {
-  const Argus &lib = argus();
+  const Argus &lib = argusLibrary();
   if (!lib.error.empty()) return st.SkipWithError(lib.error.c_str());
   std::unique_ptr<Problem> p = makeProblem(st, m, n, t);
   if (!p) return;
@@ -588,8 +589,8 @@ struct DnnlMoe {
     }
     strm.wait();
     // SiLU(gate) * up over all routes, rounded to the dtype.
-    float *hf = h.f.get();
-    uint16_t *hh = h.h.get();
+    float *hf = h.f.data();
+    uint16_t *hh = h.h.data();
 #pragma omp parallel for schedule(static)
     for (int64_t r = 0; r < routes; ++r) {
       const float *g = gu.data() + r * 2 * I, *u = g + I;
@@ -612,8 +613,8 @@ struct DnnlMoe {
     strm.wait();
     // Weighted combine, rounded once.
     const float *weightOf = routing.weightOf.data();
-    float *of = p.out.f.get();
-    uint16_t *oh = p.out.h.get();
+    float *of = p.out.f.data();
+    uint16_t *oh = p.out.h.data();
 #pragma omp parallel for schedule(static)
     for (int64_t t = 0; t < p.tokens; ++t) {
       float row[512];
@@ -692,7 +693,7 @@ int main(int argc, char **argv) {
   benchmark::AddCustomContext("onednn", std::to_string(v->major) + "." + std::to_string(v->minor) + "." +
                                             std::to_string(v->patch));
 #endif
-  const Argus &lib = argus();
+  const Argus &lib = argusLibrary();
   benchmark::AddCustomContext("argus_library",
                               lib.error.empty() ? std::getenv("ARGUS_LIBRARY") : "unavailable: " + lib.error);
   if (lib.error.empty()) benchmark::AddCustomContext("argus_version", lib.version());
