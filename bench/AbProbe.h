@@ -12,12 +12,18 @@
 #ifndef ARGUS_BENCH_AB_PROBE_H
 #define ARGUS_BENCH_AB_PROBE_H
 
+#include "PageAligned.h"
+#include "argus_numerics.h"
+
 #include <dlfcn.h>
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <random>
 #include <vector>
 
 namespace argus::bench {
@@ -36,6 +42,31 @@ template <class Fn> Fn loadAbSymbol(const char *probe, const char *path, const c
     std::exit(1);
   }
   return fn;
+}
+
+/// `count` bf16 values uniform in [-1, 1), on pages (as an engine's tensors).
+inline PageAlignedVector<uint16_t> randomBf16(size_t count, std::mt19937 &rng) {
+  std::uniform_real_distribution<float> value(-1.0f, 1.0f);
+  PageAlignedVector<uint16_t> out(count);
+  for (uint16_t &x : out) x = argus_num::f32_to_bf16(value(rng));
+  return out;
+}
+
+/// Exits with a message naming `probe` unless the two libraries' outputs
+/// (`count` values read through `at(which, i)`) agree within `tolerance` of
+/// the largest; returns the largest difference.
+template <class At> double checkAgreement(const char *probe, size_t count, double tolerance, At at) {
+  double largest = 0, diff = 0;
+  for (size_t i = 0; i < count; ++i) {
+    const double a = at(0, i), b = at(1, i);
+    largest = std::max(largest, std::fabs(a));
+    diff = std::max(diff, std::fabs(a - b));
+  }
+  if (!(diff <= tolerance * largest)) {
+    std::fprintf(stderr, "%s: the libraries disagree by %g (largest output %g)\n", probe, diff, largest);
+    std::exit(1);
+  }
+  return diff;
 }
 
 inline double medianOf(std::vector<double> v) {

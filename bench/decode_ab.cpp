@@ -31,13 +31,6 @@ using DecodeFn = argus_status (*)(const argus_attention_decode_args *, void *);
 
 constexpr int64_t kHeads = 32, kKvHeads = 8, kDim = 128, kPage = 16;
 
-argus::bench::PageAlignedVector<uint16_t> randomBf16(size_t count, std::mt19937 &rng) {
-  std::uniform_real_distribution<float> value(-1.0f, 1.0f);
-  argus::bench::PageAlignedVector<uint16_t> out(count);
-  for (uint16_t &x : out) x = argus_num::f32_to_bf16(value(rng));
-  return out;
-}
-
 } // namespace
 
 int main(int argc, char **argv) {
@@ -57,9 +50,9 @@ int main(int argc, char **argv) {
 
   const int64_t maxPages = (context + kPage - 1) / kPage, slots = batch * maxPages * kPage;
   std::mt19937 rng(1);
-  const argus::bench::PageAlignedVector<uint16_t> q = randomBf16(size_t(batch * kHeads * kDim), rng);
-  const argus::bench::PageAlignedVector<uint16_t> kc = randomBf16(size_t(slots * kKvHeads * kDim), rng);
-  const argus::bench::PageAlignedVector<uint16_t> vc = randomBf16(size_t(slots * kKvHeads * kDim), rng);
+  const argus::bench::PageAlignedVector<uint16_t> q = argus::bench::randomBf16(size_t(batch * kHeads * kDim), rng);
+  const argus::bench::PageAlignedVector<uint16_t> kc = argus::bench::randomBf16(size_t(slots * kKvHeads * kDim), rng);
+  const argus::bench::PageAlignedVector<uint16_t> vc = argus::bench::randomBf16(size_t(slots * kKvHeads * kDim), rng);
   std::vector<int32_t> table(size_t(batch * maxPages));
   const std::vector<int32_t> lens(static_cast<size_t>(batch), static_cast<int32_t>(context));
   std::iota(table.begin(), table.end(), 0);
@@ -81,16 +74,9 @@ int main(int argc, char **argv) {
   };
 
   run(0), run(1);
-  double largest = 0, diff = 0;
-  for (size_t i = 0; i < q.size(); ++i) {
-    const double a = argus_num::bf16_to_f32(out[0][i]), b = argus_num::bf16_to_f32(out[1][i]);
-    largest = std::max(largest, std::fabs(a));
-    diff = std::max(diff, std::fabs(a - b));
-  }
-  if (!(diff <= 1e-2 * largest)) {
-    std::fprintf(stderr, "argus_decode_ab: the libraries disagree by %g (largest output %g)\n", diff, largest);
-    return 1;
-  }
+  const double diff = argus::bench::checkAgreement("argus_decode_ab", q.size(), 1e-2, [&](int which, size_t i) {
+    return double(argus_num::bf16_to_f32(out[which][i]));
+  });
 
   const argus::bench::AbTimes times = argus::bench::alternate(iterations, run);
   using argus::bench::medianOf;

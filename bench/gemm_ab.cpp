@@ -96,15 +96,8 @@ int main(int argc, char **argv) {
   if (bf16Out)
     for (int which = 0; which < 2; ++which)
       for (size_t i = 0; i < out[which].size(); ++i) out[which][i] = argus_num::bf16_to_f32(out16[which][i]);
-  double largest = 0, diff = 0;
-  for (size_t i = 0; i < out[0].size(); ++i) {
-    largest = std::max(largest, double(std::fabs(out[0][i])));
-    diff = std::max(diff, double(std::fabs(out[0][i] - out[1][i])));
-  }
-  if (diff > 1e-3 * largest) {
-    std::fprintf(stderr, "argus_gemm_ab: the libraries disagree by %g (largest output %g)\n", diff, largest);
-    return 1;
-  }
+  const double diff = argus::bench::checkAgreement("argus_gemm_ab", out[0].size(), 1e-3,
+                                                   [&](int which, size_t i) { return double(out[which][i]); });
 
   const argus::bench::AbTimes times = argus::bench::alternate(iterations, run);
   using argus::bench::medianOf;
