@@ -75,6 +75,10 @@ TEST(CpuPanels, MmaComputesFromPanelsInPlace) {
   checkWholeTile<ak::bf16, 3, 40, 77>("bf16 panels, 3 rows, odd K", true);
   checkWholeTile<ak::bf16, 4, 96, 512>("bf16 panels, 4 rows", true);
   checkWholeTile<ak::bf16, 1, 16, 33>("bf16 panels, 1 row, odd K", true);
+  // AMX tiles of fewer than 16 rows on panels (where the CPU has AMX): 1, 2, 7, 15 rows.
+  checkWholeTile<ak::bf16, 2, 64, 2048>("bf16 panels, 2 rows, AMX few rows", true);
+  checkWholeTile<ak::bf16, 7, 96, 64>("bf16 panels, 7 rows, AMX few rows", true);
+  checkWholeTile<ak::bf16, 15, 32, 160>("bf16 panels, 15 rows, AMX few rows", true);
 }
 
 /// A kernel's tile that is not a panel window: it starts inside a panel, or
@@ -293,6 +297,7 @@ TEST(CpuPanels, RaggedLastRowTileComputesOnlyRowsInBounds) {
   checkRaggedRows<ak::bf16, 64, 64, 256>(33, 64, true, 38);                 // AMX on panels: 32 + 1
   checkRaggedRows<ak::bf16, 24, 64, 128>(13, 40, false, 39);                // vdpbf16ps blocks
   checkRaggedRows<ak::bf16, 16, 64, 512>(9, 64, false, 40);                 // AMX few rows: a copied dense
+  checkRaggedRows<ak::bf16, 8, 64, 256>(5, 64, true, 41);                   // AMX few rows on panels: the same
 }
 
 } // namespace

@@ -166,6 +166,11 @@ inline void mma_panels(float *acc, tile_ref<typename DT::storage> a, tile_ref<ty
           mma_bf16_amx_panels<M, N, K, RaggedRows>(acc, a, b);
           return;
         }
+      } else if constexpr (amx_few_rows_panels_fit<M, N, K>()) {
+        if (amx_usable()) {
+          mma_bf16_amx_few_rows_panels<M, N, K>(acc, all_rows<RaggedRows, M, K>(a), b);
+          return;
+        }
       }
 #endif
       mma_bf16_vnni_panels<M, N, K, rowBlocks>(acc, all_rows<RaggedRows && !rowBlocks, M, K>(a), b);

@@ -382,6 +382,42 @@ __attribute__((target("amx-tile,amx-bf16,avx512f"))) void mma_bf16_amx_few_rows(
   }
 }
 
+/// Whether a bf16 product with b a panel operand (pre-packed weights) takes
+/// the few-rows AMX panels form: 1 to 15 rows, whole 32-column panels, whole
+/// 32-k steps (16 rows and more: mma_bf16_amx_panels).
+template <int64_t M, int64_t N, int64_t K> constexpr bool amx_few_rows_panels_fit() {
+  return M >= 1 && M < 16 && N % 32 == 0 && K % 32 == 0;
+}
+
+/// amx_panel's tiles for M < 16 rows: C (0, 1) and a (4) of M rows, the
+/// panel's two halves (6, 7) of 16 pair-rows; built once per M.
+template <int64_t M> inline const amx_tile_config &amx_few_rows_panels_config() {
+  static const amx_tile_config config = [] {
+    amx_tile_config cfg;
+    for (int t = 0; t < 8; ++t) cfg.rows[t] = t < 6 ? M : 16, cfg.colsb[t] = 64;
+    return cfg;
+  }();
+  return config;
+}
+
+/// acc (M x N) += a (M x K) * b^T for few rows of a and b a panel operand:
+/// a panel's pair-rows are already B tiles (VNNI), so amx_panel's last-16-rows
+/// form runs with tiles of M rows, a read where it lies. Before, these went
+/// to the vdpbf16ps streaming form (mma_bf16_vnni_panels), which computes at
+/// half the FMA rate: pre-packed bf16 MoE experts of 2-4 rows ran 0.6x their
+/// plain-weight AMX form. The configuration stays loaded (amx_ensure_config).
+template <int64_t M, int64_t N, int64_t K>
+__attribute__((target("amx-tile,amx-bf16,avx512f"))) void mma_bf16_amx_few_rows_panels(float *acc, tile_ref<uint16_t> a,
+                                                                                      tile_ref<uint16_t> b) {
+  static_assert(amx_few_rows_panels_fit<M, N, K>(), "1 to 15 rows of a, whole panels and 32-k steps");
+  constexpr int64_t PW = 32;
+  amx_ensure_config(amx_few_rows_panels_config<M>());
+  for (int64_t n0 = 0; n0 < N; n0 += PW) {
+    const uint32_t *bp = reinterpret_cast<const uint32_t *>(b.data + n0 / PW * b.ld);
+    amx_panel<M, N, K>(acc, a, bp, n0, bp + K * PW);
+  }
+}
+
 /// Whether a bf16 product with b laid out K x N (attention's p v: K tokens of
 /// values) takes the AMX pairs form: up to 8 rows, whole 32-column chunks,
 /// whole 16-row blocks of v.
