@@ -13,6 +13,7 @@
 #define ARGUS_BENCH_AB_PROBE_H
 
 #include "PageAligned.h"
+#include "argus_kernels.h"
 #include "argus_numerics.h"
 
 #include <dlfcn.h>
@@ -23,6 +24,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <memory>
 #include <random>
 #include <vector>
 
@@ -42,6 +44,23 @@ template <class Fn> Fn loadAbSymbol(const char *probe, const char *path, const c
     std::exit(1);
   }
   return fn;
+}
+
+/// Weights packed by the library at `path` (argus_pack_weights: the packed
+/// bytes are a library's own), 64-byte aligned; exits naming `probe` when
+/// the library cannot pack them.
+inline std::unique_ptr<void, void (*)(void *)> packWithLibrary(const char *probe, const char *path,
+                                                               const argus_weights_desc &weights) {
+  const auto size = loadAbSymbol<decltype(&argus_packed_weights_size)>(probe, path, "argus_packed_weights_size");
+  const auto pack = loadAbSymbol<decltype(&argus_pack_weights)>(probe, path, "argus_pack_weights");
+  const size_t bytes = size(&weights);
+  std::unique_ptr<void, void (*)(void *)> out(bytes ? std::aligned_alloc(64, (bytes + 63) / 64 * 64) : nullptr,
+                                              std::free);
+  if (!out || pack(&weights, out.get(), bytes, nullptr) != ARGUS_OK) {
+    std::fprintf(stderr, "%s: %s could not pack the weights\n", probe, path);
+    std::exit(1);
+  }
+  return out;
 }
 
 /// `count` bf16 values uniform in [-1, 1), on pages (as an engine's tensors).

@@ -6,10 +6,11 @@
 // (relative to the largest output). It is not a peer benchmark
 // (argus_gemm_bench is).
 //
-//   argus_gemm_ab LIB_A LIB_B M N K [ITERATIONS=21] [bias 0|1] [f32|bf16|bf16-bf16]
+//   argus_gemm_ab LIB_A LIB_B M N K [ITERATIONS=21] [bias 0|1] [f32|bf16|bf16-bf16] [plain|packed]
 //
 // Types: f32, bf16 (C f32: the generic kernels), or bf16-bf16 (C bf16: the
-// kernels of a bf16 catalog such as shapes/llama3-8b.yaml).
+// kernels of a bf16 catalog such as shapes/llama3-8b.yaml). Weights: plain,
+// or packed once by each library (argus_pack_weights, b_packed).
 //
 // Threads: ARGUS_NUM_THREADS, read by both libraries.
 //
@@ -24,6 +25,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <memory>
 #include <random>
 
 namespace {
@@ -34,7 +36,8 @@ using GemmFn = argus_status (*)(const argus_gemm_args *, void *);
 
 int main(int argc, char **argv) {
   if (argc < 6) {
-    std::fprintf(stderr, "usage: argus_gemm_ab LIB_A LIB_B M N K [ITERATIONS=21] [bias 0|1] [f32|bf16|bf16-bf16]\n");
+    std::fprintf(stderr,
+                 "usage: argus_gemm_ab LIB_A LIB_B M N K [ITERATIONS=21] [bias 0|1] [f32|bf16|bf16-bf16] [plain|packed]\n");
     return 2;
   }
   const int64_t m = std::atoll(argv[3]), n = std::atoll(argv[4]), k = std::atoll(argv[5]);
@@ -44,6 +47,12 @@ int main(int argc, char **argv) {
   const bool bf16Out = std::strcmp(types, "bf16-bf16") == 0, bf16 = bf16Out || std::strcmp(types, "bf16") == 0;
   if (!bf16 && std::strcmp(types, "f32") != 0) {
     std::fprintf(stderr, "argus_gemm_ab: types are f32, bf16 or bf16-bf16, not '%s'\n", types);
+    return 2;
+  }
+  const char *form = argc > 9 ? argv[9] : "plain";
+  const bool packed = std::strcmp(form, "packed") == 0;
+  if (!packed && std::strcmp(form, "plain") != 0) {
+    std::fprintf(stderr, "argus_gemm_ab: weights are plain or packed, not '%s'\n", form);
     return 2;
   }
   if (m < 1 || n < 1 || k < 1) {
@@ -71,6 +80,13 @@ int main(int argc, char **argv) {
   fill(a16, a32, size_t(m * k));
   fill(b16, b32, size_t(n * k));
   fill(bias16, bias, size_t(n));
+  std::unique_ptr<void, void (*)(void *)> bPacked[2] = {{nullptr, std::free}, {nullptr, std::free}};
+  if (packed)
+    for (int which = 0; which < 2; ++which) {
+      const argus_weights_desc d{sizeof d, 1, n, k, bf16 ? ARGUS_DTYPE_BF16 : ARGUS_DTYPE_F32,
+                                 bf16 ? static_cast<const void *>(b16.data()) : b32.data(), k, 0};
+      bPacked[which] = argus::bench::packWithLibrary("argus_gemm_ab", argv[1 + which], d);
+    }
   std::vector<float> out[2] = {std::vector<float>(size_t(m * n)), std::vector<float>(size_t(m * n))};
   std::vector<uint16_t> out16[2] = {std::vector<uint16_t>(size_t(m * n)), std::vector<uint16_t>(size_t(m * n))};
 
@@ -86,6 +102,7 @@ int main(int argc, char **argv) {
     g.c = bf16Out ? static_cast<void *>(out16[which].data()) : out[which].data(), g.ldc = n;
     g.bias = !withBias ? nullptr : bf16Out ? static_cast<const void *>(bias16.data()) : bias.data();
     g.alpha = 1.0f, g.beta = 0.0f;
+    g.b_packed = bPacked[which].get();
     if (gemm[which](&g, nullptr) != ARGUS_OK) {
       std::fprintf(stderr, "argus_gemm_ab: library %c failed\n", which ? 'B' : 'A');
       std::exit(1);
@@ -102,9 +119,9 @@ int main(int argc, char **argv) {
   const argus::bench::AbTimes times = argus::bench::alternate(iterations, run);
   using argus::bench::medianOf;
   const double gflop = 2.0 * double(m) * double(n) * double(k) / 1e9;
-  std::printf("%s M=%lld N=%lld K=%lld bias=%d: A %.1f GFLOP/s, B %.1f GFLOP/s, median B/A %.3f "
+  std::printf("%s %s M=%lld N=%lld K=%lld bias=%d: A %.1f GFLOP/s, B %.1f GFLOP/s, median B/A %.3f "
               "(%d iterations, max |A - B| %g)\n",
-              types, static_cast<long long>(m), static_cast<long long>(n),
+              types, form, static_cast<long long>(m), static_cast<long long>(n),
               static_cast<long long>(k), withBias ? 1 : 0, gflop / medianOf(times.seconds[0]), gflop / medianOf(times.seconds[1]),
               medianOf(times.ratio), iterations, diff);
   return 0;
