@@ -9,7 +9,9 @@
 // median of the per-iteration ratios B / A; both outputs must agree within
 // 1e-2 of the largest.
 //
-//   argus_moe_ab LIB_A LIB_B TOKENS [ITERATIONS=21] [bf16|f32] [plain|packed] [qwen3|mixtral]
+//   argus_moe_ab LIB_A LIB_B TOKENS [ITERATIONS=21] [bf16|f32] [plain|packed|plain-packed] [qwen3|mixtral]
+//
+// plain-packed: A with plain weights, B with packed ones (LIB_A may be LIB_B).
 //
 // Threads: ARGUS_NUM_THREADS, read by both libraries.
 //
@@ -50,16 +52,17 @@ Buffer aligned(size_t bytes) { return Buffer(std::aligned_alloc(64, (bytes + 63)
 int main(int argc, char **argv) {
   if (argc < 4) {
     std::fprintf(stderr,
-                 "usage: argus_moe_ab LIB_A LIB_B TOKENS [ITERATIONS=21] [bf16|f32] [plain|packed] [qwen3|mixtral]\n");
+                 "usage: argus_moe_ab LIB_A LIB_B TOKENS [ITERATIONS=21] [bf16|f32] [plain|packed|plain-packed] "
+                 "[qwen3|mixtral]\n");
     return 2;
   }
   const int64_t tokens = std::atoll(argv[3]);
   const int iterations = argc > 4 ? std::max(1, std::atoi(argv[4])) : 21;
   const std::string type = argc > 5 ? argv[5] : "bf16", form = argc > 6 ? argv[6] : "plain",
                     model = argc > 7 ? argv[7] : "qwen3";
-  if ((type != "bf16" && type != "f32") || (form != "plain" && form != "packed") ||
+  if ((type != "bf16" && type != "f32") || (form != "plain" && form != "packed" && form != "plain-packed") ||
       (model != "qwen3" && model != "mixtral") || tokens < 1) {
-    std::fprintf(stderr, "argus_moe_ab: TOKENS > 0, bf16|f32, plain|packed, qwen3|mixtral\n");
+    std::fprintf(stderr, "argus_moe_ab: TOKENS > 0, bf16|f32, plain|packed|plain-packed, qwen3|mixtral\n");
     return 2;
   }
   const bool f32 = type == "f32", qwen3 = model == "qwen3";
@@ -106,7 +109,7 @@ int main(int argc, char **argv) {
     a.num_tokens = tokens, a.hidden = H, a.intermediate = I, a.num_experts = E, a.top_k = topK, a.dtype = dtype;
     a.x = pointer(x), a.router_logits = logits.data(), a.w_gate_up = pointer(gateUp), a.w_down = pointer(down);
     a.renormalize = 1;
-    if (form == "packed") {
+    if (form == "packed" || (form == "plain-packed" && which == 1)) {
       const argus_weights_desc gu{sizeof gu, 2 * E, I, H, dtype, a.w_gate_up, H, I * H};
       const argus_weights_desc dn{sizeof dn, E, H, I, dtype, a.w_down, I, H * I};
       packedGateUp[which] = argus::bench::packWithLibrary("argus_moe_ab", argv[1 + which], gu);
