@@ -34,7 +34,7 @@ CASES=(
   "gemm_ab 1 4096 4096 @ 0 bf16-bf16" "gemm_ab 16 4096 4096 @ 0 bf16-bf16" "gemm_ab 128 4096 4096 @ 0 bf16-bf16"
   "gemm_ab 16 14336 4096 @ 0 f32" "gemm_ab 16 14336 4096 @ 0 bf16-bf16"
   "gemm_ab 1 4096 4096 @ 0 bf16-bf16 packed" "gemm_ab 4 4096 4096 @ 0 bf16-bf16 packed"
-  "gemm_ab 16 4096 4096 @ 0 f32 packed" "gemm_ab 128 4096 4096 @ 0 bf16-bf16 packed"
+  "gemm_ab 4 4096 4096 @ 0 f32 packed" "gemm_ab 16 4096 4096 @ 0 f32 packed" "gemm_ab 128 4096 4096 @ 0 bf16-bf16 packed"
   "decode_ab 8 4096 @" "decode_ab 64 100 @" "decode_ab 1 16384 @"
   "prefill_ab 1 2048 1 @ bf16" "prefill_ab 1 2048 0 @ bf16" "prefill_ab 1 1024 1 @ f32"
   "moe_ab 16 @ bf16 plain" "moe_ab 16 @ bf16 packed" "moe_ab 128 @ bf16 packed" "moe_ab 16 @ f32 plain"
