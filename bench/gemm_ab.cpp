@@ -6,11 +6,12 @@
 // (relative to the largest output). It is not a peer benchmark
 // (argus_gemm_bench is).
 //
-//   argus_gemm_ab LIB_A LIB_B M N K [ITERATIONS=21] [bias 0|1] [f32|bf16|bf16-bf16] [plain|packed]
+//   argus_gemm_ab LIB_A LIB_B M N K [ITERATIONS=21] [bias 0|1] [f32|bf16|bf16-bf16] [plain|packed|plain-packed]
 //
 // Types: f32, bf16 (C f32: the generic kernels), or bf16-bf16 (C bf16: the
 // kernels of a bf16 catalog such as shapes/llama3-8b.yaml). Weights: plain,
-// or packed once by each library (argus_pack_weights, b_packed).
+// packed once by each library (argus_pack_weights, b_packed), or
+// plain-packed: A plain, B packed (LIB_A may be LIB_B).
 //
 // Threads: ARGUS_NUM_THREADS, read by both libraries.
 //
@@ -37,7 +38,7 @@ using GemmFn = argus_status (*)(const argus_gemm_args *, void *);
 int main(int argc, char **argv) {
   if (argc < 6) {
     std::fprintf(stderr,
-                 "usage: argus_gemm_ab LIB_A LIB_B M N K [ITERATIONS=21] [bias 0|1] [f32|bf16|bf16-bf16] [plain|packed]\n");
+                 "usage: argus_gemm_ab LIB_A LIB_B M N K [ITERATIONS=21] [bias 0|1] [f32|bf16|bf16-bf16] [plain|packed|plain-packed]\n");
     return 2;
   }
   const int64_t m = std::atoll(argv[3]), n = std::atoll(argv[4]), k = std::atoll(argv[5]);
@@ -50,9 +51,9 @@ int main(int argc, char **argv) {
     return 2;
   }
   const char *form = argc > 9 ? argv[9] : "plain";
-  const bool packed = std::strcmp(form, "packed") == 0;
-  if (!packed && std::strcmp(form, "plain") != 0) {
-    std::fprintf(stderr, "argus_gemm_ab: weights are plain or packed, not '%s'\n", form);
+  const bool packed = std::strcmp(form, "packed") == 0, mixed = std::strcmp(form, "plain-packed") == 0;
+  if (!packed && !mixed && std::strcmp(form, "plain") != 0) {
+    std::fprintf(stderr, "argus_gemm_ab: weights are plain, packed or plain-packed, not '%s'\n", form);
     return 2;
   }
   if (m < 1 || n < 1 || k < 1) {
@@ -81,8 +82,8 @@ int main(int argc, char **argv) {
   fill(b16, b32, size_t(n * k));
   fill(bias16, bias, size_t(n));
   std::unique_ptr<void, void (*)(void *)> bPacked[2] = {{nullptr, std::free}, {nullptr, std::free}};
-  if (packed)
-    for (int which = 0; which < 2; ++which) {
+  if (packed || mixed)
+    for (int which = mixed ? 1 : 0; which < 2; ++which) {
       const argus_weights_desc d{sizeof d, 1, n, k, bf16 ? ARGUS_DTYPE_BF16 : ARGUS_DTYPE_F32,
                                  bf16 ? static_cast<const void *>(b16.data()) : b32.data(), k, 0};
       bPacked[which] = argus::bench::packWithLibrary("argus_gemm_ab", argv[1 + which], d);
