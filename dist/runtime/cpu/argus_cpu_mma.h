@@ -147,8 +147,13 @@ template <bool RaggedRows, int64_t M, int64_t K, class S> inline tile_ref<S> all
 /// acc (M x N) += a * b^T with b a panel operand (argus_cpu_panels.h): in
 /// place where the micro-kernels compute from panels (mma_reads_panels),
 /// else gathered into plain rows first. RaggedRows: as mma_dispatch.
+/// Out of line: every kernel that reads a tile with load_ref compiles this
+/// branch, attention's too, whose caches are never packed; inlined, changes
+/// to the panel forms moved the decode kernel's register allocation and cost
+/// it 1.5-2% (session 48; a call per tile product is nothing to the packed
+/// GEMMs that take it: bf16 packed 1, 4, 16 rows even).
 template <class DT, int64_t M, int64_t N, int64_t K, BLayout L, bool RaggedRows = false>
-inline void mma_panels(float *acc, tile_ref<typename DT::storage> a, tile_ref<typename DT::storage> b) {
+__attribute__((noinline)) void mma_panels(float *acc, tile_ref<typename DT::storage> a, tile_ref<typename DT::storage> b) {
   using S = typename DT::storage;
   constexpr bool rowBlocks = RaggedRows && M > 4; /* few-row forms read all M rows */
   if constexpr (L == BLayout::NK && mma_reads_panels<DT>()) {
