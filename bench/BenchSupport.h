@@ -63,18 +63,6 @@ struct BenchDefaults {
   }
 };
 
-/// Copies of an operand of `bytes` that together hold twice the last-level
-/// cache (64 MiB assumed when the system does not say). Benchmarks of
-/// memory-bound work (decode GEMMs, paged decode) rotate through them, so
-/// each call reads from memory, as a serving engine's layer does (the other
-/// layers evict it between tokens), not from what the previous call cached.
-inline int64_t copiesBeyondCache(double bytes) {
-  const long llc = sysconf(_SC_LEVEL3_CACHE_SIZE);
-  const double cacheBytes = llc > 0 ? double(llc) : double(64 << 20);
-  const double copies = std::ceil(2.0 * cacheBytes / bytes);
-  return copies < 1 ? 1 : int64_t(copies);
-}
-
 /// Deterministic non-zero values in +-[0.125, 1) (xorshift).
 struct Rng {
   uint64_t s;

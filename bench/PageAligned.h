@@ -18,7 +18,10 @@
 #define ARGUS_BENCH_PAGE_ALIGNED_H
 
 #include <sys/mman.h>
+#include <unistd.h>
 
+#include <cmath>
+#include <cstdint>
 #include <cstdlib>
 #include <cstring>
 #include <new>
@@ -53,6 +56,18 @@ template <class T> struct PageAlignedAllocator {
 };
 
 template <class T> using PageAlignedVector = std::vector<T, PageAlignedAllocator<T>>;
+
+/// Copies of an operand of `bytes` that together hold twice the last-level
+/// cache (64 MiB assumed when the system does not say). Benchmarks of
+/// memory-bound work (decode GEMMs, paged decode) rotate through them, so
+/// each call reads from memory, as a serving engine's layer does (the other
+/// layers evict it between tokens), not from what the previous call cached.
+inline int64_t copiesBeyondCache(double bytes) {
+  const long llc = sysconf(_SC_LEVEL3_CACHE_SIZE);
+  const double cacheBytes = llc > 0 ? double(llc) : double(64 << 20);
+  const double copies = std::ceil(2.0 * cacheBytes / bytes);
+  return copies < 1 ? 1 : int64_t(copies);
+}
 
 } // namespace argus::bench
 

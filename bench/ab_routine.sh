@@ -5,7 +5,8 @@
 # else it moved (session 45's decode change slowed f32 GEMMs of 8-16 rows
 # 1.4-1.8x, unseen for two sessions). This runs the four A/B probes
 # (AbProbe.h) over a fixed set of shapes: GEMM f32 and bf16 at 1, 16 and 128
-# rows (plain and pre-packed weights), paged decode, prefill causal and full, MoE (Qwen3's experts on the
+# rows (plain and pre-packed weights; 512 rows with the weights read from
+# memory), paged decode, prefill causal and full, MoE (Qwen3's experts on the
 # generic kernels, plain and packed), each in both orders (OLD NEW,
 # then NEW OLD), and prints each probe's speed ratio NEW / OLD per shape (the
 # geometric mean of the two orders) and over all shapes. Timed unit tests
@@ -35,6 +36,7 @@ CASES=(
   "gemm_ab 16 14336 4096 @ 0 f32" "gemm_ab 16 14336 4096 @ 0 bf16-bf16"
   "gemm_ab 1 4096 4096 @ 0 bf16-bf16 packed" "gemm_ab 4 4096 4096 @ 0 bf16-bf16 packed"
   "gemm_ab 4 4096 4096 @ 0 f32 packed" "gemm_ab 16 4096 4096 @ 0 f32 packed" "gemm_ab 128 4096 4096 @ 0 bf16-bf16 packed"
+  "gemm_ab 512 4096 4096 @ 0 bf16-bf16 plain cold" "gemm_ab 512 4096 4096 @ 0 bf16-bf16 packed cold"
   "decode_ab 8 4096 @" "decode_ab 64 100 @" "decode_ab 1 16384 @"
   "prefill_ab 1 2048 1 @ bf16" "prefill_ab 1 2048 0 @ bf16" "prefill_ab 1 1024 1 @ f32"
   "moe_ab 16 @ bf16 plain" "moe_ab 16 @ bf16 packed" "moe_ab 128 @ bf16 packed" "moe_ab 16 @ f32 plain"

@@ -261,7 +261,7 @@ struct DecodeProblem {
   Buffer q, kc, vc, o;
   std::vector<int32_t> table, lens; /* copy c's table: `table` + c * pool pages */
   DecodeProblem(int64_t b, int64_t c)
-      : batch(b), context(c), maxPages((c + kPage - 1) / kPage), copies(copiesBeyondCache(kvBytes())),
+      : batch(b), context(c), maxPages((c + kPage - 1) / kPage), copies(argus::bench::copiesBeyondCache(kvBytes())),
         q(DType::BF16, b * kHeads * kDim, 5, 2.f), kc(DType::BF16, poolElements(), 6, 2.f),
         vc(DType::BF16, poolElements(), 7, 1.f), o(DType::BF16, b * kHeads * kDim, 8, 1.f),
         table(size_t(b * maxPages)), lens(size_t(b), int32_t(c)) {

@@ -7,11 +7,16 @@
 // (argus_gemm_bench is).
 //
 //   argus_gemm_ab LIB_A LIB_B M N K [ITERATIONS=21] [bias 0|1] [f32|bf16|bf16-bf16] [plain|packed|plain-packed]
+//                 [warm|cold]
 //
 // Types: f32, bf16 (C f32: the generic kernels), or bf16-bf16 (C bf16: the
 // kernels of a bf16 catalog such as shapes/llama3-8b.yaml). Weights: plain,
 // packed once by each library (argus_pack_weights, b_packed), or
-// plain-packed: A plain, B packed (LIB_A may be LIB_B).
+// plain-packed: A plain, B packed (LIB_A may be LIB_B). Weights warm: one
+// copy, which the cache keeps between calls where it fits (the last level
+// holds llama3-8b's 32 MiB layers here); cold: calls rotate through copies
+// that together hold twice the last-level cache, so each reads its weights
+// from memory as argus_gemm_bench's do.
 //
 // Threads: ARGUS_NUM_THREADS, read by both libraries.
 //
@@ -23,11 +28,13 @@
 #include "AbProbe.h"
 #include "PageAligned.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
 #include <memory>
 #include <random>
+#include <vector>
 
 namespace {
 
@@ -38,7 +45,8 @@ using GemmFn = argus_status (*)(const argus_gemm_args *, void *);
 int main(int argc, char **argv) {
   if (argc < 6) {
     std::fprintf(stderr,
-                 "usage: argus_gemm_ab LIB_A LIB_B M N K [ITERATIONS=21] [bias 0|1] [f32|bf16|bf16-bf16] [plain|packed|plain-packed]\n");
+                 "usage: argus_gemm_ab LIB_A LIB_B M N K [ITERATIONS=21] [bias 0|1] [f32|bf16|bf16-bf16] "
+                 "[plain|packed|plain-packed] [warm|cold]\n");
     return 2;
   }
   const int64_t m = std::atoll(argv[3]), n = std::atoll(argv[4]), k = std::atoll(argv[5]);
@@ -54,6 +62,12 @@ int main(int argc, char **argv) {
   const bool packed = std::strcmp(form, "packed") == 0, mixed = std::strcmp(form, "plain-packed") == 0;
   if (!packed && !mixed && std::strcmp(form, "plain") != 0) {
     std::fprintf(stderr, "argus_gemm_ab: weights are plain, packed or plain-packed, not '%s'\n", form);
+    return 2;
+  }
+  const char *residence = argc > 10 ? argv[10] : "warm";
+  const bool cold = std::strcmp(residence, "cold") == 0;
+  if (!cold && std::strcmp(residence, "warm") != 0) {
+    std::fprintf(stderr, "argus_gemm_ab: weights are warm or cold, not '%s'\n", residence);
     return 2;
   }
   if (m < 1 || n < 1 || k < 1) {
@@ -81,17 +95,31 @@ int main(int argc, char **argv) {
   fill(a16, a32, size_t(m * k));
   fill(b16, b32, size_t(n * k));
   fill(bias16, bias, size_t(n));
-  std::unique_ptr<void, void (*)(void *)> bPacked[2] = {{nullptr, std::free}, {nullptr, std::free}};
-  if (packed || mixed)
-    for (int which = mixed ? 1 : 0; which < 2; ++which) {
+  // Identical copies of the weights (cold), the first one b16 / b32 itself.
+  const size_t weights = size_t(n * k);
+  const int64_t copies = cold ? argus::bench::copiesBeyondCache(double(weights) * (bf16 ? 2 : 4)) : 1;
+  if (bf16) {
+    b16.resize(weights * size_t(copies));
+    for (int64_t c = 1; c < copies; ++c) std::copy_n(b16.begin(), weights, b16.begin() + c * weights);
+  } else {
+    b32.resize(weights * size_t(copies));
+    for (int64_t c = 1; c < copies; ++c) std::copy_n(b32.begin(), weights, b32.begin() + c * weights);
+  }
+  using PackedWeights = std::unique_ptr<void, void (*)(void *)>;
+  std::vector<PackedWeights> bPacked[2];
+  for (int which = mixed ? 1 : 0; (packed || mixed) && which < 2; ++which)
+    for (int64_t c = 0; c < copies; ++c) {
       const argus_weights_desc d{sizeof d, 1, n, k, bf16 ? ARGUS_DTYPE_BF16 : ARGUS_DTYPE_F32,
-                                 bf16 ? static_cast<const void *>(b16.data()) : b32.data(), k, 0};
-      bPacked[which] = argus::bench::packWithLibrary("argus_gemm_ab", argv[1 + which], d);
+                                 bf16 ? static_cast<const void *>(b16.data() + c * weights) : b32.data() + c * weights,
+                                 k, 0};
+      bPacked[which].push_back(argus::bench::packWithLibrary("argus_gemm_ab", argv[1 + which], d));
     }
   std::vector<float> out[2] = {std::vector<float>(size_t(m * n)), std::vector<float>(size_t(m * n))};
   std::vector<uint16_t> out16[2] = {std::vector<uint16_t>(size_t(m * n)), std::vector<uint16_t>(size_t(m * n))};
 
+  int64_t calls = 0;
   auto run = [&](int which) {
+    const int64_t copy = calls++ % copies;
     argus_gemm_args g;
     std::memset(&g, 0, sizeof g);
     g.struct_size = sizeof g;
@@ -99,11 +127,11 @@ int main(int argc, char **argv) {
     g.a_type = g.b_type = bf16 ? ARGUS_DTYPE_BF16 : ARGUS_DTYPE_F32;
     g.c_type = bf16Out ? ARGUS_DTYPE_BF16 : ARGUS_DTYPE_F32;
     g.a = bf16 ? static_cast<const void *>(a16.data()) : a32.data(), g.lda = k;
-    g.b = bf16 ? static_cast<const void *>(b16.data()) : b32.data(), g.ldb = k;
+    g.b = bf16 ? static_cast<const void *>(b16.data() + copy * weights) : b32.data() + copy * weights, g.ldb = k;
     g.c = bf16Out ? static_cast<void *>(out16[which].data()) : out[which].data(), g.ldc = n;
     g.bias = !withBias ? nullptr : bf16Out ? static_cast<const void *>(bias16.data()) : bias.data();
     g.alpha = 1.0f, g.beta = 0.0f;
-    g.b_packed = bPacked[which].get();
+    g.b_packed = bPacked[which].empty() ? nullptr : bPacked[which][size_t(copy)].get();
     if (gemm[which](&g, nullptr) != ARGUS_OK) {
       std::fprintf(stderr, "argus_gemm_ab: library %c failed\n", which ? 'B' : 'A');
       std::exit(1);
@@ -120,9 +148,9 @@ int main(int argc, char **argv) {
   const argus::bench::AbTimes times = argus::bench::alternate(iterations, run);
   using argus::bench::medianOf;
   const double gflop = 2.0 * double(m) * double(n) * double(k) / 1e9;
-  std::printf("%s %s M=%lld N=%lld K=%lld bias=%d: A %.1f GFLOP/s, B %.1f GFLOP/s, median B/A %.3f "
+  std::printf("%s %s %s M=%lld N=%lld K=%lld bias=%d: A %.1f GFLOP/s, B %.1f GFLOP/s, median B/A %.3f "
               "(%d iterations, max |A - B| %g)\n",
-              types, form, static_cast<long long>(m), static_cast<long long>(n),
+              types, form, residence, static_cast<long long>(m), static_cast<long long>(n),
               static_cast<long long>(k), withBias ? 1 : 0, gflop / medianOf(times.seconds[0]), gflop / medianOf(times.seconds[1]),
               medianOf(times.ratio), iterations, diff);
   return 0;

@@ -80,7 +80,7 @@ struct Weights {
 Weights &weightsFor(int64_t n, int64_t k) {
   static Weights w;
   if (w.n != n || w.k != k) {
-    w.n = n; w.k = k; w.copies = copiesBeyondCache(2.0 * double(n) * double(k)); /* in bf16 */
+    w.n = n; w.k = k; w.copies = argus::bench::copiesBeyondCache(2.0 * double(n) * double(k)); /* in bf16 */
     w.f32.assign(1, argus::bench::PageAlignedVector<float>(size_t(n * k)));
     w.bf16.assign(1, argus::bench::PageAlignedVector<uint16_t>(size_t(n * k)));
     Rng r{0x9E3779B97F4A7C15ull ^ uint64_t(n * 131 + k)};
