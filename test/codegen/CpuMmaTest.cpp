@@ -162,6 +162,36 @@ TEST(CpuMma, PackedBroadcastForm) {
 }
 
 #if defined(ARGUS_CPU_HAVE_AMX)
+// A panel's fetches, spread over its iterations, cover each line once: the
+// next k-step's 32 rows of a plain b (K = 256: 8 lines a row, rows 8 KiB
+// apart) over 4 row groups x 8 k-steps, and a pre-packed panel's 16 KiB over
+// a step count that does not divide them.
+TEST(CpuMma, PanelFetchCoversEachLineOnce) {
+  using ak::detail::panel_fetch;
+  static const char base[1] = {};
+  auto check = [](const panel_fetch &f, int64_t steps, const std::vector<int64_t> &expectedOffsets) {
+    panel_fetch::cursor fetching(f, steps);
+    std::vector<int64_t> offsets;
+    for (int64_t step = 0; step < steps; ++step) {
+      const size_t before = offsets.size();
+      fetching.next([&](const char *line) { offsets.push_back(line - base); });
+      const int64_t share = int64_t(offsets.size() - before);
+      EXPECT_TRUE(share == f.lines / steps || share == f.lines / steps + 1) << "step " << step; /* evenly */
+    }
+    EXPECT_EQ(offsets, expectedOffsets);
+  };
+  std::vector<int64_t> rows, contiguous;
+  for (int64_t r = 0; r < 32; ++r)
+    for (int64_t l = 0; l < 8; ++l) rows.push_back(r * 8192 + l * 64);
+  check(panel_fetch::strided(base, 32, 512, 8192), 32, rows);
+  for (int64_t l = 0; l < 256; ++l) contiguous.push_back(l * 64);
+  check(panel_fetch::contiguous(base, 16384), 24, contiguous);
+  check(panel_fetch::strided(base, 32, 512, 8192), 7, rows); /* steps that split rows */
+  int calls = 0;
+  panel_fetch::cursor(panel_fetch{}, 8).next([&](const char *) { ++calls; });
+  EXPECT_EQ(calls, 0); /* nothing to fetch */
+}
+
 TEST(CpuMma, AmxTiles) {
   if (!ak::detail::amx_usable()) GTEST_SKIP() << "AMX is not usable here (CPU, kernel or ARGUS_CPU_AMX=0)";
   checkPath<ak::bf16, 48, 64, 96>("bf16 amx", [](MmaCase<ak::bf16> &c) {
