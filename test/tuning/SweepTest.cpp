@@ -78,6 +78,18 @@ TEST(GemmCandidates, OneRowRuleTakesLongStepsShortenedToAShortK) {
   EXPECT_EQ(emit::chooseCpuGemmTiles(2, 4096, 4096, f32).bn, 64);
 }
 
+TEST(GemmCandidates, Bf16TilesOf128RowsTakeHalfKiloStepsWhereTheyDivideK) {
+  const emit::GemmTypes f32{"f32", "f32"}, bf16{"bf16", "bf16"};
+  EXPECT_EQ(emit::chooseCpuGemmTiles(128, 4096, 4096, bf16).bk, 512);
+  EXPECT_EQ(emit::chooseCpuGemmTiles(100, 4096, 14336, bf16).bk, 512) << "14336 = 28 x 512";
+  EXPECT_EQ(emit::chooseCpuGemmTiles(128, 2048, 768, bf16).bk, 256) << "no partial last k-step";
+  EXPECT_EQ(emit::chooseCpuGemmTiles(128, 0, 0, bf16).bk, 256) << "generic kernels know no K";
+  EXPECT_EQ(emit::chooseCpuGemmTiles(128, 4096, 4096, bf16, /*bf16InF32=*/true).bk, 256) << "widened on cpu-avx2";
+  EXPECT_EQ(emit::chooseCpuGemmTiles(512, 4096, 4096, bf16).bk, 256) << "256 rows: the stack budget";
+  EXPECT_EQ(emit::chooseCpuGemmTiles(64, 4096, 4096, bf16).bk, 256);
+  EXPECT_EQ(emit::chooseCpuGemmTiles(128, 4096, 4096, f32).bk, 128);
+}
+
 TEST(GemmCandidates, ProbeRowsAndParameters) {
   EXPECT_EQ(gemmProbeRows(16, 4096, 4096, 6.4e10), 16);
   EXPECT_EQ(gemmProbeRows(8192, 28672, 4096, 6.4e10), 272) << "capped at 64 GFLOP per call";
