@@ -81,14 +81,16 @@ TEST(CpuGolden, GemmTnAccumulatesInPlaceAcrossTheKLoop) {
   std::string body = loopBody(cpp, "for (int64_t ");
   ASSERT_FALSE(body.empty()) << cpp;
   // Both operands are read only by the mma: read in place when in bounds,
-  // through a scratch copy otherwise.
+  // through a scratch copy otherwise, in an arena slot of its own (off the stack).
   EXPECT_EQ(count(body, "= ak::load_ref<ak::f32, 16, 32>("), 2u) << body;
+  EXPECT_EQ(count(body, "const ak::arena_scratch<float, 512, 0> "), 1u) << body;
+  EXPECT_EQ(count(body, "const ak::arena_scratch<float, 512, 1> "), 1u) << body;
   EXPECT_EQ(count(body, "ak::load<"), 0u) << body;
   EXPECT_NE(body.find("ak::mma<ak::f32, 16, 16, 32>(" + acc + ", "), std::string::npos) << body;
   // Nothing is copied: not in the loop, not in the epilogue (alpha*acc,
   // beta*C + ..., + bias all reuse the accumulator's array).
   EXPECT_EQ(count(cpp, "ak::copy<"), 0u) << cpp;
-  EXPECT_EQ(count(cpp, "alignas(64) float"), 5u) << "acc, a and b scratch, C tile, bias tile\n" << cpp;
+  EXPECT_EQ(count(cpp, "alignas(64) float"), 3u) << "acc, C tile, bias tile\n" << cpp;
   EXPECT_NE(cpp.find("ak::store<ak::f32, 16, 16>(" + acc + ", C, "), std::string::npos) << cpp;
   // alpha * acc written over acc itself, then the bias broadcast along rows.
   EXPECT_NE(cpp.find(acc + "[ix] = alpha * " + acc + "[ix];"), std::string::npos) << cpp;

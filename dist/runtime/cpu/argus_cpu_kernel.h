@@ -788,6 +788,7 @@ inline typename DT::compute read(const argus_cpu_tensor &t, const int64_t (&idx)
 } // namespace argus_cpu
 
 #include "argus_cpu_panels.h" /* section 4: tile_ref and tiles of PANELS tensors */
+#include "argus_cpu_arena.h"  /* section 4: load_ref's copies off the stack */
 
 namespace argus_cpu {
 
@@ -890,7 +891,8 @@ inline tile_ref<S> ragged_window(S *scratch, const S *in, int64_t ld, int64_t co
 /// bounds. When only its last rows do (the last row tile of M), it is read in
 /// place with its in-bounds row count, and mma leaves the accumulator's rows
 /// past them as they were (they would add zero rows). Else it is copied,
-/// masked, into `scratch` (all its elements). The common case, a window
+/// masked, into `scratch` (all its elements; a pointer, or an arena slot's
+/// tag: argus_cpu_arena.h). The common case, a window
 /// wholly inside a plain tensor, is inlined (load_ref_window); the others
 /// are a call (decode attention calls load_ref twice a page: the call and
 /// its checks were 2% of its time with the pages in L2).
@@ -901,9 +903,9 @@ tile_ref<typename DT::storage> load_ref_other(typename DT::storage *scratch, con
                                               const int64_t (&off)[sizeof...(D)], double padding);
 } // namespace detail
 
-template <class DT, int64_t... D>
+template <class DT, int64_t... D, class Scratch>
 __attribute__((always_inline)) inline tile_ref<typename DT::storage>
-load_ref(typename DT::storage *scratch, const argus_cpu_tensor &t, const int64_t (&off)[sizeof...(D)], double padding) {
+load_ref(Scratch scratch, const argus_cpu_tensor &t, const int64_t (&off)[sizeof...(D)], double padding) {
   using S = typename DT::storage;
   constexpr int R = int(sizeof...(D));
   constexpr int64_t dims[R] = {D...};
@@ -914,7 +916,7 @@ load_ref(typename DT::storage *scratch, const argus_cpu_tensor &t, const int64_t
     for (int d = 0; d < R; ++d) at += off[d] * t.stride[d];
     return {static_cast<const S *>(t.data) + at, ld};
   }
-  return detail::load_ref_other<DT, D...>(scratch, t, off, padding);
+  return detail::load_ref_other<DT, D...>(detail::scratch_pointer(scratch), t, off, padding);
 }
 
 namespace detail {

@@ -51,17 +51,17 @@ int64_t cpuGemmKStep(int64_t bm, const GemmTypes &types) {
 
 namespace {
 
-/// Bytes of stack a tile configuration needs, conservatively: the a and b
-/// operand tiles, mma's packed copy of b, the f32 accumulator and epilogue
-/// tiles, and c's tile; operands mma computes in f32 (f16, and bf16 on a
-/// target without AVX512_BF16) add their widened copies. The CPU backend
-/// counts exactly and refuses more than 512 KiB (bf16 256 x 128 x 256 tiles
-/// need 608 KiB; this says 704).
+/// Bytes of stack a tile configuration needs, conservatively: mma's packed
+/// copy of b, the f32 accumulator and epilogue tiles, and c's tile; operands
+/// mma computes in f32 (f16, and bf16 on a target without AVX512_BF16) add
+/// their widened copies. (Copies of the a and b tiles, made only when a tile
+/// is not a plain window, live in the thread's arena: argus_cpu_arena.h.)
+/// The CPU backend counts exactly and refuses more than 512 KiB (bf16
+/// 256 x 64 x 512 tiles need 279 KiB; this says 288).
 int64_t estimatedStackBytes(const GemmTiles &t, const GemmTypes &types, bool bf16InF32) {
   const int64_t operand = types.a == "f32" ? 4 : 2, result = types.c == "f32" ? 4 : 2;
   const bool widened = types.a == "f16" || (types.a == "bf16" && bf16InF32);
-  return (t.bm + 2 * t.bn) * t.bk * operand + t.bm * t.bn * (3 * 4 + result) +
-         (widened ? (t.bm + t.bn) * t.bk * 4 : 0);
+  return t.bn * t.bk * operand + t.bm * t.bn * (3 * 4 + result) + (widened ? (t.bm + t.bn) * t.bk * 4 : 0);
 }
 
 constexpr int64_t kStackBudget = 512 * 1024;
@@ -100,14 +100,13 @@ GemmTiles chooseCpuGemmTiles(int64_t m, int64_t /*n*/, int64_t k, const GemmType
   int64_t bm = 1;
   while (bm < m && bm < tallest)
     bm *= 2;
-  if (bm == 128 && types.a == "bf16" && !bf16InF32 && k > 0 && k % 512 == 0)
+  if (bm >= 128 && types.a == "bf16" && !bf16InF32 && k > 0 && k % 512 == 0)
     // On AMX each 32 x 32 block of C leaves the tile registers once a
     // k-step, which drains the tile unit; 512-long steps halve that (two
     // threads, plain weights: 128 x 4096 x 4096 1.07x, 128 x 28672 x 4096 and
-    // 128 x 4096 x 14336 from memory 1.12x; without AMX 1.03x). Only where
-    // they divide K: a generic kernel's partial last step is gathered
-    // (96 x 2048 x 768: 0.79x). 256-row tiles would gain too but exceed the
-    // stack budget at 512.
+    // 128 x 4096 x 14336 from memory 1.12x; without AMX 1.03x; 256-row tiles,
+    // 512 x 4096 x 4096: 1.075-1.09x). Only where they divide K: a generic
+    // kernel's partial last step is gathered (96 x 2048 x 768: 0.79x).
     return {bm, 64, 512};
   if (bm > 1)
     return {bm, 64, kStepDividingK(cpuGemmKStep(bm, types), k)};
@@ -117,7 +116,8 @@ GemmTiles chooseCpuGemmTiles(int64_t m, int64_t /*n*/, int64_t k, const GemmType
   // even). Where the weights may come packed in 32-row panels, a 16-column
   // tile would read half of each panel row (f32 and bf16, N = K = 4096, two
   // threads: 0.7x); 32 columns stream whole panel rows, and plain weights as
-  // fast (bf16) or within 7% (f32, whose k-step the stack budget halves). A
+  // fast (bf16) or within 7% (f32, when the stack budget halved its k-step;
+  // 2048 against 1024: plain 1.06x, pre-packed 1.02x, Zen 4, two threads). A
   // short known K takes a shorter step, and one that the step does not
   // divide a step that does.
   GemmTiles t{1, weightsMayComePacked(types, bf16InF32) ? 32 : 16, 2048};

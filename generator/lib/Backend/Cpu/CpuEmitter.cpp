@@ -120,6 +120,7 @@ LogicalResult CpuEmitter::checkKernel(func::FuncOp kernel, func::FuncOp &grid) {
 void CpuEmitter::resetScope() {
   names = NameTable();
   slots = SlotTable();
+  arenaSlotsTaken = 0;
   scalars.clear();
   buffers.clear();
   foldedTransposes.clear();

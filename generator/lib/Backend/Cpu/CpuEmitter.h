@@ -92,6 +92,10 @@ public:
 
   const CpuTarget &target;
   SlotTable slots;
+  /// Thread-arena slots taken by this instance's operand copies
+  /// (ak::arena_scratch; past kArenaSlots they go on the stack).
+  int arenaSlotsTaken = 0;
+  static constexpr int kArenaSlots = 8; // ak::kArenaSlots (argus_cpu_arena.h)
   llvm::DenseMap<mlir::Value, BufferInfo> buffers;
   /// Transposes read only as mma b operands: they alias their operand's slot
   /// and those mma ops become ak::mma_kn.

@@ -517,9 +517,16 @@ LogicalResult CpuEmitter::emitArgusOp(Operation *op) {
         if (isReadInPlaceByMma(l)) {
           std::string storage = *storageCType(t.getElementType());
           std::string name = nameFor(l), scratch = names.unique(name + "_copy");
-          line("alignas(64) " + storage + " " + scratch + "[" + elemsOf(t) + "];", op,
-               "used only when the tile is not a plain window of the tensor");
-          slots.create(scratch, storage, t.getNumElements()); // counts towards the stack budget
+          if (arenaSlotsTaken < kArenaSlots) {
+            // Off the stack: the copy is rarely made and as large as the tile.
+            line("const ak::arena_scratch<" + storage + ", " + elemsOf(t) + ", " + std::to_string(arenaSlotsTaken++) +
+                     "> " + scratch + "{};",
+                 op, "the thread's buffer, used only when the tile is not a plain window of the tensor");
+          } else {
+            line("alignas(64) " + storage + " " + scratch + "[" + elemsOf(t) + "];", op,
+                 "used only when the tile is not a plain window of the tensor");
+            slots.create(scratch, storage, t.getNumElements()); // counts towards the stack budget
+          }
           line("const ak::tile_ref<" + storage + "> " + name + " = ak::load_ref" + call + scratch + from, op,
                "an mma operand: read in place when in bounds");
           slots.place(l, slots.create(name, storage, t.getNumElements(), /*readOnly=*/true, /*tileRef=*/true));
