@@ -60,7 +60,7 @@ TEST(CpuMma, WidenedInnerProductForm) {
   EXPECT_TRUE(ak::detail::bf16_widen_fits<2>());
 }
 
-TEST(CpuMma, InnerProductFormForShortF32Tiles) {
+TEST(CpuMma, InnerProductFormForShortTiles) {
   if (!haveAvx512Bf16()) GTEST_SKIP() << "this CPU has no AVX512_BF16";
   // Several 4-row blocks per column block; with a strided a (pad 6) the rows
   // are first copied dense. 23 rows end in a 3-row block, 37 columns in
@@ -81,11 +81,26 @@ TEST(CpuMma, InnerProductFormForShortF32Tiles) {
   EXPECT_TRUE((inner_product_fits<ak::bf16, 4, 64>()));
   EXPECT_FALSE((inner_product_fits<ak::f32, 32, 128>())); // attention's q k^T over head_dim 128
   EXPECT_FALSE((inner_product_fits<ak::f32, 33, 512>()));
-  EXPECT_FALSE((inner_product_fits<ak::bf16, 16, 512>()));
+  // bf16 up to 32 rows with long k steps (where AMX does not take them first).
+  EXPECT_TRUE((inner_product_fits<ak::bf16, 16, 512>()));
+  EXPECT_TRUE((inner_product_fits<ak::bf16, 32, 256>()));
+  EXPECT_FALSE((inner_product_fits<ak::bf16, 33, 512>()));
+  EXPECT_FALSE((inner_product_fits<ak::bf16, 32, 128>())); // attention's q k^T over head_dim 128
   // Through the entry point, a short strided f32 tile with a long K.
   MmaCase<ak::f32> viaMma(12, 40, 260, 6, BLayout::NK, 11);
   ak::mma<ak::f32, 12, 40, 260>(viaMma.acc.data(), viaMma.aRef(), viaMma.bRef());
   viaMma.expectClose("ak::mma, short f32 tile");
+  // bf16 tiles of 16 and 32 rows: several 4-row blocks, a strided a copied
+  // dense, K = 300 in a partial pair vector, 37 columns in single-column blocks.
+  checkPath<ak::bf16, 16, 64, 512>("bf16 dot, 4 row blocks", [](MmaCase<ak::bf16> &c) {
+    ak::detail::mma_dot<16, 64, 512, ak::detail::bf16_dot>(c.acc.data(), c.aRef(), c.bRef());
+  });
+  checkPath<ak::bf16, 30, 37, 300>("bf16 dot, ragged rows and columns", [](MmaCase<ak::bf16> &c) {
+    ak::detail::mma_dot<30, 37, 300, ak::detail::bf16_dot>(c.acc.data(), c.aRef(), c.bRef());
+  });
+  MmaCase<ak::bf16> viaMmaBf16(24, 40, 260, 6, BLayout::NK, 12);
+  ak::mma<ak::bf16, 24, 40, 260>(viaMmaBf16.acc.data(), viaMmaBf16.aRef(), viaMmaBf16.bRef());
+  viaMmaBf16.expectClose("ak::mma, short bf16 tile");
 }
 
 /// The packed forms in both layouts of b.

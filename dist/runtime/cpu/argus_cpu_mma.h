@@ -37,15 +37,20 @@ namespace detail {
 enum class BLayout { NK, KN };
 
 /// Whether an M x K by N x K tile product takes the inner-product form
-/// (below) rather than packed panels: up to 4 rows, and f32 up to 16 rows
-/// when K is long (32 rows run packed 1.15-1.2x faster: cpuGemmKStep in
-/// GemmPlan.cpp). Packing a panel of b costs a 16 x 16 transpose (shuffle
-/// bound) per 256 elements, which short tiles do not amortise; the
-/// inner-product form instead pays a reduction per 16 sums, which short k
-/// steps do not amortise (f32 attention, K = head_dim 128: 3-6% slower).
-/// bf16 has AMX and vdpbf16ps panels for short tiles too.
+/// (below) rather than packed panels: up to 4 rows, and when K is long f32
+/// up to 16 rows (32 rows run packed 1.15-1.2x faster: cpuGemmKStep in
+/// GemmPlan.cpp) and bf16 up to 32. Packing a panel of b costs a 16 x 16
+/// transpose (shuffle bound) per 256 elements, which short tiles do not
+/// amortise; the inner-product form instead pays a reduction per 16 sums,
+/// which short k steps do not amortise (f32 attention, K = head_dim 128:
+/// 3-6% slower). bf16 packs pairs of k, 32 to a vector, so its panels cost
+/// twice f32's per flop (Zen 4, two threads, plain weights, N x K = 4096 x
+/// 4096 from memory, against vdpbf16ps panels: 8 rows 1.9x and 16 rows 1.6x
+/// in 512-long k-steps, 32 rows 1.25x in 256-long ones). Where AMX runs,
+/// it takes bf16 tiles of 2-32 rows first.
 template <class DT, int64_t M, int64_t K> constexpr bool inner_product_fits() {
-  return M <= 4 || (std::is_same<DT, f32>::value && M <= 16 && K >= 256);
+  constexpr int64_t longKRows = std::is_same<DT, f32>::value ? 16 : std::is_same<DT, bf16>::value ? 32 : 4;
+  return M <= 4 || (M <= longKRows && K >= 256);
 }
 
 /// b[n][k] in either layout.

@@ -481,7 +481,7 @@ inline bool bf16_widen_preferred() {
 
 /// Rows of a that share each widened vector of b: with one, the widening
 /// costs as much as the vdpbf16ps it replaces.
-template <int64_t M> constexpr bool bf16_widen_fits() { return M >= 2; }
+template <int64_t M> constexpr bool bf16_widen_fits() { return M >= 2 && M <= 4; }
 
 /// The widened bf16 step of the inner-product form: 32 k as two f32 vectors,
 /// the even k and the odd k. Rows of b are widened as they are read; rows of

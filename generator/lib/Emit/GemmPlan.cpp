@@ -34,16 +34,18 @@ int64_t tallestTile(const GemmTypes &types, bool bf16InF32) {
 } // namespace
 
 int64_t cpuGemmKStep(int64_t bm, const GemmTypes &types) {
-  // Short tiles take mma's inner-product form (bf16 up to 4 rows, f32 up to
-  // 16), which reduces each accumulator horizontally once per k-step: long
-  // k-steps amortise that and keep each weight row a long sequential read
-  // (f32, M = 16: 1.25x over 128-long k-steps, one thread). 32 f32 rows run
-  // packed in 128-long k-steps instead, now that those prefetch their next
-  // operands (1.15-1.2x, one thread, N x K = 14336 x 4096 and 4096 x 14336).
-  // Keep in step with inner_product_fits in argus_cpu_mma.h. (On AVX2 every
-  // element type takes that form up to 32 rows when K >= 256:
-  // inner_product_fits_avx2.)
-  const int64_t innerProductRows = types.a == "f32" ? 16 : 4;
+  // Short tiles take mma's inner-product form (up to 16 rows; bf16 up to 32
+  // where AMX does not run), which reduces each accumulator horizontally once
+  // per k-step: long k-steps amortise that and keep each weight row a long
+  // sequential read (f32, M = 16: 1.25x over 128-long k-steps, one thread;
+  // bf16 on Zen 4, two threads, 8 and 16 rows: 1.33-1.45x over 256-long,
+  // 1024-long 0.5-0.7x: a's 16 rows outgrow L1). 32 rows keep the shorter
+  // step (a dense copy of a's rows per step stays in L1); f32 runs them
+  // packed, now that those prefetch their next operands (1.15-1.2x, one
+  // thread, N x K = 14336 x 4096 and 4096 x 14336). Keep in step with
+  // inner_product_fits in argus_cpu_mma.h. (On AVX2 every element type takes
+  // that form up to 32 rows when K >= 256: inner_product_fits_avx2.)
+  const int64_t innerProductRows = types.a == "f32" || types.a == "bf16" ? 16 : 4;
   if (bm <= innerProductRows)
     return 512;
   return types.a == "f32" ? 128 : 256;
