@@ -126,7 +126,7 @@ argus_status planGemm(const argus_gemm_args &g, const Config &config, const char
   }
   if (auto s = planKernel(g, config, function, plan)) return s;
   if (!config.strict && transposedFormFits(g))
-    if (const argus_gemm_fallback *f = findFallback(ARGUS_DTYPE_F32, ARGUS_DTYPE_F32, ARGUS_DTYPE_F32)) {
+    if (const argus_gemm_fallback *f = findFallback(g.a_type, g.b_type, ARGUS_DTYPE_F32)) { /* bf16 C: staged */
       const int32_t bucket = argus_bucket_index(f->bucket_bounds, f->num_buckets, g.n); /* n: its rows */
       plan->transposed = f->kernels[bucket];
       plan->name = f->kernel_names[bucket];

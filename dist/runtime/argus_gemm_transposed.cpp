@@ -2,6 +2,7 @@
 #include "argus_gemm_transposed.h"
 
 #include "argus_gemm_validate.h"
+#include "argus_numerics.h"
 #include "argus_packed_weights.h"
 #include "argus_registry.h"
 #include "argus_tensor_view.h"
@@ -27,31 +28,38 @@ constexpr int64_t kMinWeightRows = 256;
 /// Packed rows of A per chunk: at most this many bytes of panels, between
 /// one and eight column tiles (a chunk's kernel call reads all of B once).
 constexpr int64_t kMaxScratchBytes = int64_t(32) << 20;
+/// A bf16 C's f32 staging per kernel call (4096 weight rows of 512 rows of A).
+constexpr int64_t kMaxStagedBytes = int64_t(8) << 20;
 constexpr int64_t kMaxChunkRows = 8 * kKernelColumns;
 
-int64_t chunkRows(int64_t m, int64_t k) {
-  const int64_t fit = kMaxScratchBytes / (k * int64_t(sizeof(float))) / kKernelColumns * kKernelColumns;
+int64_t chunkRows(int64_t m, int64_t k, int64_t elementBytes) {
+  const int64_t fit = kMaxScratchBytes / (k * elementBytes) / kKernelColumns * kKernelColumns;
   return std::min(m, std::clamp(fit, kKernelColumns, kMaxChunkRows));
 }
 
-/// The calling thread's scratch, grown to `bytes` (64-byte aligned), or
-/// nullptr when that much cannot be allocated (the old buffer is kept).
-char *scratchBuffer(size_t bytes) {
-  struct Scratch {
-    char *data = nullptr;
-    size_t bytes = 0;
-    ~Scratch() { std::free(data); }
-  };
-  thread_local Scratch scratch;
-  if (scratch.bytes < bytes) {
-    char *grown = static_cast<char *>(std::aligned_alloc(kPackedHeaderBytes, bytes));
-    if (!grown) return nullptr;
-    std::free(scratch.data);
-    scratch.data = grown;
-    scratch.bytes = bytes;
+/// A per-thread buffer, grown to `bytes` (64-byte aligned), or nullptr when
+/// that much cannot be allocated (the old buffer is kept).
+class ThreadScratch {
+public:
+  ThreadScratch() = default;
+  ThreadScratch(const ThreadScratch &) = delete;
+  ThreadScratch &operator=(const ThreadScratch &) = delete;
+  ~ThreadScratch() { std::free(data_); }
+  char *grow(size_t bytes) {
+    if (bytes_ < bytes) {
+      char *grown = static_cast<char *>(std::aligned_alloc(kPackedHeaderBytes, (bytes + 63) / 64 * 64));
+      if (!grown) return nullptr;
+      std::free(data_);
+      data_ = grown;
+      bytes_ = bytes;
+    }
+    return data_;
   }
-  return scratch.data;
-}
+
+private:
+  char *data_ = nullptr;
+  size_t bytes_ = 0;
+};
 
 /// C[i][j] += bias[j]: what the kernel would have added last, in f32.
 void addBias(const argus_gemm_args &g, int threads) {
@@ -65,44 +73,82 @@ void addBias(const argus_gemm_args &g, int threads) {
     for (int64_t j = 0; j < g.n; ++j) c[i * g.ldc + j] += bias[j];
 }
 
+/// The kernel's epilogue for a bf16 C, from its f32 product `alpha * A B^T`
+/// staged in `staged` (rows m0.., columns n0.., `ld` apart): beta * C, then
+/// the bias, each added in f32 as the kernel adds them, rounded once.
+void finishBf16(const argus_gemm_args &g, const float *staged, int64_t ld, int64_t m0, int64_t mc, int64_t n0,
+                int64_t nc, int threads) {
+  uint16_t *c = static_cast<uint16_t *>(g.c);
+  const uint16_t *bias = static_cast<const uint16_t *>(g.bias);
+#ifndef _OPENMP
+  (void)threads;
+#endif
+#pragma omp parallel for schedule(static) num_threads(threads > 0 ? threads : omp_get_max_threads())
+  for (int64_t i = 0; i < mc; ++i)
+    for (int64_t j = 0; j < nc; ++j) {
+      uint16_t &out = c[(m0 + i) * g.ldc + n0 + j];
+      float v = staged[i * ld + j];
+      if (g.beta != 0.0f) v = v + argus_num::bf16_to_f32(out) * g.beta;
+      if (bias) v = v + argus_num::bf16_to_f32(bias[n0 + j]);
+      storeRounded(&out, 0, v, ARGUS_DTYPE_BF16);
+    }
+}
+
+/// Rows of the weights per kernel call when a bf16 C is staged in f32:
+/// `mc` x that many floats at most kMaxStagedBytes, whole 256-row tiles.
+int64_t stagedWeightRows(int64_t n, int64_t mc) {
+  const int64_t fit = kMaxStagedBytes / (mc * int64_t(sizeof(float))) / kMinWeightRows * kMinWeightRows;
+  return std::min(n, std::max(fit, kMinWeightRows));
+}
+
 } // namespace
 
 bool transposedFormFits(const argus_gemm_args &g) {
   const bool f32 = g.a_type == ARGUS_DTYPE_F32 && g.b_type == ARGUS_DTYPE_F32 && g.c_type == ARGUS_DTYPE_F32;
-  if (!f32 || gemmPackedB(g) || !panelsServed(ARGUS_DTYPE_F32)) return false;
+  const bool bf16 = g.a_type == ARGUS_DTYPE_BF16 && g.b_type == ARGUS_DTYPE_BF16 &&
+                    (g.c_type == ARGUS_DTYPE_F32 || g.c_type == ARGUS_DTYPE_BF16);
+  if (!(f32 || bf16) || gemmPackedB(g) || !panelsServed(g.a_type)) return false;
   const int64_t columns = (g.m + kKernelColumns - 1) / kKernelColumns * kKernelColumns;
   return g.n >= kMinWeightRows && g.m >= kKernelColumns && 4 * columns <= 5 * g.m;
 }
 
 bool runTransposedGemm(const argus_gemm_args &g, argus_cpu_kernel_fn kernel, int numThreads) {
-  const int64_t rows = chunkRows(g.m, g.k);
-  char *scratch = scratchBuffer(kPackedHeaderBytes +
-                                size_t(panelLayout(ARGUS_DTYPE_F32, 1, rows, g.k).matrixStride) * sizeof(float));
-  if (!scratch) return false;
-  const float *a = static_cast<const float *>(g.a);
-  float *c = static_cast<float *>(g.c);
+  static thread_local ThreadScratch packedA, stagedC;
+  const int64_t aBytes = elementBytes(g.a_type);
+  const bool staged = g.c_type == ARGUS_DTYPE_BF16; /* the kernel writes f32: staged, then finished here */
+  const int64_t rows = chunkRows(g.m, g.k, aBytes);
+  const int64_t weightRows = staged ? stagedWeightRows(g.n, rows) : g.n;
+  char *scratch =
+      packedA.grow(kPackedHeaderBytes + size_t(panelLayout(g.a_type, 1, rows, g.k).matrixStride * aBytes));
+  float *stage = staged ? reinterpret_cast<float *>(stagedC.grow(size_t(rows * weightRows) * sizeof(float))) : nullptr;
+  if (!scratch || (staged && !stage)) return false;
+  const char *a = static_cast<const char *>(g.a);
   for (int64_t m0 = 0; m0 < g.m; m0 += rows) {
     const int64_t mc = std::min(rows, g.m - m0);
-    const argus_weights_desc chunk{sizeof chunk, 1, mc, g.k, ARGUS_DTYPE_F32, a + m0 * g.lda, g.lda, 0};
-    PackedWeights panels = panelLayout(ARGUS_DTYPE_F32, 1, mc, g.k);
+    const argus_weights_desc chunk{sizeof chunk, 1, mc, g.k, g.a_type, a + m0 * g.lda * aBytes, g.lda, 0};
+    PackedWeights panels = panelLayout(g.a_type, 1, mc, g.k);
     packWeights(chunk, panels, scratch, numThreads);
     panels.data = scratch + kPackedHeaderBytes;
 
-    argus_cpu_arg args[ARGUS_GEMM_KERNEL_ARGS];
-    setMatrixArg(args[0], g.b, g.n, g.k, g.ldb); /* the weights: the product's rows */
-    args[1].tensor = panels.matrix(0);           /* A's rows: its columns */
-    argus_cpu_tensor &ct = args[2].tensor;       /* C^T: n x mc, element (j, i) at C[m0 + i][j] */
-    ct.data = c + m0 * g.ldc;
-    ct.shape[0] = g.n, ct.shape[1] = mc;
-    ct.stride[0] = 1, ct.stride[1] = g.ldc;
-    ct.layout = ARGUS_CPU_STRIDED;
-    setMatrixArg(args[3], nullptr, mc, 0, 1); /* no bias in the kernel: it would add it per column */
-    setScalarArg(args[4], g.alpha, 0);
-    setScalarArg(args[5], g.beta, 0);
-    setScalarArg(args[6], 0, 0);
-    kernel(args, numThreads);
+    for (int64_t n0 = 0; n0 < g.n; n0 += weightRows) {
+      const int64_t nc = std::min(weightRows, g.n - n0);
+      argus_cpu_arg args[ARGUS_GEMM_KERNEL_ARGS];
+      setMatrixArg(args[0], offsetBy(g.b, n0 * g.ldb, g.b_type), nc, g.k, g.ldb); /* the weights: the rows */
+      args[1].tensor = panels.matrix(0);                                        /* A's rows: the columns */
+      argus_cpu_tensor &ct = args[2].tensor; /* C^T: nc x mc, element (j, i) at C[m0 + i][n0 + j] */
+      ct.data = staged ? static_cast<void *>(stage) : static_cast<float *>(g.c) + m0 * g.ldc + n0;
+      ct.shape[0] = nc, ct.shape[1] = mc;
+      ct.stride[0] = 1, ct.stride[1] = staged ? nc : g.ldc;
+      ct.layout = ARGUS_CPU_STRIDED;
+      setMatrixArg(args[3], nullptr, mc, 0, 1); /* no bias in the kernel: it would add it per column */
+      setScalarArg(args[4], g.alpha, 0);
+      setScalarArg(args[5], staged ? 0.0 : g.beta, 0);
+      setScalarArg(args[6], 0, 0);
+      kernel(args, numThreads);
+      if (staged) finishBf16(g, stage, nc, m0, mc, n0, nc, numThreads);
+    }
   }
-  if (g.bias) addBias(g, numThreads);
+  if (g.bias && !staged) addBias(g, numThreads);
   return true;
 }
 
