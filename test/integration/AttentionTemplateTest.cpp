@@ -215,11 +215,11 @@ TEST(AttentionCodegen, DecodePrefetchesReachTheMachineCode) {
   fs::remove_all(dir);
   ASSERT_TRUE(report.error.empty()) << report.error;
   EXPECT_TRUE(report.passed) << report.summary();
-  // The next step's rows, keys then values, into L1, each handed to the
+  // The next step's rows, keys then values, into L2, each handed to the
   // product over this step's (ak::tile_shadow): q k^T, and p v in both of
   // its branches.
-  EXPECT_EQ(occurrences(cpp, "ak::prefetch_shadow<ak::bf16, 1>(Kc, {"), 1u) << cpp;
-  EXPECT_EQ(occurrences(cpp, "ak::prefetch_shadow<ak::bf16, 1>(Vc, {"), 1u) << cpp;
+  EXPECT_EQ(occurrences(cpp, "ak::prefetch_shadow<ak::bf16, 2>(Kc, {"), 1u) << cpp;
+  EXPECT_EQ(occurrences(cpp, "ak::prefetch_shadow<ak::bf16, 2>(Vc, {"), 1u) << cpp;
   EXPECT_EQ(occurrences(cpp, "ak::prefetch"), 2u) << cpp;
   EXPECT_EQ(occurrences(cpp, ", next_tile);"), 1u) << cpp;
   // p v also rescales the output by alpha in its epilogue (acc * alpha + p v),
@@ -227,7 +227,7 @@ TEST(AttentionCodegen, DecodePrefetchesReachTheMachineCode) {
   EXPECT_EQ(occurrences(cpp, ", next_tile_1, ak::row_scale{"), 2u) << cpp;
   EXPECT_EQ(occurrences(cpp, "updated in place until it is stored back"), 1u) << cpp;
   ASSERT_FALSE(objects.empty()) << "objdump printed nothing";
-  EXPECT_GT(occurrences(objects, "prefetcht0"), 0u) << "the per-head prefetch was compiled away";
+  EXPECT_GT(occurrences(objects, "prefetcht1"), 0u) << "the per-head prefetch was compiled away";
 }
 
 } // namespace
