@@ -240,7 +240,7 @@ template <int MR, int NR> inline void add_block_sums(float *c, int64_t ldc, __m5
 /// streams of them queue (Zen 4, two threads, M = 1: bf16 1.21-1.25x, f32
 /// 1.1-1.18x); blocks of more rows ran 0.95-0.97x that way and keep L1.
 /// `shadow` fetches the line of its tile that matches each 64 bytes of b read.
-template <int MR, int NR, class Dot, class SA, class SB, class Shadow = no_shadow>
+template <int MR, int NR, class Dot, bool ShortK = false, class SA, class SB, class Shadow = no_shadow>
 inline void dot_block(float *c, int64_t ldc, const SA *a, int64_t lda, const SB *b, int64_t ldb, int64_t K,
                       dot_next next = {}, Shadow shadow = {}) {
   constexpr int64_t KV = Dot::KV;
@@ -271,7 +271,17 @@ inline void dot_block(float *c, int64_t ldc, const SA *a, int64_t lda, const SB 
   for (; k + KV <= K; k += KV) step(k, KV);
   if (k < K) step(k, K - k);
   if constexpr (MR * NR == 16) { /* one tree for the block: lane r * NR + j is acc[r][j] */
-    add_block_sums<MR, NR>(c, ldc, sum_lanes16(reinterpret_cast<const __m512(&)[16]>(acc)));
+    if constexpr (ShortK) {
+      /* sum_lanes16 takes its array by reference: given acc itself, GCC keeps the accumulators in memory,
+         stored at every step of k; given a copy, in registers (decode's scores, K = 128, pages in L3: 1.3x).
+         Blocks of long k-steps keep acc (with the copy bf16 16 x 14336 x 4096 ran 0.45x) */
+      __m512 all[16];
+      for (int r = 0; r < MR; ++r)
+        for (int j = 0; j < NR; ++j) all[r * NR + j] = acc[r][j];
+      add_block_sums<MR, NR>(c, ldc, sum_lanes16(all));
+    } else {
+      add_block_sums<MR, NR>(c, ldc, sum_lanes16(reinterpret_cast<const __m512(&)[16]>(acc)));
+    }
   } else {
     for (int r = 0; r < MR; ++r)
       for (int j = 0; j < NR; ++j) c[r * ldc + j] += _mm512_reduce_add_ps(acc[r][j]);
@@ -289,7 +299,8 @@ inline void mma_dot(float *acc, tile_ref<SA> a, tile_ref<SB> b, Shadow shadow = 
       acc, a, b,
       [](auto mr, auto nr, float *c, int64_t ldc, const SA *ap, int64_t lda, const SB *bp, int64_t ldb, int64_t k,
          dot_next next, auto blockShadow) {
-        dot_block<decltype(mr)::value, decltype(nr)::value, Dot>(c, ldc, ap, lda, bp, ldb, k, next, blockShadow);
+        dot_block<decltype(mr)::value, decltype(nr)::value, Dot, (K <= 128)>(c, ldc, ap, lda, bp, ldb, k, next,
+                                                                             blockShadow);
       },
       shadow);
 }
