@@ -112,23 +112,32 @@ bool transposedFormFits(const argus_gemm_args &g) {
   return g.n >= kMinWeightRows && g.m >= kKernelColumns && 4 * columns <= 5 * g.m;
 }
 
+bool packRowsInPanels(argus_dtype dtype, const void *rows, int64_t m, int64_t k, int64_t ld, int numThreads,
+                      PackedWeights *panels) {
+  static thread_local ThreadScratch packed;
+  *panels = panelLayout(dtype, 1, m, k);
+  char *scratch = packed.grow(kPackedHeaderBytes + size_t(panels->matrixStride * elementBytes(dtype)));
+  if (!scratch) return false;
+  const argus_weights_desc desc{sizeof desc, 1, m, k, dtype, rows, ld, 0};
+  packWeights(desc, *panels, scratch, numThreads);
+  panels->data = scratch + kPackedHeaderBytes;
+  return true;
+}
+
 bool runTransposedGemm(const argus_gemm_args &g, argus_cpu_kernel_fn kernel, int numThreads) {
-  static thread_local ThreadScratch packedA, stagedC;
+  static thread_local ThreadScratch stagedC;
   const int64_t aBytes = elementBytes(g.a_type);
   const bool staged = g.c_type == ARGUS_DTYPE_BF16; /* the kernel writes f32: staged, then finished here */
   const int64_t rows = chunkRows(g.m, g.k, aBytes);
   const int64_t weightRows = staged ? stagedWeightRows(g.n, rows) : g.n;
-  char *scratch =
-      packedA.grow(kPackedHeaderBytes + size_t(panelLayout(g.a_type, 1, rows, g.k).matrixStride * aBytes));
   float *stage = staged ? reinterpret_cast<float *>(stagedC.grow(size_t(rows * weightRows) * sizeof(float))) : nullptr;
-  if (!scratch || (staged && !stage)) return false;
+  if (staged && !stage) return false;
   const char *a = static_cast<const char *>(g.a);
   for (int64_t m0 = 0; m0 < g.m; m0 += rows) {
     const int64_t mc = std::min(rows, g.m - m0);
-    const argus_weights_desc chunk{sizeof chunk, 1, mc, g.k, g.a_type, a + m0 * g.lda * aBytes, g.lda, 0};
-    PackedWeights panels = panelLayout(g.a_type, 1, mc, g.k);
-    packWeights(chunk, panels, scratch, numThreads);
-    panels.data = scratch + kPackedHeaderBytes;
+    PackedWeights panels;
+    /* only the first chunk can fail, before anything is written: its buffer fits every later one */
+    if (!packRowsInPanels(g.a_type, a + m0 * g.lda * aBytes, mc, g.k, g.lda, numThreads, &panels)) return false;
 
     for (int64_t n0 = 0; n0 < g.n; n0 += weightRows) {
       const int64_t nc = std::min(weightRows, g.n - n0);

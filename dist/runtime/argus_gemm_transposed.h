@@ -25,6 +25,7 @@
 #define ARGUS_RUNTIME_GEMM_TRANSPOSED_H
 
 #include "argus_kernels.h"
+#include "argus_packed_weights.h"
 #include "cpu/argus_cpu_abi.h"
 
 namespace argus_rt {
@@ -34,6 +35,13 @@ namespace argus_rt {
 /// that read panels of the input dtype, and a shape whose transposed tiles
 /// are mostly in bounds (see the .cpp).
 bool transposedFormFits(const argus_gemm_args &g);
+
+/// Packs `m` rows of `k` elements (`ld` apart) of `dtype` into panels in
+/// this thread's scratch buffer: `panels` then describes them. They stay
+/// valid until the next packing on the thread (runTransposedGemm packs
+/// there too). False when the buffer cannot be allocated.
+bool packRowsInPanels(argus_dtype dtype, const void *rows, int64_t m, int64_t k, int64_t ld, int numThreads,
+                      PackedWeights *panels);
 
 /// Computes `g` in the transposed form with `kernel`, the generic kernel of
 /// its input dtype into f32 (ARGUS_GEMM_KERNEL_ARGS, any shape). Returns

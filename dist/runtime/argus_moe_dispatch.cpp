@@ -3,6 +3,7 @@
 
 #include "argus_checks.h"
 #include "argus_error.h"
+#include "argus_moe_transposed.h"
 #include "argus_moe_validate.h"
 #include "argus_tensor_view.h"
 
@@ -178,22 +179,32 @@ void runMoe(const argus_moe_args &a, const argus_moe_kernel &kernels, int numThr
     while (rows > tier->max_rows) ++tier; /* the last tier takes any rows */
     return tier;
   };
+  // Plain weights in the last tier run transposed where the kernels read panels (argus_moe_transposed.h).
+  const bool transposable = panelsServed(a.dtype);
   auto runRows = [&](int64_t e, const argus_moe_tier *tier, int64_t row0, int64_t rows, int kernelThreads) {
     const void *wg = offsetBy(a.w_gate_up, e * 2 * I * H, a.dtype), *wu = offsetBy(wg, I * H, a.dtype);
-    argus_cpu_arg up[ARGUS_MOE_GATE_UP_KERNEL_ARGS] = {};
-    up[0].tensor = matrixView(xp + row0 * H * el, rows, H, H);
-    up[1].tensor = weights.gateUpPacked ? weights.gateUp.matrix(2 * e) : matrixView(wg, I, H, H);
-    up[2].tensor = weights.gateUpPacked ? weights.gateUp.matrix(2 * e + 1) : matrixView(wu, I, H, H);
-    up[3].tensor = matrixView(h + row0 * I * el, rows, I, I);
-    (weights.gateUpPacked || !tier->gate_up_plain ? tier->gate_up : tier->gate_up_plain)(up, kernelThreads);
-    argus_cpu_arg down[ARGUS_GEMM_KERNEL_ARGS] = {};
-    down[0].tensor = matrixView(h + row0 * I * el, rows, I, I);
-    down[1].tensor =
-        weights.downPacked ? weights.down.matrix(e) : matrixView(offsetBy(a.w_down, e * H * I, a.dtype), H, I, I);
-    down[2].tensor = matrixView(yp + row0 * H, rows, H, H);
-    down[3].tensor = tensorView(nullptr, {H}, {1});
-    down[4].f = 1.0;
-    (weights.downPacked || !tier->down_plain ? tier->down : tier->down_plain)(down, kernelThreads);
+    const void *wd = offsetBy(a.w_down, e * H * I, a.dtype);
+    char *x = xp + row0 * H * el, *hr = h + row0 * I * el;
+    const bool transposed = transposable && tier->gate_up_transposed && tier->down_transposed; /* the last tier */
+    if (weights.gateUpPacked || !transposed ||
+        !runGateUpTransposed(tier->gate_up_transposed, a.dtype, x, rows, H, I, wg, wu, hr, kernelThreads)) {
+      argus_cpu_arg up[ARGUS_MOE_GATE_UP_KERNEL_ARGS] = {};
+      up[0].tensor = matrixView(x, rows, H, H);
+      up[1].tensor = weights.gateUpPacked ? weights.gateUp.matrix(2 * e) : matrixView(wg, I, H, H);
+      up[2].tensor = weights.gateUpPacked ? weights.gateUp.matrix(2 * e + 1) : matrixView(wu, I, H, H);
+      up[3].tensor = matrixView(hr, rows, I, I);
+      (weights.gateUpPacked || !tier->gate_up_plain ? tier->gate_up : tier->gate_up_plain)(up, kernelThreads);
+    }
+    if (weights.downPacked || !transposed ||
+        !runDownTransposed(tier->down_transposed, a.dtype, hr, rows, I, H, wd, yp + row0 * H, kernelThreads)) {
+      argus_cpu_arg down[ARGUS_GEMM_KERNEL_ARGS] = {};
+      down[0].tensor = matrixView(hr, rows, I, I);
+      down[1].tensor = weights.downPacked ? weights.down.matrix(e) : matrixView(wd, H, I, I);
+      down[2].tensor = matrixView(yp + row0 * H, rows, H, H);
+      down[3].tensor = tensorView(nullptr, {H}, {1});
+      down[4].f = 1.0;
+      (weights.downPacked || !tier->down_plain ? tier->down : tier->down_plain)(down, kernelThreads);
+    }
   };
   // The last tier runs blocks of block_rows rows. Where the kernels skip a
   // block's padding rows (skips_padding_rows) a partial last block runs

@@ -9,7 +9,8 @@
 //   4. per expert with rows: gate/up kernel (SiLU·mul fused), down kernel
 //      (f32 rows); experts without rows cost nothing; weights plain or
 //      pre-packed (argus_pack_weights: the kernels read PANELS tensors; a
-//      tier may hold kernels of its own for plain weights);
+//      tier may hold kernels of its own for plain weights, and the last
+//      tier runs plain weights transposed: argus_moe_transposed.h);
 //   5. combine: out[t] = sum of the token's weighted expert rows, rounded once.
 //
 //===----------------------------------------------------------------------===//

@@ -59,7 +59,9 @@
  * (ARGUS_MOE_GATE_UP_KERNEL_ARGS: [0] X {rows, hidden}, [1] Wg, [2] Wu
  * {intermediate, hidden}, [3] H {rows, intermediate}) and its down kernel,
  * a GEMM kernel (ARGUS_GEMM_KERNEL_ARGS) writing f32 rows, both from the
- * first tier whose max_rows the expert's rows do not exceed.
+ * first tier whose max_rows the expert's rows do not exceed; in the last
+ * tier, plain weights run gate_up_transposed and down_transposed instead
+ * (argus_moe_transposed.h).
  *
  *===----------------------------------------------------------------------===*/
 #ifndef ARGUS_REGISTRY_H
@@ -125,6 +127,13 @@ typedef struct {
   /* For plain (not pre-packed) weights where they differ (tiles of their
    * own), else NULL: gate_up and down serve both layouts. */
   argus_cpu_kernel_fn gate_up_plain, down_plain;
+  /* The last tier's kernels for plain weights in the transposed form, or
+   * NULL (argus_moe_transposed.h): gate/up (templates/moe/moe_gate_up_t.argus:
+   * [0] Wg, [1] Wu {intermediate, hidden}, [2] X packed in panels {rows,
+   * hidden}, [3] H seen transposed {intermediate, rows}) and down, a GEMM
+   * kernel into f32 (A: the down weights, B: H packed, C: f32 rows seen
+   * transposed). */
+  argus_cpu_kernel_fn gate_up_transposed, down_transposed;
 } argus_moe_tier;
 
 /** The kernels of one MoE configuration (or the generic ones of a dtype).

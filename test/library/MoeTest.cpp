@@ -198,8 +198,9 @@ TEST_F(Moe, PrePackedWeights) {
 }
 
 // f32 experts of 17-64 rows take kernels of their own for plain weights on
-// cpu-avx512 (256-long k-steps): each layout of each matrix, over several
-// k-steps with a ragged last one, against the same reference.
+// cpu-avx512 (256-long k-steps; over 32 rows the transposed form): each
+// layout of each matrix, over several k-steps with a ragged last one,
+// against the same reference.
 TEST_F(Moe, F32PlainAndPackedWeightsOverSeveralKSteps) {
   const MoeCase c{ARGUS_DTYPE_F32, 40, 520, 300, 3, 1, false, 1, -1}; // 40 rows to expert 1
   check(c, 51);
@@ -215,9 +216,12 @@ TEST_F(Moe, F32PlainAndPackedWeightsOverSeveralKSteps) {
                           [](const nlohmann::json &e) { return e.at("name") == "f32_generic"; });
   ASSERT_NE(f32, moeEntries.end()) << moeEntries.dump();
   for (const nlohmann::json &tier : f32->at("tiers")) {
-    const bool packedForm = tier.at("block_rows").get<int64_t>() > 16;
+    const bool packedForm = tier.at("block_rows").get<int64_t>() > 16, last = !tier.contains("max_rows");
     EXPECT_EQ(tier.contains("gate_up_plain"), packedForm) << tier.dump();
     EXPECT_EQ(tier.contains("down_plain"), packedForm) << tier.dump();
+    // The last tier (the 40 rows above) runs plain weights transposed (argus_moe_transposed.h).
+    EXPECT_EQ(tier.contains("gate_up_transposed"), last) << tier.dump();
+    EXPECT_EQ(tier.contains("down_transposed"), last) << tier.dump();
   }
 }
 

@@ -168,7 +168,7 @@ TEST(MoePlan, PlainWeightKernelsWhereTheirRuleDiffers) {
       EXPECT_EQ(std::get<int64_t>(plain->spec.constants.at("BM")), t.blockRows);
     }
   }
-  EXPECT_EQ(f32.kernels().size(), 2 * f32.tiers.size() + 4);
+  EXPECT_EQ(f32.kernels().size(), 2 * f32.tiers.size() + 4 + 2); /* + the last tier's transposed pair */
   for (const emit::MoeTier &t : bf16.tiers)
     EXPECT_TRUE(t.gateUpPlain.symbol.empty() && t.downPlain.symbol.empty()) << t.gateUp.symbol;
 
@@ -182,6 +182,42 @@ TEST(MoePlan, PlainWeightKernelsWhereTheirRuleDiffers) {
     EXPECT_TRUE(t.gateUpPlain.symbol.empty() && t.downPlain.symbol.empty()) << t.gateUp.symbol;
     EXPECT_EQ(bk(t.gateUp), t.blockRows > 16 ? 256 : 512) << t.gateUp.symbol;
   }
+}
+
+// The last tier runs plain weights transposed where kernels read panels
+// (cpu-avx512): moe_gate_up_t and gemm_tn into f32, 128 weight rows by the
+// tier's 64 rows, K pinned for a catalog entry; not on cpu-avx2.
+TEST(MoePlan, LastTierTransposedKernelsForPlainWeights) {
+  catalog::OpConfig c;
+  c.kind = catalog::OpKind::Moe;
+  c.name = "moe";
+  c.dtype = catalog::Dtype::BF16;
+  c.params = catalog::MoeParams{8, 2, 4096, 14336};
+  for (const emit::MoeEntry &e : emit::planMoe({c})) {
+    for (size_t i = 0; i < e.tiers.size(); ++i) {
+      const emit::MoeTier &t = e.tiers[i];
+      const bool last = i + 1 == e.tiers.size();
+      EXPECT_EQ(t.gateUpTransposed.symbol.empty(), !last) << e.name;
+      EXPECT_EQ(t.downTransposed.symbol.empty(), !last) << e.name;
+      if (!last) continue;
+      EXPECT_EQ(t.gateUpTransposed.templatePath, "templates/moe/moe_gate_up_t.argus");
+      EXPECT_EQ(t.downTransposed.templatePath, emit::kGemmTemplatePath);
+      EXPECT_EQ(std::get<std::string>(t.downTransposed.spec.constants.at("TC")), "f32");
+      for (const emit::MoeKernel *k : {&t.gateUpTransposed, &t.downTransposed}) {
+        EXPECT_EQ(std::get<int64_t>(k->spec.constants.at("BM")), 128) << k->symbol;
+        EXPECT_EQ(std::get<int64_t>(k->spec.constants.at("BN")), t.blockRows) << k->symbol;
+      }
+      if (e.inCatalog) {
+        EXPECT_EQ(t.gateUpTransposed.spec.dims.at("N"), 14336);
+        EXPECT_EQ(t.gateUpTransposed.spec.dims.at("K"), 4096);
+        EXPECT_EQ(t.downTransposed.spec.dims.at("K"), 14336);
+        EXPECT_FALSE(t.downTransposed.spec.dims.count("N")) << "N is the expert's rows";
+      }
+    }
+  }
+  for (const emit::MoeEntry &e : emit::planMoe({c}, nullptr, /*bf16InF32=*/true))
+    for (const emit::MoeTier &t : e.tiers)
+      EXPECT_TRUE(t.gateUpTransposed.symbol.empty() && t.downTransposed.symbol.empty()) << e.name;
 }
 
 class SweepTest : public ::testing::Test {

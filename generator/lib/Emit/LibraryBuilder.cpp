@@ -115,6 +115,8 @@ json moeManifest(const std::vector<MoeEntry> &moe) {
       json tier = {{"gate_up", t.gateUp.symbol}, {"down", t.down.symbol}, {"block_rows", t.blockRows}};
       if (!t.gateUpPlain.symbol.empty()) tier["gate_up_plain"] = t.gateUpPlain.symbol; // absent: gate_up
       if (!t.downPlain.symbol.empty()) tier["down_plain"] = t.downPlain.symbol;
+      if (!t.gateUpTransposed.symbol.empty()) tier["gate_up_transposed"] = t.gateUpTransposed.symbol;
+      if (!t.downTransposed.symbol.empty()) tier["down_transposed"] = t.downTransposed.symbol;
       if (t.maxRows != INT64_MAX) tier["max_rows"] = t.maxRows; // absent: any number of rows
       tiers.push_back(tier);
     }
@@ -219,7 +221,8 @@ void moeTable(std::ostringstream &os, const std::vector<MoeEntry> &moe, const st
     for (const MoeTier &t : moe[i].tiers)
       os << "{" << (t.maxRows == INT64_MAX ? std::string("INT64_MAX") : std::to_string(t.maxRows)) << ", "
          << t.gateUp.symbol << ", " << t.down.symbol << ", " << t.blockRows << ", " << symbolOrNull(t.gateUpPlain)
-         << ", " << symbolOrNull(t.downPlain) << "}, ";
+         << ", " << symbolOrNull(t.downPlain) << ", " << symbolOrNull(t.gateUpTransposed) << ", " << symbolOrNull(t.downTransposed)
+         << "}, ";
     os << "};\n";
   }
   os << "const argus_moe_kernel argus_moe_kernels[] = {\n";

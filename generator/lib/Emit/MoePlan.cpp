@@ -61,6 +61,11 @@ void addTiers(MoeEntry &e, const MoeTileChooser &choose, bool bf16InF32) {
       tier.gateUpPlain = plainKernel(MoeRole::GateUp, e, rows[i]);
       tier.downPlain = plainKernel(MoeRole::Down, e, rows[i]);
     }
+    // Kernels that read panels can take the rows packed instead of plain weights.
+    if (mayComePacked && i + 1 == rows.size()) {
+      tier.gateUpTransposed = moeTransposedKernel(MoeRole::GateUp, e);
+      tier.downTransposed = moeTransposedKernel(MoeRole::Down, e);
+    }
     e.tiers.push_back(tier);
   }
 }
@@ -117,10 +122,37 @@ MoeKernel moeKernel(MoeRole role, const MoeEntry &e, const GemmTiles &tiles) {
   return k;
 }
 
+MoeKernel moeTransposedKernel(MoeRole role, const MoeEntry &e) {
+  // Tiles of weight rows by the last tier's block of tokens. 128 rows, not
+  // the dense transposed GEMM's 256: an expert's tiles are its threads' work
+  // (Qwen3-30B-A3B's 768 rows: 6 tiles, not 3, for two threads).
+  constexpr int64_t kWeightRows = 128;
+  const bool gateUp = role == MoeRole::GateUp;
+  MoeKernel k;
+  k.templatePath = gateUp ? "templates/moe/moe_gate_up_t.argus" : kGemmTemplatePath;
+  k.symbol = std::string(gateUp ? "argusk_moe_gate_up_t_" : "argusk_moe_down_t_") + e.name;
+  if (gateUp) {
+    k.spec.constants["T"] = e.dtype;
+  } else {
+    k.spec.constants["TA"] = e.dtype;
+    k.spec.constants["TC"] = std::string("f32");
+  }
+  k.spec.constants["BM"] = kWeightRows;
+  k.spec.constants["BN"] = kLargeBlockM;
+  k.spec.constants["BK"] = cpuGemmKStep(kWeightRows, GemmTypes{e.dtype, e.dtype});
+  if (e.hidden > 0) { // gate/up: Wg (N x K) = intermediate x hidden; down: H (N x K) = rows x intermediate
+    if (gateUp)
+      k.spec.dims["N"] = e.intermediate;
+    k.spec.dims["K"] = gateUp ? e.hidden : e.intermediate;
+  }
+  return k;
+}
+
 std::vector<const MoeKernel *> MoeEntry::kernels() const {
   std::vector<const MoeKernel *> all;
   for (const MoeTier &t : tiers)
-    for (const MoeKernel *k : {&t.gateUp, &t.down, &t.gateUpPlain, &t.downPlain})
+    for (const MoeKernel *k :
+         {&t.gateUp, &t.down, &t.gateUpPlain, &t.downPlain, &t.gateUpTransposed, &t.downTransposed})
       if (!k->symbol.empty())
         all.push_back(k);
   return all;

@@ -284,19 +284,30 @@ std::map<std::string, std::vector<double>> attentionDecodeSplitMagnitudes(std::v
   return {{"Op", std::move(magnitude)}};
 }
 
-/// X: M x K; Wg, Wu: N x K; H: M x N.
-std::string validateMoeGateUp(const std::vector<RefArg> &args) {
-  const std::vector<int64_t> &X = args[0].shape, &Wg = args[1].shape, &Wu = args[2].shape, &H = args[3].shape;
+/// X: M x K; Wg, Wu: N x K; H: M x N (Ht: N x M when `transposed`).
+std::string checkGateUpShapes(const std::vector<int64_t> &X, const std::vector<int64_t> &Wg,
+                              const std::vector<int64_t> &Wu, const std::vector<int64_t> &H, bool transposed) {
+  const char *op = transposed ? "moe_gate_up_t" : "moe_gate_up";
   if (X.size() != 2 || Wg.size() != 2 || Wu != Wg || H.size() != 2)
-    return "moe_gate_up expects X, Wg, Wu, H of rank 2 with Wg and Wu of one shape";
-  if (X[1] != Wg[1] || H[0] != X[0] || H[1] != Wg[0])
-    return "moe_gate_up expects X (M x K), Wg and Wu (N x K), H (M x N)";
+    return std::string(op) + " expects X, Wg, Wu and its output of rank 2 with Wg and Wu of one shape";
+  const int64_t rows = transposed ? H[1] : H[0], columns = transposed ? H[0] : H[1];
+  if (X[1] != Wg[1] || rows != X[0] || columns != Wg[0])
+    return transposed ? "moe_gate_up_t expects Wg and Wu (N x K), X (M x K), Ht (N x M)"
+                      : "moe_gate_up expects X (M x K), Wg and Wu (N x K), H (M x N)";
   return "";
 }
 
-/// H = silu(X·Wgᵀ) * (X·Wuᵀ), all in double.
-void moeGateUp(std::vector<RefArg> &args) {
-  RefArg &X = argNamed(args, "X"), &Wg = argNamed(args, "Wg"), &Wu = argNamed(args, "Wu"), &H = argNamed(args, "H");
+std::string validateMoeGateUp(const std::vector<RefArg> &args) {
+  return checkGateUpShapes(args[0].shape, args[1].shape, args[2].shape, args[3].shape, false);
+}
+
+std::string validateMoeGateUpTransposed(const std::vector<RefArg> &args) {
+  return checkGateUpShapes(args[2].shape, args[0].shape, args[1].shape, args[3].shape, true);
+}
+
+/// H[m][n] = silu(X·Wgᵀ) * (X·Wuᵀ), all in double, stored at out[m * rowStride + n * columnStride].
+void gateUpF64(std::vector<RefArg> &args, const char *out, int64_t rowStride, int64_t columnStride) {
+  RefArg &X = argNamed(args, "X"), &Wg = argNamed(args, "Wg"), &Wu = argNamed(args, "Wu"), &H = argNamed(args, out);
   const int64_t M = X.shape[0], K = X.shape[1], N = Wg.shape[0];
   for (int64_t m = 0; m < M; ++m)
     for (int64_t n = 0; n < N; ++n) {
@@ -305,9 +316,14 @@ void moeGateUp(std::vector<RefArg> &args) {
         gate += X.data[m * K + k] * Wg.data[n * K + k];
         up += X.data[m * K + k] * Wu.data[n * K + k];
       }
-      H.data[m * N + n] = gate / (1.0 + std::exp(-gate)) * up;
+      H.data[m * rowStride + n * columnStride] = gate / (1.0 + std::exp(-gate)) * up;
     }
 }
+
+void moeGateUp(std::vector<RefArg> &args) { gateUpF64(args, "H", argNamed(args, "H").shape[1], 1); }
+
+/// Ht = Hᵀ: H's element (m, n) at Ht[n][m].
+void moeGateUpTransposed(std::vector<RefArg> &args) { gateUpF64(args, "Ht", 1, argNamed(args, "Ht").shape[1]); }
 
 const std::map<std::string, Reference> &registry() {
   static const std::map<std::string, Reference> refs = {
@@ -360,6 +376,11 @@ const std::map<std::string, Reference> &registry() {
         {"X", "Wg", "Wu", "H"}, validateMoeGateUp, moeGateUp,
         [](const std::vector<RefArg> &args) { return args[0].shape[1]; },
         [](const std::vector<RefArg> &) { return std::vector<std::string>{"H"}; }}},
+      {"moe_gate_up_t",
+       {"moe_gate_up_t", "Ht = (silu(X·Wgᵀ) * (X·Wuᵀ))ᵀ: moe_gate_up with the weights as the row operand",
+        {"Wg", "Wu", "X", "Ht"}, validateMoeGateUpTransposed, moeGateUpTransposed,
+        [](const std::vector<RefArg> &args) { return args[2].shape[1]; },
+        [](const std::vector<RefArg> &) { return std::vector<std::string>{"Ht"}; }}},
       {"moe_grouped_gate_up",
        {"moe_grouped_gate_up",
         "H[b] = silu(X[b]·Wg[e]ᵀ) * (X[b]·Wu[e]ᵀ) per live block b of routed rows, e = block_expert[b] (zeros "

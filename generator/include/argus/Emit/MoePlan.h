@@ -4,7 +4,8 @@
 // per dtype: a fused gate/up kernel (templates/moe/moe_gate_up.argus) and a
 // down-projection GEMM (templates/gemm/gemm_tn.argus, f32 rows for the
 // combine), each in a small-tile form for experts with few rows (decode)
-// and a large-tile one (prefill). Routing, grouping and the combine are the
+// and a large-tile one (prefill), which plain weights may run transposed
+// (templates/moe/moe_gate_up_t.argus). Routing, grouping and the combine are the
 // runtime's (dist/runtime/argus_moe_dispatch.cpp).
 //
 //===----------------------------------------------------------------------===//
@@ -41,6 +42,11 @@ struct MoeTier {
   /// differ from gateUp's and down's (chooseCpuMoeTiles); an empty symbol:
   /// gateUp and down serve both layouts.
   MoeKernel gateUpPlain, downPlain;
+  /// The last tier's kernels in the transposed form for plain weights, where
+  /// the kernels read panels (else empty symbols): the weights are the row
+  /// operand, the expert's rows (X, then H) packed per call. gate/up is
+  /// moe_gate_up_t, down gemm_tn into f32 (C^T = Wd H^T).
+  MoeKernel gateUpTransposed, downTransposed;
 };
 
 struct MoeEntry {
@@ -90,6 +96,9 @@ std::vector<MoeEntry> planMoe(const std::vector<catalog::OpConfig> &configs,
 
 /// A tier kernel with the given tiles (what planMoe and a sweep instantiate).
 MoeKernel moeKernel(MoeRole role, const MoeEntry &entry, const GemmTiles &tiles);
+
+/// The transposed kernels of an entry's last tier (MoeTier::gateUpTransposed, downTransposed).
+MoeKernel moeTransposedKernel(MoeRole role, const MoeEntry &entry);
 
 } // namespace argus::emit
 
