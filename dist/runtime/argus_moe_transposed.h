@@ -13,10 +13,12 @@
 // with the weights as the kernels' row operand, read where they lie, and H
 // and Y written through views that see them transposed. Two threads, Zen 4,
 // plain bf16 weights: Mixtral-8x7B 128 tokens 1.11-1.15x, 512 tokens
-// 1.19-1.22x, Qwen3-30B-A3B 512 tokens 0.98-1.12x; f32 even. Blocks of 32
-// rows and fewer keep the inner-product form: transposed, experts of 17-32
-// rows ran 0.55-0.9x (the 64-column tiles compute their padding, as they do
-// for partial blocks of the last tier).
+// 1.19-1.22x, Qwen3-30B-A3B 512 tokens 0.98-1.12x; f32 even. The 64-column
+// tiles of a block's last rows compute only the panels that hold them
+// (panel_window: a 40-row block computes 48 columns, not 64): Qwen3 512
+// tokens 1.10-1.12x more, Mixtral 512 1.11x, 128 1.02x. Blocks of 32 rows
+// and fewer keep the inner-product form: transposed, experts of 17-32 rows
+// ran 0.55-0.9x with full 64-column tiles, and 0.97-1.0x computing 32.
 //
 //===----------------------------------------------------------------------===//
 #ifndef ARGUS_RUNTIME_MOE_TRANSPOSED_H

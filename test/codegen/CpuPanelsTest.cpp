@@ -137,6 +137,31 @@ TEST(CpuPanels, TilesOffPanelsAreGathered) {
   for (int64_t r = 0; r < 32; ++r) ASSERT_EQ(ht.data[r * ht.ld + 5], h.bAt(r, 8)) << r;
 }
 
+/// A panel window whose rows end inside the tile, as the forms that read
+/// every panel get it (AMX, gathers): the panels holding its rows copied
+/// into its scratch, the rest zeros.
+TEST(CpuPanels, RaggedPanelWindowCopiedWhole) {
+  MmaCase<ak::bf16> c(1, 40, 50, 0, BLayout::NK, 7);
+  PackedB<ak::bf16> packed(c);
+  alignas(64) uint16_t scratch[96 * 48];
+  const ak::tile_ref<uint16_t> w = ak::load_ref<ak::bf16, 96, 48>(scratch, packed.tensor, {0, 2}, 0.0);
+  ASSERT_TRUE(w.panels);
+  ASSERT_EQ(w.rows, 40);
+  const ak::tile_ref<uint16_t> whole = ak::detail::whole_panels<uint16_t, 96, 48>(w);
+  ASSERT_EQ(whole.data, scratch);
+  ASSERT_EQ(whole.rows, -1);
+  for (int64_t r = 0; r < 96; ++r)
+    for (int64_t k = 0; k < 48; ++k)
+      ASSERT_EQ(whole.data[argus_cpu_panel_offset(r, k, whole.ld, 2)], r < 40 ? c.bAt(r, 2 + k) : uint16_t(0))
+          << r << " " << k;
+  // Not a whole number of panels: not a ragged window (its scratch could not hold them); this one stays
+  // inside the padded panels and is read whole.
+  alignas(64) uint16_t small[48 * 48];
+  const ak::tile_ref<uint16_t> partial = ak::load_ref<ak::bf16, 48, 48>(small, packed.tensor, {0, 2}, 0.0);
+  EXPECT_TRUE(partial.panels);
+  EXPECT_EQ(partial.rows, -1);
+}
+
 TEST(CpuPanels, LoadAndReadGatherAnyTile) {
   MmaCase<ak::bf16> c(1, 37, 11, 0, BLayout::NK, 4);
   PackedB<ak::bf16> packed(c);
@@ -247,7 +272,10 @@ TEST(CpuPanels, RaggedLastKStepComputesOnlyColumnsInBounds) {
 /// in bounds (AVX-512 register blocks, AMX in 16-row groups with the last
 /// partial one copied, the f32 inner-product form; few-row forms from a
 /// zero-padded copy) and leaves the accumulator's other rows and columns as
-/// they were. `packed`: b pre-packed into panels.
+/// they were. `packed`: b pre-packed into panels, read in place with its row
+/// count too when they end before the tile's (panel_window: the panel forms
+/// compute the columns in bounds, AMX a copy of the whole panels), with NaN
+/// past its last panel.
 template <class DT, int64_t MT, int64_t NT, int64_t K, BLayout L = BLayout::NK>
 void checkRaggedRows(int64_t rows, int64_t cols, bool packed, unsigned seed) {
   using S = typename DT::storage;
@@ -269,6 +297,11 @@ void checkRaggedRows(int64_t rows, int64_t cols, bool packed, unsigned seed) {
     for (int64_t n = 0; n < cols; ++n) acc[m * NT + n] = c.acc[m * cols + n];
   if constexpr (L == BLayout::NK) {
     const ak::tile_ref<S> bt = ak::load_ref<DT, NT, K>(bScratch, packed ? panels->tensor : b.tensor, {0, 0}, 0.0);
+    if (packed) {
+      ASSERT_TRUE(bt.panels);
+      ASSERT_EQ(bt.data, panels->buffer.get()) << "panels read in place";
+      ASSERT_EQ(bt.rows, cols < NT ? cols : -1);
+    }
     ak::mma<DT, MT, NT, K>(acc.data(), at, bt);
   } else {
     const ak::tile_ref<S> vt = ak::load_ref<DT, K, NT>(bScratch, b.tensor, {0, 0}, 0.0);
@@ -298,6 +331,17 @@ TEST(CpuPanels, RaggedLastRowTileComputesOnlyRowsInBounds) {
   checkRaggedRows<ak::bf16, 24, 64, 128>(13, 40, false, 39);                // vdpbf16ps blocks
   checkRaggedRows<ak::bf16, 16, 64, 512>(9, 64, false, 40);                 // AMX few rows: a copied dense
   checkRaggedRows<ak::bf16, 8, 64, 256>(5, 64, true, 41);                   // AMX few rows on panels: the same
+  // Packed b whose rows end inside the tile (a transposed MoE expert's tokens): one panel of two, half of
+  // the second, or a panel and a half.
+  checkRaggedRows<ak::f32, 64, 64, 128>(40, 20, true, 42);
+  checkRaggedRows<ak::f32, 32, 64, 96>(20, 9, true, 43);
+  checkRaggedRows<ak::f32, 128, 64, 64>(100, 40, true, 44);
+  checkRaggedRows<ak::f32, 4, 64, 128>(3, 33, true, 45);                   // few rows
+  checkRaggedRows<ak::bf16, 64, 64, 128>(40, 20, true, 46);                // AMX: the panels copied whole
+  checkRaggedRows<ak::bf16, 32, 64, 256>(17, 48, true, 47);
+  checkRaggedRows<ak::bf16, 128, 64, 64>(127, 12, true, 48);
+  checkRaggedRows<ak::bf16, 4, 64, 512>(2, 31, true, 49);                  // few rows
+  checkRaggedRows<ak::bf16, 8, 64, 256>(6, 17, true, 50);                  // AMX few rows
 }
 
 } // namespace

@@ -950,7 +950,7 @@ __attribute__((noinline)) tile_ref<typename DT::storage> load_ref_other(typename
   if constexpr (R >= 2 && detail::mma_reads_panels<DT>()) {
     tile_ref<S> window;
     if (t.layout == ARGUS_CPU_PANELS && rowDim == R - 2 &&
-        (detail::panel_window<S, R>(t, off, dims, &window) || detail::panel_copy<S, R>(scratch, t, off, dims, &window)))
+        (detail::panel_window<S, R>(scratch, t, off, dims, &window) || detail::panel_copy<S, R>(scratch, t, off, dims, &window)))
       return window;
   }
   const int64_t ld = rowDim < 0 ? dims[R - 1] : t.stride[rowDim];

@@ -151,7 +151,9 @@ template <bool RaggedRows, int64_t M, int64_t K, class S> inline tile_ref<S> all
 
 /// acc (M x N) += a * b^T with b a panel operand (argus_cpu_panels.h): in
 /// place where the micro-kernels compute from panels (mma_reads_panels),
-/// else gathered into plain rows first. RaggedRows: as mma_dispatch.
+/// else gathered into plain rows first. RaggedRows: as mma_dispatch. b may
+/// have ragged rows (panel_window): the AVX-512 forms compute the columns in
+/// bounds (panel_columns), the others read it whole (whole_panels).
 /// Out of line: every kernel that reads a tile with load_ref compiles this
 /// branch, attention's too, whose caches are never packed; inlined, changes
 /// to the panel forms moved the decode kernel's register allocation and cost
@@ -173,12 +175,12 @@ __attribute__((noinline)) void mma_panels(float *acc, tile_ref<typename DT::stor
 #if defined(ARGUS_CPU_HAVE_AMX)
       if constexpr (amx_tiles_fit<M, N, K>()) {
         if (amx_usable()) {
-          mma_bf16_amx_panels<M, N, K, RaggedRows>(acc, a, b);
+          mma_bf16_amx_panels<M, N, K, RaggedRows>(acc, a, whole_panels<S, N, K>(b));
           return;
         }
       } else if constexpr (amx_few_rows_panels_fit<M, N, K>()) {
         if (amx_usable()) {
-          mma_bf16_amx_few_rows_panels<M, N, K>(acc, all_rows<RaggedRows, M, K>(a), b);
+          mma_bf16_amx_few_rows_panels<M, N, K>(acc, all_rows<RaggedRows, M, K>(a), whole_panels<S, N, K>(b));
           return;
         }
       }
@@ -190,7 +192,7 @@ __attribute__((noinline)) void mma_panels(float *acc, tile_ref<typename DT::stor
   }
   constexpr int64_t ROWS = L == BLayout::NK ? N : K, COLS = L == BLayout::NK ? K : N;
   alignas(64) S dense[ROWS * COLS];
-  unpanel<S, ROWS, COLS>(dense, b);
+  unpanel<S, ROWS, COLS>(dense, whole_panels<S, ROWS, COLS>(b));
   mma_dispatch<DT, M, N, K, L, RaggedRows>(acc, a, dense);
 }
 
@@ -214,7 +216,9 @@ void mma_ragged(float *acc, tile_ref<typename DT::storage> a, tile_ref<typename 
 /// groups, the last partial one copied) and the inner-product form compute
 /// only the rows of a in bounds, in place (an MoE expert of 33 rows in a
 /// 64-row tile runs 40 rows, not 64); the accumulator's rows past them are
-/// left as they are, where zero rows of a would have added 0 * b. Every other
+/// left as they are, where zero rows of a would have added 0 * b. So do the
+/// panel forms for b's rows in a window of panels (panel_window: the columns
+/// of the product, leaving the accumulator's columns past them). Every other
 /// case (b's rows: columns of the product or k; few-row forms; a ragged last
 /// k-step) makes the ragged operands dense and zero-padded in their scratch
 /// first, which is what load_ref did before. Out of line and cold, like
@@ -224,7 +228,8 @@ __attribute__((noinline, cold)) void mma_ragged_rows(float *acc, tile_ref<typena
                                                      tile_ref<typename DT::storage> b) {
   using S = typename DT::storage;
   constexpr int64_t ROWS = L == BLayout::NK ? N : K, COLS = L == BLayout::NK ? K : N;
-  if (b.rows >= 0) b = densify_rows<S, ROWS, COLS>(b);
+  a = whole_panels<S, M, K>(a); /* packed weights as a are read whole anyway */
+  if (b.rows >= 0 && !b.panels) b = densify_rows<S, ROWS, COLS>(b); /* panels: mma_panels computes b.rows */
   if constexpr (K >= kRaggedColumns || (L == BLayout::KN && N >= kRaggedColumns)) {
     if (a.cols >= 0 || b.cols >= 0) {
       mma_ragged<DT, M, N, K, L>(acc, a.rows >= 0 ? densify_rows<S, M, K>(a) : a, b);
@@ -344,7 +349,7 @@ __attribute__((always_inline)) inline void mma_dispatch(float *acc, OperandA aOp
   if constexpr (!std::is_pointer<OperandA>::value) { /* packed weights as the left operand: plain rows first */
     if (a.panels) {
       alignas(64) typename DT::storage dense[M * K];
-      unpanel<typename DT::storage, M, K>(dense, a);
+      unpanel<typename DT::storage, M, K>(dense, whole_panels<typename DT::storage, M, K>(a));
       mma_dispatch<DT, M, N, K, L>(acc, dense, b, shadow);
       return;
     }

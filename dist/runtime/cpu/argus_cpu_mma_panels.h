@@ -100,10 +100,11 @@ inline next_rows next_step_share(const void *next, int64_t K, int64_t NR, int64_
 template <int64_t M, int64_t N, int64_t K, bool RaggedRows = false>
 inline void mma_f32_panels(float *acc, tile_ref<float> a, tile_ref<float> b) {
   static_assert(!RaggedRows || M > 4, "few-row tiles with ragged rows are made dense first");
-  constexpr int64_t PW = ARGUS_CPU_PANEL_ROWS, NP = (N + PW - 1) / PW;
+  constexpr int64_t PW = ARGUS_CPU_PANEL_ROWS;
+  const int64_t cols = panel_columns(b, N), NP = (cols + PW - 1) / PW;
   if constexpr (M <= 4) { /* one row block, streaming the panels: few_rows_block */
     for (int64_t p = 0; p < NP; ++p) {
-      const int64_t n0 = p * PW, nb = std::min<int64_t>(PW, N - n0);
+      const int64_t n0 = p * PW, nb = std::min<int64_t>(PW, cols - n0);
       if (nb > 16)
         f32_few_rows<int(M), 2, PW>(acc + n0, N, a.data, a.ld, b.data + p * b.ld, K, nb);
       else
@@ -116,7 +117,7 @@ inline void mma_f32_panels(float *acc, tile_ref<float> a, tile_ref<float> b) {
   for_row_blocks<kMR>(rows, [&](auto mr, int64_t m) { /* ragged: the rows in bounds */
     constexpr int R = decltype(mr)::value;
     for (int64_t p = 0; p < NP; ++p) {
-      const int64_t n0 = p * PW, nb = std::min<int64_t>(PW, N - n0);
+      const int64_t n0 = p * PW, nb = std::min<int64_t>(PW, cols - n0);
       next_rows nextA;
       if (p == 0) nextA = {a.data + (m + R) * a.ld, a.ld, std::min<int64_t>(kMR, M - m - R)};
       const float *bp = b.data + p * b.ld, *ahead = M <= 32 && m == 0 ? bp + kPanelAhead * PW : nullptr;
@@ -154,8 +155,9 @@ template <int64_t M, int64_t N, int64_t K, bool RaggedRows = false>
 inline void mma_bf16_vnni_panels(float *acc, tile_ref<uint16_t> a, tile_ref<uint16_t> b) {
   static_assert(!RaggedRows || M > 4, "few-row tiles with ragged rows are made dense first");
   constexpr int64_t PW = ARGUS_CPU_PANEL_ROWS, KP = (K + 1) / 2;
-  for (int64_t n0 = 0; n0 < N; n0 += PW) {
-    const int64_t nb = std::min<int64_t>(PW, N - n0);
+  const int64_t cols = panel_columns(b, N);
+  for (int64_t n0 = 0; n0 < cols; n0 += PW) {
+    const int64_t nb = std::min<int64_t>(PW, cols - n0);
     const uint32_t *bp = reinterpret_cast<const uint32_t *>(b.data + n0 / PW * b.ld);
     if constexpr (M <= 4) { /* one row block, streaming the panel */
       if (nb > 16)

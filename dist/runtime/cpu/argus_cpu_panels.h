@@ -66,7 +66,7 @@ template <class DT> constexpr bool mma_reads_panels() {
   return false;
 }
 
-inline int64_t round_up(int64_t x, int64_t to) { return (x + to - 1) / to * to; }
+constexpr int64_t round_up(int64_t x, int64_t to) { return (x + to - 1) / to * to; }
 
 /// Copies the tile of dims at `off` of a PANELS tensor into dense rows
 /// (row-major, the tile's own shape); elements outside the tensor read `pad`.
@@ -94,27 +94,61 @@ inline void gather_panels(S *dst, const argus_cpu_tensor &t, const int64_t *off,
 /// The tile of dims at `off` of a PANELS tensor as an in-place panel
 /// operand, when it is one: its rows are dimension R-2 (the others 1), it
 /// starts on a panel (or the middle of one, for at most 16 rows) and a k
-/// group, ends on one or at K, and stays within
-/// the zero-padded panels (so the columns and k it reads past the tensor
-/// are zeros, like a masked load's padding).
+/// group, ends on one or at K, and its k stay within the zero-padded panels
+/// (so the k it reads past the tensor are zeros, like a masked load's
+/// padding). A tile whose last rows reach past N is a window with ragged
+/// rows (`rows` in bounds, `scratch` set): the panel forms compute only the
+/// panels that hold them, and only the 16-column half of a last panel that
+/// needs no more; others copy it whole first (whole_panels). A transposed
+/// MoE expert of 20 rows in a 64-row tile then computes 32 columns, not 64
+/// read from a zero-padded copy per k-step (panel_copy).
 template <class S, int R>
-inline bool panel_window(const argus_cpu_tensor &t, const int64_t *off, const int64_t *dims, tile_ref<S> *out) {
+inline bool panel_window(S *scratch, const argus_cpu_tensor &t, const int64_t *off, const int64_t *dims,
+                         tile_ref<S> *out) {
   constexpr int64_t G = panel_group<S>();
   int64_t at = 0;
   for (int d = 0; d < R - 2; ++d) {
     if (dims[d] != 1 || off[d] < 0 || off[d] >= t.shape[d]) return false;
     at += off[d] * t.stride[d];
   }
-  const int64_t n0 = off[R - 2], k0 = off[R - 1], j0 = n0 % ARGUS_CPU_PANEL_ROWS;
+  const int64_t n0 = off[R - 2], k0 = off[R - 1], j0 = n0 % ARGUS_CPU_PANEL_ROWS, N = t.shape[R - 2];
   /* a panel's start, or the second half of one for a tile of at most 16 rows (decode's 16-column tiles) */
   const bool panelStart = j0 == 0 || (j0 == 16 && dims[R - 2] <= 16);
-  if (n0 < 0 || !panelStart || n0 + dims[R - 2] > round_up(t.shape[R - 2], ARGUS_CPU_PANEL_ROWS)) return false;
+  /* whole panels and k groups: whole_panels copies it into the tile-sized scratch */
+  const bool wholePanels = dims[R - 2] % ARGUS_CPU_PANEL_ROWS == 0 && dims[R - 1] % G == 0;
+  const bool raggedRows = j0 == 0 && wholePanels && n0 < N && n0 + dims[R - 2] > N;
+  if (n0 < 0 || !panelStart || (!raggedRows && n0 + dims[R - 2] > round_up(N, ARGUS_CPU_PANEL_ROWS))) return false;
   /* a tile ending inside a group would pair its last k with the next tile's first one (not a zero) */
   const bool wholeGroups = dims[R - 1] % G == 0 || k0 + dims[R - 1] == t.shape[R - 1];
   if (k0 < 0 || k0 % G != 0 || !wholeGroups || k0 + dims[R - 1] > round_up(t.shape[R - 1], G)) return false;
   const S *base = static_cast<const S *>(t.data) + at;
   *out = {base + argus_cpu_panel_offset(n0, k0, t.stride[R - 2], int64_t(sizeof(S))), t.stride[R - 2], true};
+  if (raggedRows) out->rows = N - n0, out->scratch = scratch;
   return true;
+}
+
+/// A panel window with ragged rows (panel_window) as whole panels: the
+/// panels holding its rows copied into its scratch, those past them zeros,
+/// for the forms that read every panel of a ROWS x COLS tile (AMX, gathers).
+/// Other windows as they are.
+template <class S, int64_t ROWS, int64_t COLS> inline tile_ref<S> whole_panels(tile_ref<S> w) {
+  if (!w.panels || w.rows < 0) return w;
+  constexpr int64_t P = ARGUS_CPU_PANEL_ROWS, perPanel = COLS * P; /* whole k groups: panel_window */
+  for (int64_t p = 0; p < (ROWS + P - 1) / P; ++p) {
+    S *panel = w.scratch + p * perPanel;
+    if (p * P < w.rows)
+      std::memcpy(panel, w.data + p * w.ld, sizeof(S) * size_t(perPanel));
+    else
+      std::memset(static_cast<void *>(panel), 0, sizeof(S) * size_t(perPanel));
+  }
+  return {w.scratch, perPanel, true};
+}
+
+/// How many columns of a panel operand of N rows its forms compute: N, or
+/// for a window with ragged rows those in bounds (a panel's padding rows are
+/// zeros, and the forms step 16 columns at a time).
+template <class S> inline int64_t panel_columns(const tile_ref<S> &b, int64_t N) {
+  return b.rows < 0 ? N : std::min(N, b.rows);
 }
 
 /// The tile of dims at `off` of a PANELS tensor copied into `scratch` as
