@@ -164,6 +164,19 @@ TEST_F(Moe, LargeExpertsSplitTheirLastBlock) {
   check({ARGUS_DTYPE_BF16, 112, 32, 64, 2, 1, false, 0, -1}, 34);
 }
 
+// Many experts with more rows than a decode step's: whole experts go to
+// threads (kernels single-threaded), one of them large (120 rows: the
+// transposed last tier for plain weights), plain and pre-packed.
+TEST_F(Moe, ManyExpertsRunWholeOnThreads) {
+  const MoeCase bf16{ARGUS_DTYPE_BF16, 120, 64, 48, 80, 4, true, 7, 11};
+  const MoeCase f32{ARGUS_DTYPE_F32, 120, 40, 72, 80, 4, false, 3, -1};
+  check(bf16, 61);
+  check(f32, 62);
+  if (!packs()) return;
+  check(bf16, 63, Packed::Both);
+  check(f32, 64, Packed::GateUp);
+}
+
 TEST_F(Moe, F32AndTopKOfAll) {
   check({ARGUS_DTYPE_F32, 9, 33, 17, 3, 3, false, -1, -1}, 25);
   check({ARGUS_DTYPE_F32, 1, 256, 128, 16, 4, true, -1, -1}, 26);
