@@ -139,7 +139,7 @@ TEST(CpuPanels, TilesOffPanelsAreGathered) {
 
 /// A panel window whose rows end inside the tile, as the forms that read
 /// every panel get it (AMX, gathers): the panels holding its rows copied
-/// into its scratch, the rest zeros.
+/// into its scratch, the rest zeros, unless the padded panels hold the tile.
 TEST(CpuPanels, RaggedPanelWindowCopiedWhole) {
   MmaCase<ak::bf16> c(1, 40, 50, 0, BLayout::NK, 7);
   PackedB<ak::bf16> packed(c);
@@ -154,6 +154,15 @@ TEST(CpuPanels, RaggedPanelWindowCopiedWhole) {
     for (int64_t k = 0; k < 48; ++k)
       ASSERT_EQ(whole.data[argus_cpu_panel_offset(r, k, whole.ld, 2)], r < 40 ? c.bAt(r, 2 + k) : uint16_t(0))
           << r << " " << k;
+  // A tile the padded panels hold (two panels for 40 rows): read whole in place.
+  alignas(64) uint16_t two[64 * 48];
+  const ak::tile_ref<uint16_t> w64 = ak::load_ref<ak::bf16, 64, 48>(two, packed.tensor, {0, 2}, 0.0);
+  ASSERT_EQ(w64.rows, 40);
+  const ak::tile_ref<uint16_t> inPlace = ak::detail::whole_panels<uint16_t, 64, 48>(w64);
+  EXPECT_EQ(inPlace.data, w64.data);
+  EXPECT_EQ(inPlace.ld, w64.ld);
+  EXPECT_TRUE(inPlace.panels);
+  EXPECT_EQ(inPlace.rows, -1);
   // Not a whole number of panels: not a ragged window (its scratch could not hold them); this one stays
   // inside the padded panels and is read whole.
   alignas(64) uint16_t small[48 * 48];

@@ -127,13 +127,15 @@ inline bool panel_window(S *scratch, const argus_cpu_tensor &t, const int64_t *o
   return true;
 }
 
-/// A panel window with ragged rows (panel_window) as whole panels: the
-/// panels holding its rows copied into its scratch, those past them zeros,
-/// for the forms that read every panel of a ROWS x COLS tile (AMX, gathers).
-/// Other windows as they are.
+/// A panel window with ragged rows (panel_window) as whole panels, for the
+/// forms that read every panel of a ROWS x COLS tile (AMX, gathers): in
+/// place when the tensor's zero-padded panels hold the tile (N = 40 in a
+/// 64-row tile), else the panels holding its rows copied into its scratch,
+/// those past them zeros. Other windows as they are.
 template <class S, int64_t ROWS, int64_t COLS> inline tile_ref<S> whole_panels(tile_ref<S> w) {
-  if (!w.panels || w.rows < 0) return w;
   constexpr int64_t P = ARGUS_CPU_PANEL_ROWS, perPanel = COLS * P; /* whole k groups: panel_window */
+  if (!w.panels || w.rows < 0) return w;
+  if (round_up(w.rows, P) >= ROWS) return {w.data, w.ld, true};
   for (int64_t p = 0; p < (ROWS + P - 1) / P; ++p) {
     S *panel = w.scratch + p * perPanel;
     if (p * P < w.rows)
