@@ -25,9 +25,10 @@ constexpr int64_t kKernelColumns = 64;
 /// A call whose rows would leave over a fifth of those columns empty keeps
 /// the plain form, whose row tiles stop at the last row.
 constexpr int64_t kComputedColumns = 16;
-/// Fewer rows take the inner-product form (f32 up to 16 rows, bf16 up to
-/// 32), which reads the weights in place too.
-constexpr int64_t kMinRows = 17;
+/// Fewer rows keep the plain form: f32's inner products (up to 16 rows) and
+/// bf16's (up to 31 of their 32; at 26-31 rows transposed ran 0.93-1.0x),
+/// which read the weights in place too.
+constexpr int64_t kMinRowsF32 = 17, kMinRowsBf16 = 32;
 /// The kernel's rows are the weights': fewer than one 256-row tile of the
 /// generic kernel's tallest bucket would leave most of it empty.
 constexpr int64_t kMinWeightRows = 256;
@@ -115,10 +116,10 @@ bool transposedFormFits(const argus_gemm_args &g) {
                     (g.c_type == ARGUS_DTYPE_F32 || g.c_type == ARGUS_DTYPE_BF16);
   if (!(f32 || bf16) || gemmPackedB(g) || !panelsServed(g.a_type)) return false;
   /* Zen 4, two threads, N x K = 4096 x 4096 against the plain form, both orders: f32 32, 40, 48, 96, 200 rows
-     1.10-1.13x, 1.28-1.31x, 1.38-1.39x, 1.14-1.15x, 1.05-1.06x; bf16 32 rows 1.01-1.04x, 40 rows 1.09-1.12x (and
-     14336 x 4096, 4096 x 14336: 1.08-1.18x), 48 1.15x, 96 1.13x, 200 1.02x */
+     1.10-1.13x, 1.28-1.31x, 1.38-1.39x, 1.14-1.15x, 1.05-1.06x (28 rows 1.12-1.14x); bf16 32 rows 1.01-1.04x, 40
+     rows 1.09-1.12x (and 14336 x 4096, 4096 x 14336: 1.08-1.18x), 48 1.15x, 96 1.13x, 200 1.02x */
   const int64_t columns = (g.m + kComputedColumns - 1) / kComputedColumns * kComputedColumns;
-  return g.n >= kMinWeightRows && g.m >= kMinRows && 4 * columns <= 5 * g.m;
+  return g.n >= kMinWeightRows && g.m >= (f32 ? kMinRowsF32 : kMinRowsBf16) && 4 * columns <= 5 * g.m;
 }
 
 bool packRowsInPanels(argus_dtype dtype, const void *rows, int64_t m, int64_t k, int64_t ld, int numThreads,

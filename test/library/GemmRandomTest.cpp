@@ -168,14 +168,14 @@ TEST_F(GemmRandom, MatchesFloat64) {
 }
 
 // Row counts whose last 64-column tile of the transposed form is partial
-// (26-97 rows of A: its panel windows compute 16-column halves past the last
-// row), each dtype pair that takes that form, against float64.
+// (26-97 rows of A, bf16 from 32: its panel windows compute 16-column halves
+// past the last row), each dtype pair that takes that form, against float64.
 TEST_F(GemmRandom, TransposedFormWithPartialColumnTiles) {
   std::mt19937_64 rng(20261201);
   const std::pair<argus_dtype, argus_dtype> types[] = {
       {ARGUS_DTYPE_F32, ARGUS_DTYPE_F32}, {ARGUS_DTYPE_BF16, ARGUS_DTYPE_BF16}, {ARGUS_DTYPE_BF16, ARGUS_DTYPE_F32}};
   for (const auto &t : types)
-    for (const int64_t m : {26, 33, 40, 97}) {
+    for (const int64_t m : {26, 32, 33, 40, 97}) {
       check({t.first, t.second, m, 300, 131, 0, 3, 5, 1.0f, 0.0f, true, false}, rng);
       check({t.first, t.second, m, 272, 256, 2, 0, 0, -0.5f, 0.5f, false, false}, rng);
     }
