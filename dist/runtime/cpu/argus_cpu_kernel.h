@@ -280,6 +280,14 @@ struct f32x16 {
   }
   /// argus_num::f32_to_bf16 on every lane: round to nearest even, NaN quiet.
   static void store_bf16(uint16_t *p, reg v) {
+#if defined(__AVX512BF16__)
+    /* vcvtneps2bf16 rounds alike but reads denormals as zero: only vectors
+       without one take it */
+    if (_mm512_fpclass_ps_mask(v, 0x20) == 0) {
+      _mm256_storeu_si256(reinterpret_cast<__m256i *>(p), (__m256i)_mm512_cvtneps_pbh(v));
+      return;
+    }
+#endif
     const __m512i bits = _mm512_castps_si512(v);
     const __m512i odd = _mm512_and_si512(_mm512_srli_epi32(bits, 16), _mm512_set1_epi32(1));
     __m512i r = _mm512_srli_epi32(_mm512_add_epi32(bits, _mm512_add_epi32(odd, _mm512_set1_epi32(0x7fff))), 16);
