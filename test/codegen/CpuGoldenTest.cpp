@@ -207,6 +207,21 @@ TEST(CpuGolden, PrefetchOfATileAndOfAWholeSlice) {
   EXPECT_NE(cpp.find("ak::prefetch<ak::f32, 2>(arg0, {c1, c0}, {1, -1});"), std::string::npos) << cpp;
 }
 
+TEST(CpuGolden, ProductsStartingFromConstantZerosFillTheirOwnTiles) {
+  std::string cpp = emitFromFile("test/codegen/inputs/zeros_mma_loop.mlir", "zmma", "zmma_cpu");
+  ASSERT_FALSE(cpp.empty());
+  // %z only starts products: no tile of its own, each product fills its own in the loop.
+  EXPECT_NE(cpp.find("// each product it starts fills its own"), std::string::npos) << cpp;
+  const std::string body = loopBody(cpp, " < c4; ");  // the loop over key blocks
+  ASSERT_FALSE(body.empty()) << cpp;
+  EXPECT_TRUE(std::regex_search(body, std::regex(R"(ak::fill<64>\((\w+), cst\);[^\n]*\n\s*ak::mma<ak::f32, 8, 8, 16>\(\1, )")))
+      << body;
+  // %kept is also stored itself: it keeps its tile, and its product copies it.
+  EXPECT_EQ(count(cpp, "ak::fill<8 * 8>("), 1u) << cpp;
+  EXPECT_EQ(count(body, "ak::copy<64>("), 1u) << body;
+  EXPECT_EQ(count(body, "ak::fill<64>("), 2u) << body;
+}
+
 TEST(CpuGolden, PrefetchBeforeAProductOfItsShapeGoesToThatProduct) {
   std::string cpp = emitFromFile("test/codegen/inputs/prefetch_mma.mlir", "pfmma", "pfmma_cpu");
   ASSERT_FALSE(cpp.empty());
