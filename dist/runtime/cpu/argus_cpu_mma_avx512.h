@@ -240,51 +240,43 @@ template <int MR, int NR> inline void add_block_sums(float *c, int64_t ldc, __m5
 /// streams of them queue (Zen 4, two threads, M = 1: bf16 1.21-1.25x, f32
 /// 1.1-1.18x); blocks of more rows ran 0.95-0.97x that way and keep L1.
 /// `shadow` fetches the line of its tile that matches each 64 bytes of b read.
-template <int MR, int NR, class Dot, bool ShortK = false, class SA, class SB, class Shadow = no_shadow>
-inline void dot_block(float *c, int64_t ldc, const SA *a, int64_t lda, const SB *b, int64_t ldb, int64_t K,
-                      dot_next next = {}, Shadow shadow = {}) {
+/// Written with unroll's constants, inlined whole and its k-steps counted at
+/// compile time, the block keeps its accumulators in registers. As a call of
+/// its own with `#pragma GCC unroll` loops and a runtime k, GCC kept them in
+/// memory and stored all 16 at every step of k where it did not inline it
+/// (MoE experts: 16 tokens 1.1-1.15x slower; M = 1 GEMMs 1.05-1.14x).
+template <int MR, int NR, int64_t K, class Dot, class SA, class SB, class Shadow = no_shadow>
+__attribute__((always_inline)) inline void dot_block(float *c, int64_t ldc, const SA *a, int64_t lda, const SB *b,
+                                                     int64_t ldb, dot_next next = {}, Shadow shadow = {}) {
   constexpr int64_t KV = Dot::KV;
   constexpr int64_t kAhead = 4 * 64 / int64_t(sizeof(*b)); /* elements in 4 cache lines */
-  const bool prefetch = K >= 4 * kAhead;
+  constexpr bool prefetch = K >= 4 * kAhead;
   __m512 acc[MR][NR];
-  for (int r = 0; r < MR; ++r)
-    for (int j = 0; j < NR; ++j) acc[r][j] = _mm512_setzero_ps();
-  auto step = [&](int64_t k, int64_t n) {
+  unroll<MR>([&](auto r) { unroll<NR>([&](auto j) { acc[r][j] = _mm512_setzero_ps(); }); });
+  auto step = [&](int64_t k, int64_t n) __attribute__((always_inline)) {
     for (int64_t r = 0; r < next.count; ++r) /* 64 bytes a step */
       prefetch_line<2>(next.rows + r * next.ldBytes + k * int64_t(sizeof(*b)));
     typename Dot::vec av[MR];
-#pragma GCC unroll 4
-    for (int r = 0; r < MR; ++r) av[r] = Dot::load(a + r * lda + k, n);
-#pragma GCC unroll 8
-    for (int j = 0; j < NR; ++j) {
-      if (prefetch) {
+    unroll<MR>([&](auto r) { av[r] = Dot::load(a + r * lda + k, n); });
+    unroll<NR>([&](auto j) {
+      if constexpr (prefetch) {
         if constexpr (MR == 1) prefetch_line<2>(reinterpret_cast<const char *>(b + j * ldb + k + kAhead));
         else prefetch_line<1>(reinterpret_cast<const char *>(b + j * ldb + k + kAhead));
       }
       const typename Dot::vec bv = Dot::load(b + j * ldb + k, n);
       shadow.fetch(b + j * ldb + k);
-#pragma GCC unroll 4
-      for (int r = 0; r < MR; ++r) acc[r][j] = Dot::fma(acc[r][j], av[r], bv);
-    }
+      unroll<MR>([&](auto r) { acc[r][j] = Dot::fma(acc[r][j], av[r], bv); });
+    });
   };
   int64_t k = 0;
   for (; k + KV <= K; k += KV) step(k, KV);
-  if (k < K) step(k, K - k);
+  if constexpr (K % KV != 0) step(k, K - k);
   if constexpr (MR * NR == 16) { /* one tree for the block: lane r * NR + j is acc[r][j] */
-    if constexpr (ShortK) {
-      /* sum_lanes16 takes its array by reference: given acc itself, GCC keeps the accumulators in memory,
-         stored at every step of k; given a copy, in registers (decode's scores, K = 128, pages in L3: 1.3x).
-         Blocks of long k-steps keep acc (with the copy bf16 16 x 14336 x 4096 ran 0.45x) */
-      __m512 all[16];
-      for (int r = 0; r < MR; ++r)
-        for (int j = 0; j < NR; ++j) all[r * NR + j] = acc[r][j];
-      add_block_sums<MR, NR>(c, ldc, sum_lanes16(all));
-    } else {
-      add_block_sums<MR, NR>(c, ldc, sum_lanes16(reinterpret_cast<const __m512(&)[16]>(acc)));
-    }
+    __m512 all[16];
+    unroll<MR>([&](auto r) { unroll<NR>([&](auto j) { all[r * NR + j] = acc[r][j]; }); });
+    add_block_sums<MR, NR>(c, ldc, sum_lanes16(all));
   } else {
-    for (int r = 0; r < MR; ++r)
-      for (int j = 0; j < NR; ++j) c[r * ldc + j] += _mm512_reduce_add_ps(acc[r][j]);
+    unroll<MR>([&](auto r) { unroll<NR>([&](auto j) { c[r * ldc + j] += _mm512_reduce_add_ps(acc[r][j]); }); });
   }
 }
 
@@ -297,10 +289,9 @@ inline void mma_dot(float *acc, tile_ref<SA> a, tile_ref<SB> b, Shadow shadow = 
   constexpr int NR = MR == 1 ? 16 : MR == 2 ? 8 : 4; /* 16 accumulators (one reduction tree), else 12 */
   mma_dot_blocks<M, N, K, MR, NR, RaggedRows>(
       acc, a, b,
-      [](auto mr, auto nr, float *c, int64_t ldc, const SA *ap, int64_t lda, const SB *bp, int64_t ldb, int64_t k,
-         dot_next next, auto blockShadow) {
-        dot_block<decltype(mr)::value, decltype(nr)::value, Dot, (K <= 128)>(c, ldc, ap, lda, bp, ldb, k, next,
-                                                                             blockShadow);
+      [](auto mr, auto nr, float *c, int64_t ldc, const SA *ap, int64_t lda, const SB *bp, int64_t ldb,
+         int64_t /* K */, dot_next next, auto blockShadow) {
+        dot_block<decltype(mr)::value, decltype(nr)::value, K, Dot>(c, ldc, ap, lda, bp, ldb, next, blockShadow);
       },
       shadow);
 }
