@@ -81,15 +81,15 @@ inline void dot_block8(float *c, int64_t ldc, const typename DotA::storage *a, i
   static_assert(DotA::KV == DotB::KV, "both operands step the same k");
   constexpr int64_t KV = DotA::KV;
   __m256 acc[MR * NR];
-  unroll<MR * NR>([&](auto i) { acc[i] = _mm256_setzero_ps(); });
+  unroll<MR * NR>([&](auto i) ARGUS_UNROLLED { acc[i] = _mm256_setzero_ps(); });
   auto step = [&](int64_t k, int64_t n) {
     for (int64_t r = 0; r < next.count; ++r) /* 16-32 bytes a step: each line 2-4 times */
       prefetch_line<2>(next.rows + r * next.ldBytes + k * int64_t(sizeof(*b)));
     __m256 av[MR];
-    unroll<MR>([&](auto r) { av[r] = DotA::load(a + r * lda + k, n); });
-    unroll<NR>([&](auto j) {
+    unroll<MR>([&](auto r) ARGUS_UNROLLED { av[r] = DotA::load(a + r * lda + k, n); });
+    unroll<NR>([&](auto j) ARGUS_UNROLLED {
       const __m256 bv = DotB::load(b + j * ldb + k, n);
-      unroll<MR>([&](auto r) { acc[r * NR + j] = _mm256_fmadd_ps(av[r], bv, acc[r * NR + j]); });
+      unroll<MR>([&](auto r) ARGUS_UNROLLED { acc[r * NR + j] = _mm256_fmadd_ps(av[r], bv, acc[r * NR + j]); });
     });
   };
   int64_t k = 0;
@@ -155,20 +155,20 @@ inline void kn_rows_block8(float *c, int64_t ldc, const float *a, int64_t lda, c
                            int64_t ldv, int64_t K, int64_t nb) {
   const __m256i m0 = lane_mask8(nb), m1 = lane_mask8(nb - 8);
   __m256 acc[M][2];
-  unroll<M>([&](auto r) {
+  unroll<M>([&](auto r) ARGUS_UNROLLED {
     acc[r][0] = Full ? _mm256_loadu_ps(c + r * ldc) : _mm256_maskload_ps(c + r * ldc, m0);
     acc[r][1] = Full ? _mm256_loadu_ps(c + r * ldc + 8) : _mm256_maskload_ps(c + r * ldc + 8, m1);
   });
   for (int64_t k = 0; k < K; ++k) {
     const typename Dot::storage *row = v + k * ldv;
     const __m256 b0 = Dot::load(row, Full ? 8 : nb), b1 = Dot::load(row + 8, Full ? 8 : nb - 8);
-    unroll<M>([&](auto r) {
+    unroll<M>([&](auto r) ARGUS_UNROLLED {
       const __m256 av = _mm256_broadcast_ss(a + r * lda + k);
       acc[r][0] = _mm256_fmadd_ps(av, b0, acc[r][0]);
       acc[r][1] = _mm256_fmadd_ps(av, b1, acc[r][1]);
     });
   }
-  unroll<M>([&](auto r) {
+  unroll<M>([&](auto r) ARGUS_UNROLLED {
     if (Full) {
       _mm256_storeu_ps(c + r * ldc, acc[r][0]);
       _mm256_storeu_ps(c + r * ldc + 8, acc[r][1]);

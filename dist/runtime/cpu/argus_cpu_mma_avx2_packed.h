@@ -87,20 +87,20 @@ inline void packed_block8(float *c, int64_t ldc, const float *a, int64_t lda, co
     if (Full) _mm256_storeu_ps(p, v); else _mm256_maskstore_ps(p, m, v);
   };
   __m256 acc[MR][NV];
-  unroll<MR>([&](auto r) {
+  unroll<MR>([&](auto r) ARGUS_UNROLLED {
     acc[r][0] = load(c + r * ldc, m0);
     if constexpr (NV == 2) acc[r][1] = load(c + r * ldc + 8, m1);
   });
   for (int64_t k = 0; k < K; ++k) {
     const __m256 b0 = _mm256_load_ps(bp + k * kPW2);
     const __m256 b1 = NV == 2 ? _mm256_load_ps(bp + k * kPW2 + 8) : b0;
-    unroll<MR>([&](auto r) {
+    unroll<MR>([&](auto r) ARGUS_UNROLLED {
       const __m256 av = _mm256_broadcast_ss(a + r * lda + k);
       acc[r][0] = _mm256_fmadd_ps(av, b0, acc[r][0]);
       if constexpr (NV == 2) acc[r][1] = _mm256_fmadd_ps(av, b1, acc[r][1]);
     });
   }
-  unroll<MR>([&](auto r) {
+  unroll<MR>([&](auto r) ARGUS_UNROLLED {
     store(c + r * ldc, m0, acc[r][0]);
     if constexpr (NV == 2) store(c + r * ldc + 8, m1, acc[r][1]);
   });

@@ -96,7 +96,7 @@ inline void f32_block(float *c, int64_t ldc, const float *a, int64_t lda, const 
   block_rows<float> rows(a, lda);
   auto step = [&](const float *bk) __attribute__((always_inline)) {
     const __m512 b0 = _mm512_load_ps(bk);
-    unroll<MR>([&](auto r) {
+    unroll<MR>([&](auto r) ARGUS_UNROLLED {
       const __m512 av = _mm512_set1_ps(*rows.template row<decltype(r)::value>());
       acc[r][0] = _mm512_fmadd_ps(av, b0, acc[r][0]);
       if constexpr (NV == 2) acc[r][1] = _mm512_fmadd_ps(av, _mm512_load_ps(bk + 16), acc[r][1]);
@@ -252,20 +252,22 @@ __attribute__((always_inline)) inline void dot_block(float *c, int64_t ldc, cons
   constexpr int64_t kAhead = 4 * 64 / int64_t(sizeof(*b)); /* elements in 4 cache lines */
   constexpr bool prefetch = K >= 4 * kAhead;
   __m512 acc[MR][NR];
-  unroll<MR>([&](auto r) { unroll<NR>([&](auto j) { acc[r][j] = _mm512_setzero_ps(); }); });
+  unroll<MR>([&](auto r) ARGUS_UNROLLED {
+    unroll<NR>([&](auto j) ARGUS_UNROLLED { acc[r][j] = _mm512_setzero_ps(); });
+  });
   auto step = [&](int64_t k, int64_t n) __attribute__((always_inline)) {
     for (int64_t r = 0; r < next.count; ++r) /* 64 bytes a step */
       prefetch_line<2>(next.rows + r * next.ldBytes + k * int64_t(sizeof(*b)));
     typename Dot::vec av[MR];
-    unroll<MR>([&](auto r) { av[r] = Dot::load(a + r * lda + k, n); });
-    unroll<NR>([&](auto j) {
+    unroll<MR>([&](auto r) ARGUS_UNROLLED { av[r] = Dot::load(a + r * lda + k, n); });
+    unroll<NR>([&](auto j) ARGUS_UNROLLED {
       if constexpr (prefetch) {
         if constexpr (MR == 1) prefetch_line<2>(reinterpret_cast<const char *>(b + j * ldb + k + kAhead));
         else prefetch_line<1>(reinterpret_cast<const char *>(b + j * ldb + k + kAhead));
       }
       const typename Dot::vec bv = Dot::load(b + j * ldb + k, n);
       shadow.fetch(b + j * ldb + k);
-      unroll<MR>([&](auto r) { acc[r][j] = Dot::fma(acc[r][j], av[r], bv); });
+      unroll<MR>([&](auto r) ARGUS_UNROLLED { acc[r][j] = Dot::fma(acc[r][j], av[r], bv); });
     });
   };
   int64_t k = 0;
@@ -273,10 +275,14 @@ __attribute__((always_inline)) inline void dot_block(float *c, int64_t ldc, cons
   if constexpr (K % KV != 0) step(k, K - k);
   if constexpr (MR * NR == 16) { /* one tree for the block: lane r * NR + j is acc[r][j] */
     __m512 all[16];
-    unroll<MR>([&](auto r) { unroll<NR>([&](auto j) { all[r * NR + j] = acc[r][j]; }); });
+    unroll<MR>([&](auto r) ARGUS_UNROLLED {
+      unroll<NR>([&](auto j) ARGUS_UNROLLED { all[r * NR + j] = acc[r][j]; });
+    });
     add_block_sums<MR, NR>(c, ldc, sum_lanes16(all));
   } else {
-    unroll<MR>([&](auto r) { unroll<NR>([&](auto j) { c[r * ldc + j] += _mm512_reduce_add_ps(acc[r][j]); }); });
+    unroll<MR>([&](auto r) ARGUS_UNROLLED {
+      unroll<NR>([&](auto j) ARGUS_UNROLLED { c[r * ldc + j] += _mm512_reduce_add_ps(acc[r][j]); });
+    });
   }
 }
 
@@ -308,7 +314,7 @@ inline void bf16_block(float *c, int64_t ldc, const uint16_t *a, int64_t lda, co
   block_rows<uint16_t> rows(a, lda);
   auto step = [&](const uint32_t *bk, auto pairOf) __attribute__((always_inline)) {
     const __m512bh b0 = (__m512bh)_mm512_load_si512(bk);
-    unroll<MR>([&](auto r) {
+    unroll<MR>([&](auto r) ARGUS_UNROLLED {
       const __m512bh av = (__m512bh)_mm512_set1_epi32(int(pairOf(rows.template row<decltype(r)::value>())));
       acc[r][0] = _mm512_dpbf16_ps(acc[r][0], av, b0);
       if constexpr (NV == 2) acc[r][1] = _mm512_dpbf16_ps(acc[r][1], av, (__m512bh)_mm512_load_si512(bk + 16));
@@ -372,14 +378,15 @@ inline void kn_pairs(const uint16_t *v, int64_t ldv, bool hasOdd, int64_t nb, __
 /// c[MR x 32*NV] += the rows forms' accumulators: chunk j's two vectors
 /// acc[r][j] hold its 32 columns in an order of their own, which `first` and
 /// `second` (vpermt2ps indices) put back as columns 0-15 and 16-31. Columns
-/// past `nb` are neither read nor written. Always inlined, with the unrolls
-/// in it: out of line it takes the accumulators' address, and GCC then keeps
-/// them in memory for the whole block (decode attention 0.90-0.94x).
+/// past `nb` are neither read nor written. Always inlined, with the unrolls'
+/// bodies in it (ARGUS_UNROLLED): out of line it takes the accumulators'
+/// address, and GCC then keeps them in memory for the whole block (decode
+/// attention 0.90-0.94x).
 template <int MR, int NV, class Scale>
 __attribute__((always_inline)) inline void add_chunks(float *c, int64_t ldc, const __m512 (&acc)[MR][NV][2],
                                                       int64_t nb, __m512i first, __m512i second, Scale scale) {
-  unroll<MR>([&](auto r) {
-    unroll<NV>([&](auto j) {
+  unroll<MR>([&](auto r) ARGUS_UNROLLED {
+    unroll<NV>([&](auto j) ARGUS_UNROLLED {
       float *out = c + r * ldc + 32 * j;
       const __mmask16 m0 = lane_mask(nb - 32 * j), m1 = lane_mask(nb - 32 * j - 16);
       const __m512 x0 = _mm512_permutex2var_ps(acc[r][j][0], first, acc[r][j][1]);
@@ -399,21 +406,21 @@ __attribute__((always_inline)) inline void kn_rows_block(float *c, int64_t ldc, 
                                                          const uint16_t *v, int64_t ldv, int64_t nb,
                                                          Shadow shadow = {}, Scale scale = {}) {
   __m512 acc[MR][NV][2];
-  unroll<MR>([&](auto r) {
-    unroll<NV>([&](auto j) { acc[r][j][0] = acc[r][j][1] = _mm512_setzero_ps(); });
+  unroll<MR>([&](auto r) ARGUS_UNROLLED {
+    unroll<NV>([&](auto j) ARGUS_UNROLLED { acc[r][j][0] = acc[r][j][1] = _mm512_setzero_ps(); });
   });
   /* (always_inline: GCC 12 outlines a step called twice, and the accumulators with it) */
   auto step = [&](int64_t kp) __attribute__((always_inline)) {
     const uint16_t *row = v + 2 * kp * ldv;
     const bool hasOdd = 2 * kp + 1 < K; /* odd K: the last k pairs with a zero */
-    unroll<NV>([&](auto j) {
+    unroll<NV>([&](auto j) ARGUS_UNROLLED {
       __m512bh lo, hi;
       kn_pairs(row + 32 * j, ldv, hasOdd, nb - 32 * j, lo, hi);
       if (32 * j < nb) {
         shadow.fetch(row + 32 * j);
         if (hasOdd) shadow.fetch(row + ldv + 32 * j);
       }
-      unroll<MR>([&](auto r) {
+      unroll<MR>([&](auto r) ARGUS_UNROLLED {
         uint32_t pair = a[r * lda + 2 * kp];
         if (hasOdd) std::memcpy(&pair, a + r * lda + 2 * kp, sizeof pair);
         const __m512bh ab = (__m512bh)_mm512_set1_epi32(int(pair));
@@ -440,8 +447,13 @@ __attribute__((always_inline)) inline void kn_rows_block(float *c, int64_t ldc, 
 template <int64_t M> constexpr bool kn_rows_fit() { return M <= 8; }
 
 /// 32-column chunks of v per block of the rows forms: two accumulators per
-/// row and chunk, at most 16 in all.
-template <int MR> constexpr int kn_chunks() { return MR == 1 ? 8 : MR == 2 ? 4 : MR <= 4 ? 2 : 1; }
+/// row and chunk, at most 16 in all, and no more chunks than N holds (one
+/// row of a against 128 columns took 8 chunks, half of them past N: twice
+/// the products).
+template <int MR, int64_t N> constexpr int kn_chunks() {
+  const int most = MR == 1 ? 8 : MR == 2 ? 4 : MR <= 4 ? 2 : 1;
+  return N < 32 * most ? int((N + 31) / 32) : most;
+}
 
 /// acc (M x N) += a (M x K) * v (K x N), bf16, M <= 8: 32-column chunks, as
 /// many per block as keep 16 accumulators.
@@ -449,7 +461,7 @@ template <int64_t M, int64_t N, int64_t K, class Shadow = no_shadow, class Scale
 __attribute__((noinline)) void mma_kn_rows(float *acc, tile_ref<uint16_t> a, tile_ref<uint16_t> v, Shadow shadow = {},
                                            Scale scale = {}) {
   static_assert(kn_rows_fit<M>(), "the rows form holds every row of a in one register block");
-  constexpr int MR = int(M), NV = kn_chunks<MR>();
+  constexpr int MR = int(M), NV = kn_chunks<MR, N>();
   for (int64_t n0 = 0; n0 < N; n0 += 32 * NV)
     kn_rows_block<MR, NV, K>(acc + n0, N, a.data, a.ld, v.data + n0, v.ld, N - n0, shadow, scale);
 }
@@ -542,14 +554,14 @@ __attribute__((always_inline)) inline void kn_widened_block(float *c, int64_t ld
                                                             const uint16_t *v, int64_t ldv, int64_t nb,
                                                             Shadow shadow = {}, Scale scale = {}) {
   __m512 acc[MR][NV][2];
-  unroll<MR>([&](auto r) {
-    unroll<NV>([&](auto j) { acc[r][j][0] = acc[r][j][1] = _mm512_setzero_ps(); });
+  unroll<MR>([&](auto r) ARGUS_UNROLLED {
+    unroll<NV>([&](auto j) ARGUS_UNROLLED { acc[r][j][0] = acc[r][j][1] = _mm512_setzero_ps(); });
   });
   for (int64_t k = 0; k < K; ++k) {
-    unroll<NV>([&](auto j) {
+    unroll<NV>([&](auto j) ARGUS_UNROLLED {
       const bf16_widened_dot::vec x = bf16_widened_dot::load(v + k * ldv + 32 * j, nb - 32 * j);
       if (32 * j < nb) shadow.fetch(v + k * ldv + 32 * j);
-      unroll<MR>([&](auto r) {
+      unroll<MR>([&](auto r) ARGUS_UNROLLED {
         const __m512 av = _mm512_set1_ps(a[r * lda + k]);
         acc[r][j][0] = _mm512_fmadd_ps(av, x.even, acc[r][j][0]);
         acc[r][j][1] = _mm512_fmadd_ps(av, x.odd, acc[r][j][1]);
@@ -567,7 +579,7 @@ template <int64_t M, int64_t N, int64_t K, class Shadow = no_shadow, class Scale
 __attribute__((noinline)) void mma_kn_widened(float *acc, tile_ref<uint16_t> a, tile_ref<uint16_t> v,
                                               Shadow shadow = {}, Scale scale = {}) {
   static_assert(kn_rows_fit<M>(), "the rows form holds every row of a in one register block");
-  constexpr int MR = int(M), NV = kn_chunks<MR>();
+  constexpr int MR = int(M), NV = kn_chunks<MR, N>();
   alignas(64) float aw[M * K];
   for (int64_t m = 0; m < M; ++m)
     for (int64_t k = 0; k < K; ++k) aw[m * K + k] = bf16::load(a.data[m * a.ld + k]);

@@ -17,6 +17,14 @@ __attribute__((always_inline)) inline void unroll_each(F &f, std::integer_sequen
   (f(std::integral_constant<int, I>()), ...);
 }
 
+/// What every body handed to unroll is marked with (`[&](auto r)
+/// ARGUS_UNROLLED { ... }`): unroll is inlined, but the body is a call of its
+/// own, which GCC outlines when it grows; out of line it takes the register
+/// block's address, and GCC then keeps the block in memory, stored at every
+/// step of k (CpuRegisterBlocks: one bf16 row against 128 columns of v, a
+/// panel of 16 columns).
+#define ARGUS_UNROLLED __attribute__((always_inline))
+
 /// Calls f(std::integral_constant<int, I>()) for I = 0 .. N-1, unrolled by
 /// the compiler front end: a register block indexed only by such constants
 /// stays in registers. (`#pragma GCC unroll` promises no such thing: GCC

@@ -30,17 +30,21 @@ template <int MR, int NV, class Step>
 inline void few_rows_block(float *c, int64_t ldc, int64_t nb, int64_t steps, Step step) {
   constexpr int U = MR * NV >= 16 ? 1 : 16 / (MR * NV);
   __m512 acc[U][MR][NV];
-  unroll<U>([&](auto u) {
-    unroll<MR>([&](auto r) { unroll<NV>([&](auto v) { acc[u][r][v] = _mm512_setzero_ps(); }); });
+  unroll<U>([&](auto u) ARGUS_UNROLLED {
+    unroll<MR>([&](auto r) ARGUS_UNROLLED {
+      unroll<NV>([&](auto v) ARGUS_UNROLLED { acc[u][r][v] = _mm512_setzero_ps(); });
+    });
   });
   const int64_t segment = steps / U;
   for (int64_t s = 0; s < segment; ++s)
-    unroll<U>([&](auto u) { step(acc[u], u * segment + s); });
+    unroll<U>([&](auto u) ARGUS_UNROLLED { step(acc[u], u * segment + s); });
   for (int64_t s = U * segment; s < steps; ++s) step(acc[0], s);
   __m512 sum[MR][NV];
   load_acc<MR, NV>(sum, c, ldc, nb);
-  unroll<U>([&](auto u) {
-    unroll<MR>([&](auto r) { unroll<NV>([&](auto v) { sum[r][v] = _mm512_add_ps(sum[r][v], acc[u][r][v]); }); });
+  unroll<U>([&](auto u) ARGUS_UNROLLED {
+    unroll<MR>([&](auto r) ARGUS_UNROLLED {
+      unroll<NV>([&](auto v) ARGUS_UNROLLED { sum[r][v] = _mm512_add_ps(sum[r][v], acc[u][r][v]); });
+    });
   });
   store_acc<MR, NV>(sum, c, ldc, nb);
 }
@@ -67,9 +71,11 @@ inline void f32_few_rows(float *c, int64_t ldc, const float *a, int64_t lda, con
                          int64_t nb) {
   few_rows_block<MR, NV>(c, ldc, nb, K, [&](__m512(&acc)[MR][NV], int64_t k) __attribute__((always_inline)) {
     fetch_panel_ahead<MR, NV>(bp + k * PW);
-    unroll<NV>([&](auto v) {
+    unroll<NV>([&](auto v) ARGUS_UNROLLED {
       const __m512 bv = _mm512_load_ps(bp + k * PW + 16 * v);
-      unroll<MR>([&](auto r) { acc[r][v] = _mm512_fmadd_ps(_mm512_set1_ps(a[r * lda + k]), bv, acc[r][v]); });
+      unroll<MR>([&](auto r) ARGUS_UNROLLED {
+        acc[r][v] = _mm512_fmadd_ps(_mm512_set1_ps(a[r * lda + k]), bv, acc[r][v]);
+      });
     });
   });
 }
@@ -140,9 +146,9 @@ inline void bf16_few_rows(float *c, int64_t ldc, const uint16_t *a, int64_t lda,
   few_rows_block<MR, NV>(c, ldc, nb, (K + 1) / 2,
                          [&](__m512(&acc)[MR][NV], int64_t kp) __attribute__((always_inline)) {
                            fetch_panel_ahead<MR, NV>(bp + kp * PW);
-                           unroll<NV>([&](auto v) {
+                           unroll<NV>([&](auto v) ARGUS_UNROLLED {
                              const __m512bh bv = (__m512bh)_mm512_load_si512(bp + kp * PW + 16 * v);
-                             unroll<MR>([&](auto r) {
+                             unroll<MR>([&](auto r) ARGUS_UNROLLED {
                                uint32_t pair = a[r * lda + 2 * kp]; /* odd K: the last k pairs with a zero */
                                if (2 * kp + 1 < K) std::memcpy(&pair, a + r * lda + 2 * kp, sizeof pair);
                                acc[r][v] = _mm512_dpbf16_ps(acc[r][v], (__m512bh)_mm512_set1_epi32(int(pair)), bv);
