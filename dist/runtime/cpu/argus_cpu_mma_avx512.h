@@ -197,8 +197,10 @@ struct f32_dot {
 
 /// The 16 lane sums of v[0..15], in order, as one vector: a transposing
 /// reduction tree (adds of unpacked pairs, then of 128-bit lane shuffles),
-/// about a third of the instructions of 16 separate horizontal sums.
-inline __m512 sum_lanes16(const __m512 (&v)[16]) {
+/// about a third of the instructions of 16 separate horizontal sums. Always
+/// inlined: in a large caller (decode's instance function) GCC called it,
+/// and each block's 16 sums went through the stack on the way.
+__attribute__((always_inline)) inline __m512 sum_lanes16(const __m512 (&v)[16]) {
   __m512 x[8], y[4];
   for (int i = 0; i < 8; ++i) /* per 128-bit lane: (v2i, v2i+1, v2i, v2i+1) pair sums */
     x[i] = _mm512_add_ps(_mm512_unpacklo_ps(v[2 * i], v[2 * i + 1]), _mm512_unpackhi_ps(v[2 * i], v[2 * i + 1]));
