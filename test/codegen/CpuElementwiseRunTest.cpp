@@ -13,6 +13,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cfloat>
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -75,6 +76,37 @@ TEST(CpuRun, SoftmaxBf16MatchesFloat64) {
           ASSERT_NEAR(argus_num::bf16_to_f32(Y[m * N + n]), want, want / 128 + 1e-7)
               << "Y[" << m << "][" << n << "]";
         }
+      }
+    }
+}
+
+// exp(x - max) rounded to bf16 (stored without the denormal check) and its
+// f32 row sums, over a range reaching past exp's underflow: numerators below
+// FLT_MIN are 0 (ak::exp), the others within bf16's rounding of float64.
+TEST(CpuRun, ExpNumeratorsInBf16MatchFloat64) {
+  auto kernel = buildKernel("test/codegen/inputs/softmax.mlir", "numerators_bf16");
+  ASSERT_TRUE(kernel);
+  std::mt19937 rng(10);
+  std::uniform_real_distribution<float> dist(-100.0f, 0.0f);
+  for (int64_t M : {1, 6, 64})
+    for (int64_t N : {1, 17, 64}) {
+      SCOPED_TRACE(::testing::Message() << "M=" << M << " N=" << N);
+      std::vector<float> X(M * N), S(M, kNaN);
+      std::vector<uint16_t> Y(M * N, argus_num::f32_to_bf16(kNaN));
+      for (auto &x : X) x = dist(rng) - 0.01f;
+      (*kernel)({tensorArg(X.data(), {M, N}, {N, 1}), tensorArg(Y.data(), {M, N}, {N, 1}),
+                 tensorArg(S.data(), {M, 1}, {1, 1})},
+                2);
+      for (int64_t m = 0; m < M; ++m) {
+        double mx = -INFINITY, sum = 0;
+        for (int64_t n = 0; n < N; ++n) mx = std::max(mx, double(X[m * N + n]));
+        for (int64_t n = 0; n < N; ++n) {
+          const double want = std::exp(double(X[m * N + n]) - mx);
+          sum += want;
+          ASSERT_NEAR(argus_num::bf16_to_f32(Y[m * N + n]), want, want / 128 + FLT_MIN)
+              << "Y[" << m << "][" << n << "]";
+        }
+        ASSERT_NEAR(S[m], sum, 1e-6 * sum) << "S[" << m << "]";
       }
     }
 }

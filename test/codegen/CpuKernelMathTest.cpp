@@ -24,6 +24,21 @@ TEST(CpuKernelMath, ExpTileTailsOfWholeQuadsMatchScalarExp) {
   expectExpTileMatchesScalarExp<16 * 10 + 4>();
 }
 
+// Every float in [-87.5, -87.2], around ln(FLT_MIN): exp_tile gives 0 or a
+// normal number, never a denormal; bf16 stores of exp's results rely on it
+// (store_bf16_normal: vcvtneps2bf16 reads denormals as zero).
+TEST(CpuKernelMath, ExpTileNeverReturnsADenormal) {
+  if (!__builtin_cpu_supports("avx512f")) GTEST_SKIP() << "this CPU has no AVX-512";
+  std::vector<float> src;
+  for (float x = -87.5f; x <= -87.2f; x = std::nextafter(x, 0.0f)) src.push_back(x);
+  constexpr int64_t kTile = 4096;
+  src.resize((src.size() + kTile - 1) / kTile * kTile, 0.0f);
+  std::vector<float> dst(src.size());
+  for (size_t i = 0; i < src.size(); i += kTile) argus_cpu::exp_tile<kTile>(dst.data() + i, src.data() + i);
+  for (size_t i = 0; i < src.size(); ++i)
+    ASSERT_TRUE(dst[i] == 0.0f || dst[i] >= FLT_MIN) << "x = " << src[i] << ": " << dst[i];
+}
+
 TEST(CpuKernelMath, SiluAndSigmoidTilesMatchFloat64) {
   if (!__builtin_cpu_supports("avx512f")) GTEST_SKIP() << "this CPU has no AVX-512";
   expectSiluAndSigmoidTilesMatchFloat64<16 * 1000 + 7>();

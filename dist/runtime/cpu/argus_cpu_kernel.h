@@ -299,6 +299,15 @@ struct f32x16 {
     r = _mm512_mask_blend_epi32(unordered(v), r, _mm512_or_si512(_mm512_srli_epi32(bits, 16), _mm512_set1_epi32(0x40)));
     _mm256_storeu_si256(reinterpret_cast<__m256i *>(p), _mm512_cvtepi32_epi16(r));
   }
+  /// store_bf16 of a vector known to hold no denormal lane (exp_lanes'
+  /// results: 0 or at least FLT_MIN): vcvtneps2bf16 without the check.
+  static void store_bf16_normal(uint16_t *p, reg v) {
+#if defined(__AVX512BF16__)
+    _mm256_storeu_si256(reinterpret_cast<__m256i *>(p), (__m256i)_mm512_cvtneps_pbh(v));
+#else
+    store_bf16(p, v);
+#endif
+  }
 };
 using f32xN = f32x16;
 #elif defined(__AVX2__) && defined(__FMA__)
@@ -368,6 +377,7 @@ struct f32x8 {
     const __m128i packed = _mm_packus_epi32(_mm256_castsi256_si128(r), _mm256_extracti128_si256(r, 1));
     _mm_storeu_si128(reinterpret_cast<__m128i *>(p), packed);
   }
+  static void store_bf16_normal(uint16_t *p, reg v) { store_bf16(p, v); }
 };
 using f32xN = f32x8;
 #else
@@ -414,6 +424,7 @@ struct f32x1 {
   static float reduce_max(reg v) { return v; }
   static float reduce_min(reg v) { return v; }
   static void store_bf16(uint16_t *p, reg v) { *p = argus_num::f32_to_bf16(v); }
+  static void store_bf16_normal(uint16_t *p, reg v) { store_bf16(p, v); }
 };
 using f32xN = f32x1;
 #endif

@@ -165,6 +165,14 @@ struct Pipeline {
   bool definedInside(Value v) const { return v.getDefiningOp() && inside(v.getDefiningOp()); }
 };
 
+/// Whether `v` is a cast of exp's results, which are never denormal (0 or at
+/// least FLT_MIN): its bf16 stores skip the denormal check (softmax's p).
+bool castOfExp(Value v) {
+  auto cast = v.getDefiningOp<CastOp>();
+  auto exp = cast ? cast.getOperand().getDefiningOp<UnaryOp>() : UnaryOp();
+  return exp && exp.getKind() == UnaryKind::exp;
+}
+
 /// The longest run from `first` that fuses soundly; empty when not worth it.
 Pipeline collect(Operation *first) {
   Pipeline p;
@@ -419,8 +427,8 @@ LogicalResult CpuEmitter::emitRowPipeline(Operation *first, bool &fused) {
         line("const auto " + name + " = " + lanesExpr(op) + ";", op);
         p.local[v] = name;
         if (p.stored.contains(v))
-          line(V + (elementOf(v).isBF16() ? "::store_bf16(" : "::store(") + slots.nameOf(v) + " + " + at + ", " +
-               name + ");");
+          line(V + (!elementOf(v).isBF16() ? "::store(" : castOfExp(v) ? "::store_bf16_normal(" : "::store_bf16(") +
+               slots.nameOf(v) + " + " + at + ", " + name + ");");
       }
       dedent();
       line("}");
