@@ -111,6 +111,33 @@ TEST(CpuRun, ExpNumeratorsInBf16MatchFloat64) {
     }
 }
 
+// mma(q, k, zeros) * scale folded into ak::mma_scaled (S) against the same
+// product stored (T) and multiplied on its own (U): S equals U bit for bit
+// and q k^T * scale in float64; S and U poisoned first.
+TEST(CpuRun, ScaledProductMatchesItsUnfoldedForm) {
+  auto kernel = buildKernel("test/codegen/inputs/scaled_mma.mlir", "smma");
+  ASSERT_TRUE(kernel);
+  constexpr int64_t M = 64, N = 40, K = 48;
+  std::mt19937 rng(12);
+  std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
+  std::vector<float> Q(M * K), Kt(N * K), S(M * N, kNaN), T(M * N, kNaN), U(M * N, kNaN);
+  for (auto &x : Q) x = dist(rng) + 0.001f;
+  for (auto &x : Kt) x = dist(rng) + 0.001f;
+  const float scale = -0.37f;
+  (*kernel)({tensorArg(Q.data(), {M, K}, {K, 1}), tensorArg(Kt.data(), {N, K}, {K, 1}),
+             tensorArg(S.data(), {M, N}, {N, 1}), tensorArg(T.data(), {M, N}, {N, 1}),
+             tensorArg(U.data(), {M, N}, {N, 1}), floatArg(scale)},
+            1);
+  for (int64_t m = 0; m < M; ++m)
+    for (int64_t n = 0; n < N; ++n) {
+      double want = 0;
+      for (int64_t k = 0; k < K; ++k) want += double(Q[m * K + k]) * double(Kt[n * K + k]);
+      want *= scale;
+      ASSERT_EQ(S[m * N + n], U[m * N + n]) << "S[" << m << "][" << n << "]";
+      ASSERT_NEAR(S[m * N + n], want, 1e-5) << "S[" << m << "][" << n << "]";
+    }
+}
+
 TEST(CpuRun, MaskedEdgesReadPaddingAndSkipOutOfBoundsStores) {
   auto kernel = buildKernel("test/codegen/inputs/edges.mlir", "edges");
   ASSERT_TRUE(kernel);

@@ -233,6 +233,19 @@ TEST(CpuGolden, ProductsStartingFromConstantZerosFillTheirOwnTiles) {
   EXPECT_EQ(count(body, "ak::fill<64>("), 2u) << body;
 }
 
+TEST(CpuGolden, ProductFromZerosTimesAScalarIsOneScaledProduct) {
+  std::string cpp = emitFromFile("test/codegen/inputs/scaled_mma.mlir", "smma", "smma_cpu");
+  ASSERT_FALSE(cpp.empty());
+  // s = mma(q, k, zeros) * scale: no fill, no pass of its own for the multiply.
+  EXPECT_EQ(count(cpp, "ak::mma_scaled<ak::f32, 64, 40, 48>("), 1u) << cpp;
+  EXPECT_TRUE(std::regex_search(cpp, std::regex(R"(ak::mma_scaled<ak::f32, 64, 40, 48>\(\w+, \w+, \w+, scale\);)")))
+      << cpp;
+  // t is also stored: it is filled, multiplied and scaled on its own.
+  EXPECT_EQ(count(cpp, "ak::mma<ak::f32, 64, 40, 48>("), 1u) << cpp;
+  EXPECT_EQ(count(cpp, "ak::fill<2560>("), 1u) << cpp;
+  EXPECT_EQ(count(cpp, "* scale"), 1u) << cpp;
+}
+
 TEST(CpuGolden, PrefetchBeforeAProductOfItsShapeGoesToThatProduct) {
   std::string cpp = emitFromFile("test/codegen/inputs/prefetch_mma.mlir", "pfmma", "pfmma_cpu");
   ASSERT_FALSE(cpp.empty());

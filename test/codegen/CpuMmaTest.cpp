@@ -468,6 +468,35 @@ TEST(CpuMma, RowScaleInTheEpilogueOrBefore) {
   });
 }
 
+// ak::mma_scaled: acc = (a b^T) * scale whatever acc held, bit for bit
+// what zeros, ak::mma and a multiply give: packed register blocks starting
+// from zeros and scaling as they store (f32 and bf16, ragged N, odd K,
+// strided operands), the inner-product forms zeroing and scaling around.
+template <class DT, int64_t M, int64_t N, int64_t K> void expectScaledProductAsZerosMmaMultiply(int64_t pad) {
+  SCOPED_TRACE(::testing::Message() << "M=" << M << " N=" << N << " K=" << K << " pad=" << pad);
+  const float scale = 0.0883883f; /* 1 / sqrt(128) */
+  MmaCase<DT> scaled(M, N, K, pad, BLayout::NK, 11), plain(M, N, K, pad, BLayout::NK, 11);
+  std::fill(plain.acc.begin(), plain.acc.end(), 0.0f);
+  ak::mma<DT, M, N, K>(plain.acc.data(), plain.aRef(), plain.bRef());
+  for (float &x : plain.acc) x *= scale;
+  ak::mma_scaled<DT, M, N, K>(scaled.acc.data(), scaled.aRef(), scaled.bRef(), scale); /* acc: random before */
+  for (int64_t i = 0; i < M * N; ++i) ASSERT_EQ(scaled.acc[i], plain.acc[i]) << "acc[" << i << "]";
+}
+
+TEST(CpuMma, ScaledProductStartsFromZeros) {
+  if (!haveAvx512Bf16()) GTEST_SKIP() << "this CPU has no AVX512_BF16";
+  expectScaledProductAsZerosMmaMultiply<ak::bf16, 128, 64, 128>(0); /* prefill's scores */
+  expectScaledProductAsZerosMmaMultiply<ak::f32, 128, 64, 128>(3);
+  expectScaledProductAsZerosMmaMultiply<ak::bf16, 24, 45, 33>(5);
+  expectScaledProductAsZerosMmaMultiply<ak::f32, 17, 21, 19>(1);
+  expectScaledProductAsZerosMmaMultiply<ak::bf16, 4, 16, 128>(0); /* decode's scores: inner products */
+  expectScaledProductAsZerosMmaMultiply<ak::f32, 2, 37, 50>(2);
+  EXPECT_TRUE((ak::detail::packed_blocks_take<ak::f32, 128, 64, 128>(ak::tile_ref<float>{nullptr, 128},
+                                                                       ak::tile_ref<float>{nullptr, 128})));
+  EXPECT_FALSE((ak::detail::packed_blocks_take<ak::f32, 2, 37, 50>(ak::tile_ref<float>{nullptr, 50},
+                                                                     ak::tile_ref<float>{nullptr, 50})));
+}
+
 TEST(CpuMma, EntryPointsTakeDenseTilesAndRefs) {
   if (!haveAvx512Bf16()) GTEST_SKIP() << "this CPU has no AVX512_BF16";
   // Dense arrays: ak::mma reads b with row stride K, ak::mma_kn with N.

@@ -494,6 +494,57 @@ inline void mma_kn(float *acc, OperandA a, OperandV v, tile_shadow<LEVEL> &next,
   detail::mma_any<DT, M, N, K, detail::BLayout::KN>(acc, a, v, next, scale);
 }
 
+namespace detail {
+
+/// Whether mma_dispatch computes plain (not ragged, not pre-packed) windows
+/// of these tiles with the packed register blocks of mma_f32_avx512 /
+/// mma_bf16_avx512, which can start from zeros and scale their sums as they
+/// store them (start_acc): not the inner-product forms, not AMX.
+template <class DT, int64_t M, int64_t N, int64_t K, class S>
+inline bool packed_blocks_take(tile_ref<S> a, tile_ref<S> b) {
+#if defined(__AVX512F__)
+  const bool plain = a.rows < 0 && a.cols < 0 && !a.panels && b.rows < 0 && b.cols < 0 && !b.panels;
+  if constexpr (std::is_same<DT, f32>::value && !inner_product_fits<DT, M, K>()) return plain;
+#if defined(__AVX512BF16__)
+  if constexpr (std::is_same<DT, bf16>::value && !inner_product_fits<DT, M, K>()) {
+#if defined(ARGUS_CPU_HAVE_AMX)
+    if constexpr (amx_tiles_fit<M, N, K>() || amx_few_rows_fit<M, N, K>())
+      if (amx_usable()) return false;
+#endif
+    return plain;
+  }
+#endif
+#endif
+  (void)a, (void)b;
+  return false;
+}
+
+} // namespace detail
+
+/// acc (M x N, f32) = (a (M x K) * b (N x K)^T) * scale, acc's contents
+/// ignored: a product started from zeros whose only use multiplies it by a
+/// scalar (attention's scores; the emitter folds the two). The packed
+/// register blocks start from zeros and scale as they store; the other
+/// forms zero acc first and scale it after. Rounded alike either way.
+template <class DT, int64_t M, int64_t N, int64_t K, class OperandA, class OperandB>
+inline void mma_scaled(float *acc, OperandA aOperand, OperandB bOperand, float scale) {
+  const tile_ref<typename DT::storage> a = detail::operand_ref(aOperand, K), b = detail::operand_ref(bOperand, K);
+  if (detail::packed_blocks_take<DT, M, N, K>(a, b)) {
+#if defined(__AVX512F__)
+    if constexpr (std::is_same<DT, f32>::value)
+      detail::mma_f32_avx512<M, N, K, detail::BLayout::NK>(acc, a, b, &scale);
+#if defined(__AVX512BF16__)
+    if constexpr (std::is_same<DT, bf16>::value)
+      detail::mma_bf16_avx512<M, N, K, detail::BLayout::NK>(acc, a, b, &scale);
+#endif
+#endif
+    return;
+  }
+  fill<M * N>(acc, 0.0f);
+  mma<DT, M, N, K>(acc, aOperand, bOperand);
+  for (int64_t i = 0; i < M * N; ++i) acc[i] *= scale;
+}
+
 } // namespace argus_cpu
 
 #endif // ARGUS_CPU_MMA_H

@@ -36,6 +36,29 @@ template <int MR, int NV> inline void store_acc(__m512 (&acc)[MR][NV], float *c,
   }
 }
 
+/// Where a register block starts and what it stores: by default it adds to
+/// c; with `fresh` (mma_scaled) it starts from zeros, ignoring c, and stores
+/// its sums times *fresh: a product whose only use is a multiply by a
+/// scalar (attention's scores), rounded as the multiply after it was, minus
+/// a pass over the tile to zero it and one to scale it.
+template <int MR, int NV>
+inline void start_acc(__m512 (&acc)[MR][NV], const float *c, int64_t ldc, int64_t nb, const float *fresh) {
+  if (!fresh) return load_acc<MR, NV>(acc, c, ldc, nb);
+#pragma GCC unroll 8
+  for (int r = 0; r < MR; ++r)
+    for (int v = 0; v < NV; ++v) acc[r][v] = _mm512_setzero_ps();
+}
+template <int MR, int NV>
+inline void end_acc(__m512 (&acc)[MR][NV], float *c, int64_t ldc, int64_t nb, const float *fresh) {
+  if (fresh) {
+    const __m512 by = _mm512_set1_ps(*fresh);
+#pragma GCC unroll 8
+    for (int r = 0; r < MR; ++r)
+      for (int v = 0; v < NV; ++v) acc[r][v] = _mm512_mul_ps(acc[r][v], by);
+  }
+  store_acc<MR, NV>(acc, c, ldc, nb);
+}
+
 /// Rows of K f32 elements, `ld` apart, that a later step reads: prefetched
 /// while a register block computes (none: rows 0).
 struct next_rows {
@@ -90,9 +113,10 @@ private:
 /// read as a stream): each step also fetches the panel row that far ahead.
 template <int MR, int NV, int64_t PW>
 inline void f32_block(float *c, int64_t ldc, const float *a, int64_t lda, const float *bp, int64_t K,
-                      int64_t nb, next_rows nextA = {}, next_rows nextB = {}, const float *ahead = nullptr) {
+                      int64_t nb, next_rows nextA = {}, next_rows nextB = {}, const float *ahead = nullptr,
+                      const float *fresh = nullptr) {
   __m512 acc[MR][NV];
-  load_acc<MR, NV>(acc, c, ldc, nb);
+  start_acc<MR, NV>(acc, c, ldc, nb, fresh);
   block_rows<float> rows(a, lda);
   auto step = [&](const float *bk) __attribute__((always_inline)) {
     const __m512 b0 = _mm512_load_ps(bk);
@@ -120,7 +144,7 @@ inline void f32_block(float *c, int64_t ldc, const float *a, int64_t lda, const 
     step(bp + (k + 1) * PW);
   }
   if (k < K) step(bp + k * PW);
-  store_acc<MR, NV>(acc, c, ldc, nb);
+  end_acc<MR, NV>(acc, c, ldc, nb, fresh);
 }
 
 /// What register block `m` (kMR rows of a from row m) prefetches while it
@@ -154,9 +178,9 @@ inline void f32_prefetch(tile_ref<float> a, tile_ref<float> b, int64_t m, int ro
 }
 
 /// All of b is packed first (NP panels), then each block of rows of a runs
-/// across every panel while its rows are still in L1.
+/// across every panel while its rows are still in L1. `fresh`: see start_acc.
 template <int64_t M, int64_t N, int64_t K, BLayout L, bool RaggedRows = false>
-inline void mma_f32_avx512(float *acc, tile_ref<float> a, tile_ref<float> b) {
+inline void mma_f32_avx512(float *acc, tile_ref<float> a, tile_ref<float> b, const float *fresh = nullptr) {
   constexpr int64_t PW = N <= 16 ? 16 : 32; /* panel width: 1 or 2 zmm of columns */
   constexpr int64_t NP = (N + PW - 1) / PW;
   alignas(64) float bp[NP * K * PW];
@@ -169,9 +193,11 @@ inline void mma_f32_avx512(float *acc, tile_ref<float> a, tile_ref<float> b) {
       next_rows nextA, nextB;
       f32_prefetch<M, N, K, L>(a, b, m, R, p, nextA, nextB);
       if (PW == 32 && nb > 16)
-        f32_block<R, 2, PW>(acc + m * N + n0, N, a.data + m * a.ld, a.ld, bp + p * K * PW, K, nb, nextA, nextB);
+        f32_block<R, 2, PW>(acc + m * N + n0, N, a.data + m * a.ld, a.ld, bp + p * K * PW, K, nb, nextA, nextB,
+                            nullptr, fresh);
       else
-        f32_block<R, 1, PW>(acc + m * N + n0, N, a.data + m * a.ld, a.ld, bp + p * K * PW, K, nb, nextA, nextB);
+        f32_block<R, 1, PW>(acc + m * N + n0, N, a.data + m * a.ld, a.ld, bp + p * K * PW, K, nb, nextA, nextB,
+                            nullptr, fresh);
     }
   });
 }
@@ -310,9 +336,9 @@ inline void mma_dot(float *acc, tile_ref<SA> a, tile_ref<SB> b, Shadow shadow = 
 /// Each pair of k also prefetches a line of `next` (rows of K).
 template <int MR, int NV, int64_t PW>
 inline void bf16_block(float *c, int64_t ldc, const uint16_t *a, int64_t lda, const uint32_t *bp, int64_t K,
-                       int64_t nb, next_rows next = {}) {
+                       int64_t nb, next_rows next = {}, const float *fresh = nullptr) {
   __m512 acc[MR][NV];
-  load_acc<MR, NV>(acc, c, ldc, nb);
+  start_acc<MR, NV>(acc, c, ldc, nb, fresh);
   block_rows<uint16_t> rows(a, lda);
   auto step = [&](const uint32_t *bk, auto pairOf) __attribute__((always_inline)) {
     const __m512bh b0 = (__m512bh)_mm512_load_si512(bk);
@@ -335,11 +361,11 @@ inline void bf16_block(float *c, int64_t ldc, const uint16_t *a, int64_t lda, co
   }
   if (K & 1) /* odd K: the last k pairs with a zero */
     step(bp + KP * PW, [](const uint16_t *last) { return uint32_t(*last); });
-  store_acc<MR, NV>(acc, c, ldc, nb);
+  end_acc<MR, NV>(acc, c, ldc, nb, fresh);
 }
 
 template <int64_t M, int64_t N, int64_t K, BLayout L, bool RaggedRows = false>
-inline void mma_bf16_avx512(float *acc, tile_ref<uint16_t> a, tile_ref<uint16_t> b) {
+inline void mma_bf16_avx512(float *acc, tile_ref<uint16_t> a, tile_ref<uint16_t> b, const float *fresh = nullptr) {
   constexpr int64_t PW = N <= 16 ? 16 : 32;
   constexpr int64_t KP = (K + 1) / 2;
   alignas(64) uint32_t bp[KP * PW];
@@ -348,9 +374,9 @@ inline void mma_bf16_avx512(float *acc, tile_ref<uint16_t> a, tile_ref<uint16_t>
     pack_vnni_panel<L, PW, K>(bp, b, n0, nb);
     for_row_blocks<kMR>(RaggedRows ? a.rows : M, [&](auto mr, int64_t m) { /* ragged: the rows in bounds */
       if (PW == 32 && nb > 16)
-        bf16_block<decltype(mr)::value, 2, PW>(acc + m * N + n0, N, a.data + m * a.ld, a.ld, bp, K, nb);
+        bf16_block<decltype(mr)::value, 2, PW>(acc + m * N + n0, N, a.data + m * a.ld, a.ld, bp, K, nb, {}, fresh);
       else
-        bf16_block<decltype(mr)::value, 1, PW>(acc + m * N + n0, N, a.data + m * a.ld, a.ld, bp, K, nb);
+        bf16_block<decltype(mr)::value, 1, PW>(acc + m * N + n0, N, a.data + m * a.ld, a.ld, bp, K, nb, {}, fresh);
     });
   }
 }

@@ -15,6 +15,7 @@
 //===----------------------------------------------------------------------===//
 #include "CpuEmitter.h"
 
+#include "mlir/IR/Matchers.h"
 #include "llvm/ADT/TypeSwitch.h"
 
 using namespace mlir;
@@ -188,6 +189,28 @@ bool onlyStartsProducts(FullOp full) {
     auto mma = dyn_cast<MmaOp>(use.getOwner());
     return mma && use.get() == mma.getAcc() && mma.getA() != use.get() && mma.getB() != use.get();
   });
+}
+
+/// The multiply by an f32 scalar that is the only use of `mma`'s product,
+/// when that product starts from +0 (a constant start): ak::mma_scaled
+/// computes both, its register blocks starting from zeros and scaling as
+/// they store (attention's scores, s = mma(q, k, zeros) * scale: bf16
+/// prefill 1.01-1.03x). The factor must be defined before the product.
+BinaryOp scaledProductMul(MmaOp mma) {
+  auto full = mma.getAcc().getDefiningOp<FullOp>();
+  if (!full || !onlyStartsProducts(full) || !matchPattern(full.getValue(), m_PosZeroFloat()) || !mma->hasOneUse())
+    return {};
+  auto mul = dyn_cast<BinaryOp>(*mma->getUsers().begin());
+  if (!mul || mul.getKind() != BinaryKind::mul || mul->getBlock() != mma->getBlock() ||
+      mul.getType() != mma.getType())
+    return {};
+  Value factor = mul.getLhs() == mma.getResult() ? mul.getRhs() : mul.getLhs();
+  if (isa<TileType>(factor.getType()) || !factor.getType().isF32())
+    return {};
+  Operation *def = factor.getDefiningOp();
+  if (def && def->getBlock() == mma->getBlock() && !def->isBeforeInBlock(mma))
+    return {};
+  return mul;
 }
 
 /// The store that puts a buffer slot's loaded tile back, when the slot can
@@ -694,6 +717,21 @@ LogicalResult CpuEmitter::emitArgusOp(Operation *op) {
       .Case([&](MmaOp m) {
         TileType a = m.getA().getType(), b = m.getB().getType(), acc = m.getAcc().getType();
         auto full = m.getAcc().getDefiningOp<FullOp>();
+        auto dims = [&] {
+          return std::to_string(a.getShape()[0]) + ", " + std::to_string(b.getShape()[0]) + ", " +
+                 std::to_string(a.getShape()[1]);
+        };
+        if (BinaryOp mul = scaledProductMul(m);
+            mul && !foldedTransposes.contains(m.getB()) && !shadowOf.count(op) && !rowScaleOf.count(op)) {
+          SlotTable::Id id = declareTile(m, op, "");
+          slots.place(mul, id);
+          fusedOps.insert(mul);
+          Value factor = mul.getLhs() == m.getResult() ? mul.getRhs() : mul.getLhs();
+          line("ak::mma_scaled<" + tagOf(a.getElementType()) + ", " + dims() + ">(" + slots.get(id).name + ", " +
+                   slots.nameOf(m.getA()) + ", " + slots.nameOf(m.getB()) + ", " + scalar(factor) + ");",
+               op, "times " + scalar(factor) + " (the multiply after it): a product from zeros");
+          return;
+        }
         SlotTable::Id id;
         if (full && onlyStartsProducts(full)) {
           // a constant start (attention's zeros, hoisted out of the loop) is written here, not copied from
@@ -717,9 +755,8 @@ LogicalResult CpuEmitter::emitArgusOp(Operation *op) {
         bool kn = foldedTransposes.contains(m.getB());
         auto shadow = shadowOf.find(op);
         auto scale = rowScaleOf.find(op);
-        line(std::string(kn ? "ak::mma_kn<" : "ak::mma<") + tagOf(a.getElementType()) + ", " +
-                 std::to_string(a.getShape()[0]) + ", " + std::to_string(b.getShape()[0]) + ", " +
-                 std::to_string(a.getShape()[1]) + ">(" + slots.get(id).name + ", " + slots.nameOf(m.getA()) +
+        line(std::string(kn ? "ak::mma_kn<" : "ak::mma<") + tagOf(a.getElementType()) + ", " + dims() + ">(" +
+                 slots.get(id).name + ", " + slots.nameOf(m.getA()) +
                  ", " + slots.nameOf(m.getB()) + (shadow == shadowOf.end() ? "" : ", " + shadow->second) +
                  (scale == rowScaleOf.end() ? "" : ", ak::row_scale{" + scale->second + "}") + ");",
              op);
