@@ -491,10 +491,8 @@ TEST(CpuMma, ScaledProductStartsFromZeros) {
   expectScaledProductAsZerosMmaMultiply<ak::f32, 17, 21, 19>(1);
   expectScaledProductAsZerosMmaMultiply<ak::bf16, 4, 16, 128>(0); /* decode's scores: inner products */
   expectScaledProductAsZerosMmaMultiply<ak::f32, 2, 37, 50>(2);
-  EXPECT_TRUE((ak::detail::packed_blocks_take<ak::f32, 128, 64, 128>(ak::tile_ref<float>{nullptr, 128},
-                                                                       ak::tile_ref<float>{nullptr, 128})));
-  EXPECT_FALSE((ak::detail::packed_blocks_take<ak::f32, 2, 37, 50>(ak::tile_ref<float>{nullptr, 50},
-                                                                     ak::tile_ref<float>{nullptr, 50})));
+  EXPECT_TRUE((ak::detail::uses_packed_blocks<ak::f32, 128, 64, 128, BLayout::NK>()));
+  EXPECT_FALSE((ak::detail::uses_packed_blocks<ak::f32, 2, 37, 50, BLayout::NK>()));
 }
 
 TEST(CpuMma, EntryPointsTakeDenseTilesAndRefs) {

@@ -322,6 +322,44 @@ inline void mma_any(float *acc, OperandA aOperand, OperandB bOperand, tile_shado
   mma_any<DT, M, N, K, L>(acc, aOperand, bOperand, scale);
 }
 
+/// Whether mma_dispatch computes plain or ragged windows of these tiles with
+/// the packed register blocks (mma_f32_avx512, mma_bf16_avx512): f32 and
+/// bf16 tiles that neither the inner-product form, the bf16 rows form nor
+/// AMX (where the CPU has it) takes. The one place that says so: the
+/// dispatch and mma_scaled both ask it.
+template <class DT, int64_t M, int64_t N, int64_t K, BLayout L> inline bool uses_packed_blocks() {
+#if defined(__AVX512F__)
+  constexpr bool innerProduct = L == BLayout::NK && inner_product_fits<DT, M, K>();
+  if constexpr (std::is_same<DT, f32>::value) return !innerProduct;
+#if defined(__AVX512BF16__)
+  if constexpr (std::is_same<DT, bf16>::value) {
+#if defined(__AVX512BW__)
+    if constexpr (innerProduct || (L == BLayout::KN && kn_rows_fit<M>())) return false;
+#endif
+#if defined(ARGUS_CPU_HAVE_AMX)
+    if constexpr (amx_tiles_fit<M, N, K>() || (L == BLayout::NK && amx_few_rows_fit<M, N, K>()) ||
+                  (L == BLayout::KN && amx_kn_pairs_fit<M, N, K>()))
+      return !amx_usable();
+#endif
+    return true;
+  }
+#endif
+#endif
+  return false;
+}
+
+#if defined(__AVX512F__)
+/// The packed register blocks for DT (where uses_packed_blocks); `fresh`:
+/// see start_acc.
+template <class DT, int64_t M, int64_t N, int64_t K, BLayout L, bool RaggedRows, class S>
+inline void mma_packed_blocks(float *acc, tile_ref<S> a, tile_ref<S> b, const float *fresh = nullptr) {
+  if constexpr (std::is_same<DT, f32>::value) mma_f32_avx512<M, N, K, L, RaggedRows>(acc, a, b, fresh);
+#if defined(__AVX512BF16__)
+  if constexpr (std::is_same<DT, bf16>::value) mma_bf16_avx512<M, N, K, L, RaggedRows>(acc, a, b, fresh);
+#endif
+}
+#endif
+
 /// acc (M x N) += a (M x K) * b^T, b laid out as L says, no operand ragged
 /// in its columns; picks the micro-kernel for the element type, the tile
 /// shape and the CPU. RaggedRows (from mma_ragged_rows): only a.rows rows of
@@ -362,14 +400,15 @@ __attribute__((always_inline)) inline void mma_dispatch(float *acc, OperandA aOp
     }
   }
 #if defined(__AVX512F__)
+  if (uses_packed_blocks<DT, M, N, K, L>()) {
+    unspread();
+    mma_packed_blocks<DT, M, N, K, L, RaggedRows>(acc, a, b);
+    return;
+  }
   constexpr bool innerProduct = L == BLayout::NK && inner_product_fits<DT, M, K>();
-  if constexpr (std::is_same<DT, f32>::value) {
-    if constexpr (innerProduct) {
+  if constexpr (std::is_same<DT, f32>::value) { /* the rest took the packed blocks */
+    if constexpr (innerProduct)
       mma_dot<M, N, K, f32_dot, rowBlocks>(acc, all_rows<RaggedRows && !rowBlocks, M, K>(a), b, shadow);
-    } else {
-      unspread();
-      mma_f32_avx512<M, N, K, L, RaggedRows>(acc, a, b);
-    }
     return;
   }
 #if defined(ARGUS_CPU_HAVE_AMX)
@@ -413,9 +452,7 @@ __attribute__((always_inline)) inline void mma_dispatch(float *acc, OperandA aOp
       return;
     }
 #endif
-    unspread();
-    mma_bf16_avx512<M, N, K, L, RaggedRows>(acc, a, b);
-    return;
+    return; /* the rest took the packed blocks */
   }
 #endif
   unspread();
@@ -494,33 +531,6 @@ inline void mma_kn(float *acc, OperandA a, OperandV v, tile_shadow<LEVEL> &next,
   detail::mma_any<DT, M, N, K, detail::BLayout::KN>(acc, a, v, next, scale);
 }
 
-namespace detail {
-
-/// Whether mma_dispatch computes plain (not ragged, not pre-packed) windows
-/// of these tiles with the packed register blocks of mma_f32_avx512 /
-/// mma_bf16_avx512, which can start from zeros and scale their sums as they
-/// store them (start_acc): not the inner-product forms, not AMX.
-template <class DT, int64_t M, int64_t N, int64_t K, class S>
-inline bool packed_blocks_take(tile_ref<S> a, tile_ref<S> b) {
-#if defined(__AVX512F__)
-  const bool plain = a.rows < 0 && a.cols < 0 && !a.panels && b.rows < 0 && b.cols < 0 && !b.panels;
-  if constexpr (std::is_same<DT, f32>::value && !inner_product_fits<DT, M, K>()) return plain;
-#if defined(__AVX512BF16__)
-  if constexpr (std::is_same<DT, bf16>::value && !inner_product_fits<DT, M, K>()) {
-#if defined(ARGUS_CPU_HAVE_AMX)
-    if constexpr (amx_tiles_fit<M, N, K>() || amx_few_rows_fit<M, N, K>())
-      if (amx_usable()) return false;
-#endif
-    return plain;
-  }
-#endif
-#endif
-  (void)a, (void)b;
-  return false;
-}
-
-} // namespace detail
-
 /// acc (M x N, f32) = (a (M x K) * b (N x K)^T) * scale, acc's contents
 /// ignored: a product started from zeros whose only use multiplies it by a
 /// scalar (attention's scores; the emitter folds the two). The packed
@@ -529,14 +539,10 @@ inline bool packed_blocks_take(tile_ref<S> a, tile_ref<S> b) {
 template <class DT, int64_t M, int64_t N, int64_t K, class OperandA, class OperandB>
 inline void mma_scaled(float *acc, OperandA aOperand, OperandB bOperand, float scale) {
   const tile_ref<typename DT::storage> a = detail::operand_ref(aOperand, K), b = detail::operand_ref(bOperand, K);
-  if (detail::packed_blocks_take<DT, M, N, K>(a, b)) {
+  const bool plain = a.rows < 0 && a.cols < 0 && !a.panels && b.rows < 0 && b.cols < 0 && !b.panels;
+  if (plain && detail::uses_packed_blocks<DT, M, N, K, detail::BLayout::NK>()) {
 #if defined(__AVX512F__)
-    if constexpr (std::is_same<DT, f32>::value)
-      detail::mma_f32_avx512<M, N, K, detail::BLayout::NK>(acc, a, b, &scale);
-#if defined(__AVX512BF16__)
-    if constexpr (std::is_same<DT, bf16>::value)
-      detail::mma_bf16_avx512<M, N, K, detail::BLayout::NK>(acc, a, b, &scale);
-#endif
+    detail::mma_packed_blocks<DT, M, N, K, detail::BLayout::NK, false>(acc, a, b, &scale);
 #endif
     return;
   }
