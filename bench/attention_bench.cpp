@@ -367,6 +367,7 @@ void registerAll() {
   configure(benchmark::RegisterBenchmark("copy/256MiB", benchCopy));
 #if ARGUS_BENCH_HAVE_OPENMP
   configure(benchmark::RegisterBenchmark("stream/read_1GiB", benchStreamRead));
+  configure(benchmark::RegisterBenchmark("stream/read_pages_32KiB", benchStreamReadPages));
 #endif
   for (DType t : {DType::BF16, DType::F32})
     for (bool causal : {true, false})

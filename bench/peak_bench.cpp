@@ -5,7 +5,8 @@
 // register-only) run by every thread at once (OpenMP), so the figure is the
 // whole machine's at that thread count. GFLOP/s counts 2 flops per
 // multiply-add. The memory roof of decode-sized work: stream/read_1GiB,
-// every thread summing its share of a buffer far larger than the caches.
+// every thread summing its share of a buffer far larger than the caches,
+// and stream/read_pages_32KiB, the same bytes as a paged KV cache's pages.
 //
 //===----------------------------------------------------------------------===//
 #include "StreamRead.h"
@@ -48,6 +49,7 @@ int main(int argc, char **argv) {
     configure(benchmark::RegisterBenchmark("peak/bf16_vdpbf16ps",
                                            [](benchmark::State &st) { peak(st, dpbf16Loop, kDpbf16LoopFlops); }));
   configure(benchmark::RegisterBenchmark("stream/read_1GiB", benchStreamRead));
+  configure(benchmark::RegisterBenchmark("stream/read_pages_32KiB", benchStreamReadPages));
   if (amxAvailable())
     configure(benchmark::RegisterBenchmark("peak/bf16_amx_tdpbf16ps", [](benchmark::State &st) {
       peak(st, [] { amxLoop(); return 0; }, kAmxLoopFlops);

@@ -2,7 +2,8 @@
 """Turns argus_attention_bench JSON output into Markdown tables (medians).
 
 Prefill: GFLOP/s of Argus and of the oneDNN composition, and their ratio.
-Decode: GB/s of K/V read, against the copy bandwidth and the streaming read measured in the same run.
+Decode: GB/s of K/V read, against the copy bandwidth, the streaming read and the read of
+scattered 32 KiB pages in decode's order (stream/read_pages_32KiB) measured in the same run.
 
 Usage: bench/summarize_attention.py ATTENTION.json [--torch TORCH.json --threads T]
   TORCH.json (bench/torch_peers.py output) adds PyTorch's composition run with T threads.
@@ -32,7 +33,8 @@ def main(path, torch_path=None, threads=2):
     medians += torch_medians(torch_path, threads)
     errors = [b for b in data["benchmarks"] if b.get("error_occurred")]
     copy = next((b["GB/s"] for b in medians if b["name"].startswith("copy/")), None)
-    read = next((b["GB/s"] for b in medians if b["name"].startswith("stream/")), None)
+    read = next((b["GB/s"] for b in medians if b["name"].startswith("stream/read_1GiB")), None)
+    pages = next((b["GB/s"] for b in medians if b["name"].startswith("stream/read_pages")), None)
     prefill = {}
     for b in medians:
         g = PREFILL.match(b["name"])
@@ -51,17 +53,19 @@ def main(path, torch_path=None, threads=2):
           f"{copy:.1f} GB/s\n" if copy else "No copy bandwidth measured.\n")
     print(f"Measured streaming read (1 GiB, same threads, same run): "
           f"{read:.1f} GB/s\n" if read else "No streaming read measured.\n")
+    print(f"Measured read of 1 GiB as scattered 32 KiB pages, head by head (same threads, same run): "
+          f"{pages:.1f} GB/s\n" if pages else "No page read measured.\n")
     decode = {}
     for b in medians:
         g = DECODE.match(b["name"])
         if g:
             decode.setdefault((int(g["b"]), int(g["c"])), {})[g["lib"]] = b["GB/s"]
-    print("| batch | context | argus GB/s | of copy bandwidth | of streaming read | PyTorch GB/s |")
-    print("|---:|---:|---:|---:|---:|---:|")
+    print("| batch | context | argus GB/s | of copy bandwidth | of streaming read | of page read | PyTorch GB/s |")
+    print("|---:|---:|---:|---:|---:|---:|---:|")
     share = lambda a, roof: f"{100 * a / roof:.0f}%" if roof and a else "—"
     for (batch, context), r in sorted(decode.items()):
         a, t = r.get("argus"), r.get("torch")
-        cells = f"{share(a, copy)} | {share(a, read)}"
+        cells = f"{share(a, copy)} | {share(a, read)} | {share(a, pages)}"
         print(f"| {batch} | {context} | {a:.2f} | {cells} | {t:.2f} |" if a and t else
               f"| {batch} | {context} | {fmt(a)} | {cells} | {fmt(t)} |")
     for b in errors:
