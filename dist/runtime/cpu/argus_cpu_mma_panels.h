@@ -49,15 +49,15 @@ inline void few_rows_block(float *c, int64_t ldc, int64_t nb, int64_t steps, Ste
   store_acc<MR, NV>(sum, c, ldc, nb);
 }
 
-/// What a step of one row's few_rows_block fetches: the panel's lines 4 KiB
-/// past the step's (at `step`; NV vectors of 64 bytes each), into L2. The
-/// U streams then keep more misses in flight than the prefetchers alone
-/// give them, without holding L1's miss buffers (Zen 4, two threads, one
-/// row, 4096-14336 x 4096: f32 1.10-1.21x, bf16 1.06-1.18x; 8 KiB ahead even).
-/// Rows of several a reuse each line for more multiply-adds, and memory
-/// keeps up without it.
-template <int MR, int NV> __attribute__((always_inline)) inline void fetch_panel_ahead(const void *step) {
-  if constexpr (MR == 1) {
+/// What a step of one row's few_rows_block fetches (Fetch): the panel's
+/// lines 4 KiB past the step's (at `step`; NV vectors of 64 bytes each),
+/// into L2. The U streams then keep more misses in flight than the
+/// prefetchers alone give them, without holding L1's miss buffers (Zen 4,
+/// two threads, one row, 4096-14336 x 4096: f32 1.10-1.21x, bf16
+/// 1.06-1.18x; 8 KiB ahead even). Rows of several a reuse each line for
+/// more multiply-adds, and memory keeps up without it.
+template <int NV, bool Fetch> __attribute__((always_inline)) inline void fetch_panel_ahead(const void *step) {
+  if constexpr (Fetch) {
     constexpr int64_t kAheadBytes = 4096;
     const char *ahead = static_cast<const char *>(step) + kAheadBytes;
     prefetch_line<2>(ahead);
@@ -65,12 +65,47 @@ template <int MR, int NV> __attribute__((always_inline)) inline void fetch_panel
   }
 }
 
+/// Whether one row's few_rows_block fetches its panel ahead on this CPU:
+/// not on AMD's Zen 5 (family 26), whose prefetchers feed the U streams
+/// alone, and where the fetches cost what they gain on Zen 4 (two threads,
+/// one row, pre-packed, both orders of an A/B: bf16 28672 x 4096 and 4096 x
+/// 14336 1.12-1.23x without them, f32 1.12-1.20x; fetching 256 bytes ahead
+/// instead 1.04-1.2x behind none). ARGUS_CPU_PANEL_FETCH=0 or 1 decides
+/// instead.
+inline bool panel_fetch_preferred() {
+  static const bool preferred = [] {
+    if (const char *env = std::getenv("ARGUS_CPU_PANEL_FETCH")) return std::strcmp(env, "0") != 0;
+    unsigned eax, ebx, ecx, edx;
+    __asm__ volatile("cpuid" : "=a"(eax), "=b"(ebx), "=c"(ecx), "=d"(edx) : "a"(1), "c"(0));
+    const unsigned family = ((eax >> 8) & 0xf) + ((eax >> 8 & 0xf) == 0xf ? (eax >> 20) & 0xff : 0);
+    __builtin_cpu_init();
+    return !(__builtin_cpu_is("amd") && family >= 26);
+  }();
+  return preferred;
+}
+
+/// run(NV, Fetch) for one panel of nb columns of a few-row product, both
+/// as std::integral_constant: NV vectors of columns, and whether one row
+/// fetches the panel ahead (panel_fetch_preferred).
+template <int MR, class Run> __attribute__((always_inline)) inline void few_rows_panel(int64_t nb, Run run) {
+  auto widths = [&](auto fetch) ARGUS_UNROLLED {
+    if (nb > 16)
+      run(std::integral_constant<int, 2>(), fetch);
+    else
+      run(std::integral_constant<int, 1>(), fetch);
+  };
+  if (MR == 1 && panel_fetch_preferred())
+    widths(std::integral_constant<bool, MR == 1>());
+  else
+    widths(std::false_type());
+}
+
 /// f32 few_rows_block: steps of one k.
-template <int MR, int NV, int64_t PW>
+template <int MR, int NV, int64_t PW, bool Fetch>
 inline void f32_few_rows(float *c, int64_t ldc, const float *a, int64_t lda, const float *bp, int64_t K,
                          int64_t nb) {
   few_rows_block<MR, NV>(c, ldc, nb, K, [&](__m512(&acc)[MR][NV], int64_t k) __attribute__((always_inline)) {
-    fetch_panel_ahead<MR, NV>(bp + k * PW);
+    fetch_panel_ahead<NV, Fetch>(bp + k * PW);
     unroll<NV>([&](auto v) ARGUS_UNROLLED {
       const __m512 bv = _mm512_load_ps(bp + k * PW + 16 * v);
       unroll<MR>([&](auto r) ARGUS_UNROLLED {
@@ -111,10 +146,9 @@ inline void mma_f32_panels(float *acc, tile_ref<float> a, tile_ref<float> b) {
   if constexpr (M <= 4) { /* one row block, streaming the panels: few_rows_block */
     for (int64_t p = 0; p < NP; ++p) {
       const int64_t n0 = p * PW, nb = std::min<int64_t>(PW, cols - n0);
-      if (nb > 16)
-        f32_few_rows<int(M), 2, PW>(acc + n0, N, a.data, a.ld, b.data + p * b.ld, K, nb);
-      else
-        f32_few_rows<int(M), 1, PW>(acc + n0, N, a.data, a.ld, b.data + p * b.ld, K, nb);
+      few_rows_panel<int(M)>(nb, [&](auto nv, auto fetch) ARGUS_UNROLLED {
+        f32_few_rows<int(M), decltype(nv)::value, PW, decltype(fetch)::value>(acc + n0, N, a.data, a.ld, b.data + p * b.ld, K, nb);
+      });
     }
     return;
   }
@@ -141,11 +175,11 @@ inline void mma_f32_panels(float *acc, tile_ref<float> a, tile_ref<float> b) {
 #if defined(__AVX512F__) && defined(__AVX512BF16__)
 /// acc (M x N) += a * b^T, bf16, b a panel operand: bf16_block on the VNNI
 /// panels where they lie; up to 4 rows few_rows_block.
-template <int MR, int NV, int64_t PW, int64_t K>
+template <int MR, int NV, int64_t PW, int64_t K, bool Fetch>
 inline void bf16_few_rows(float *c, int64_t ldc, const uint16_t *a, int64_t lda, const uint32_t *bp, int64_t nb) {
   few_rows_block<MR, NV>(c, ldc, nb, (K + 1) / 2,
                          [&](__m512(&acc)[MR][NV], int64_t kp) __attribute__((always_inline)) {
-                           fetch_panel_ahead<MR, NV>(bp + kp * PW);
+                           fetch_panel_ahead<NV, Fetch>(bp + kp * PW);
                            unroll<NV>([&](auto v) ARGUS_UNROLLED {
                              const __m512bh bv = (__m512bh)_mm512_load_si512(bp + kp * PW + 16 * v);
                              unroll<MR>([&](auto r) ARGUS_UNROLLED {
@@ -166,10 +200,9 @@ inline void mma_bf16_vnni_panels(float *acc, tile_ref<uint16_t> a, tile_ref<uint
     const int64_t nb = std::min<int64_t>(PW, cols - n0);
     const uint32_t *bp = reinterpret_cast<const uint32_t *>(b.data + n0 / PW * b.ld);
     if constexpr (M <= 4) { /* one row block, streaming the panel */
-      if (nb > 16)
-        bf16_few_rows<int(M), 2, PW, K>(acc + n0, N, a.data, a.ld, bp, nb);
-      else
-        bf16_few_rows<int(M), 1, PW, K>(acc + n0, N, a.data, a.ld, bp, nb);
+      few_rows_panel<int(M)>(nb, [&](auto nv, auto fetch) ARGUS_UNROLLED {
+        bf16_few_rows<int(M), decltype(nv)::value, PW, K, decltype(fetch)::value>(acc + n0, N, a.data, a.ld, bp, nb);
+      });
       continue;
     }
     const int64_t rows = RaggedRows ? a.rows : M;
