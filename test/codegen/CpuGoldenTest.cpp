@@ -246,6 +246,29 @@ TEST(CpuGolden, ProductFromZerosTimesAScalarIsOneScaledProduct) {
   EXPECT_EQ(count(cpp, "* scale"), 1u) << cpp;
 }
 
+TEST(CpuGolden, ProductsOnTilesOtherInstancesReadKeepTheirPanels) {
+  std::string cpp = emitFromFile("test/codegen/inputs/kept_panels.mlir", "kp", "kp_cpu");
+  ASSERT_FALSE(cpp.empty());
+  // Only %k's product (line 36): its tiles move with the loop and axis 0 alone, its tensor is never
+  // stored; not %w's (39), %o's (42) or the f32 one (45).
+  EXPECT_EQ(count(cpp, "ak::pack_reuse{}"), 1u) << cpp;
+  EXPECT_TRUE(std::regex_search(
+      cpp, std::regex(R"(ak::mma<ak::bf16, 32, 32, 64>\(\w+, \w+, \w+, ak::pack_reuse\{\}\);  // kept_panels.mlir:36:)")))
+      << cpp;
+  for (const char *line : {"39", "42"})
+    EXPECT_TRUE(std::regex_search(
+        cpp, std::regex(std::string(R"(ak::mma<ak::bf16, 32, 32, 64>\(\w+, \w+, \w+\);  // kept_panels.mlir:)") + line)))
+        << line << cpp;
+  EXPECT_TRUE(std::regex_search(cpp, std::regex(R"(ak::mma<ak::f32, 32, 32, 64>\(\w+, \w+, \w+\);  // kept_panels.mlir:45:)")))
+      << cpp;
+  // The entry numbers the launch once, and every instance enters it first.
+  EXPECT_EQ(count(cpp, "const uint64_t launch = ak::next_pack_launch();"), 1u) << cpp;
+  EXPECT_EQ(count(cpp, "ak::enter_pack_launch(launch), kp_cpu_instance(args, "), 2u) << cpp;
+  // A kernel without such a product neither numbers nor enters launches.
+  std::string gemm = emitFromFile("test/dialect/inputs/gemm_tn.mlir", "gemm_tn", "gemm_tn_cpu");
+  EXPECT_EQ(count(gemm, "pack_launch"), 0u) << gemm;
+}
+
 TEST(CpuGolden, PrefetchBeforeAProductOfItsShapeGoesToThatProduct) {
   std::string cpp = emitFromFile("test/codegen/inputs/prefetch_mma.mlir", "pfmma", "pfmma_cpu");
   ASSERT_FALSE(cpp.empty());

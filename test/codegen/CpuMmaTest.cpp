@@ -495,6 +495,57 @@ TEST(CpuMma, ScaledProductStartsFromZeros) {
   EXPECT_FALSE((ak::detail::uses_packed_blocks<ak::f32, 2, 37, 50, BLayout::NK>()));
 }
 
+// Products tagged ak::pack_reuse (prefill attention's keys and values) keep
+// b's packed panels for the launch the thread entered. Proven by changing b's
+// bytes under a window the products read (what the emitter's contract rules
+// out): in the same launch a product still reads the panels packed before;
+// in a new launch, for a load_ref copy (its scratch set) and outside any
+// launch it packs b as it is now, bit for bit as an untagged product.
+template <BLayout L, int64_t M, int64_t N, int64_t K> void expectPanelsKeptForTheLaunch() {
+  SCOPED_TRACE(::testing::Message() << (L == BLayout::NK ? "NK" : "KN") << " M=" << M << " N=" << N << " K=" << K);
+  MmaCase<ak::bf16> c(M, N, K, 0, L, 31), other(M, N, K, 0, L, 32);
+  std::vector<uint16_t> b = c.b; /* the tensor the windows lie in */
+  const ak::tile_ref<uint16_t> window{b.data(), c.ldb};
+  auto product = [&](ak::tile_ref<uint16_t> bw, bool tagged) {
+    std::vector<float> acc = c.acc;
+    if constexpr (L == BLayout::NK) {
+      if (tagged) ak::mma<ak::bf16, M, N, K>(acc.data(), c.aRef(), bw, ak::pack_reuse{});
+      else ak::mma<ak::bf16, M, N, K>(acc.data(), c.aRef(), bw);
+    } else {
+      if (tagged) ak::mma_kn<ak::bf16, M, N, K>(acc.data(), c.aRef(), bw, ak::pack_reuse{});
+      else ak::mma_kn<ak::bf16, M, N, K>(acc.data(), c.aRef(), bw);
+    }
+    return acc;
+  };
+  auto rewriteB = [&](const std::vector<uint16_t> &from) { std::copy(from.begin(), from.end(), b.begin()); };
+  ak::enter_pack_launch(ak::next_pack_launch());
+  std::vector<float> kept = product(window, true);
+  c.acc.swap(kept);
+  c.expectClose("first product of the launch");
+  c.acc.swap(kept);
+  rewriteB(other.b);
+  EXPECT_EQ(product(window, true), kept) << "the same launch reads the panels it packed";
+  ak::enter_pack_launch(ak::next_pack_launch());
+  const std::vector<float> fresh = product(window, false);
+  EXPECT_NE(fresh, kept);
+  EXPECT_EQ(product(window, true), fresh) << "a new launch packs again";
+  rewriteB(c.b);
+  const ak::tile_ref<uint16_t> copy{b.data(), c.ldb, false, -1, b.data()};
+  EXPECT_EQ(product(copy, true), kept) << "a copy is packed each call";
+  ak::enter_pack_launch(0);
+  rewriteB(other.b);
+  EXPECT_EQ(product(window, true), fresh) << "outside a launch each call packs";
+}
+
+TEST(CpuMma, PanelsKeptForTheLaunch) {
+  if (!haveAvx512Bf16()) GTEST_SKIP() << "this CPU has no AVX512_BF16";
+  if (!ak::detail::uses_packed_blocks<ak::bf16, 128, 64, 128, BLayout::NK>())
+    GTEST_SKIP() << "AMX computes these tiles (no panels to keep)";
+  expectPanelsKeptForTheLaunch<BLayout::NK, 128, 64, 128>(); /* prefill's scores */
+  expectPanelsKeptForTheLaunch<BLayout::KN, 128, 128, 64>(); /* prefill's values */
+  expectPanelsKeptForTheLaunch<BLayout::NK, 40, 48, 66>();   /* a partial panel, odd pairs of k */
+}
+
 TEST(CpuMma, EntryPointsTakeDenseTilesAndRefs) {
   if (!haveAvx512Bf16()) GTEST_SKIP() << "this CPU has no AVX512_BF16";
   // Dense arrays: ak::mma reads b with row stride K, ak::mma_kn with N.

@@ -996,7 +996,7 @@ __attribute__((noinline)) tile_ref<typename DT::storage> load_ref_other(typename
       return {in, ld, false, -1, scratch, t.shape[rowDim] - off[rowDim]};
   }
   load<DT, D...>(scratch, t, off, padding);
-  return {scratch, dims[R - 1]};
+  return {scratch, dims[R - 1], false, -1, scratch}; /* a copy: its scratch set (detail::keepable) */
 }
 
 } // namespace detail

@@ -101,6 +101,7 @@ template <int MR, class Block> inline void for_row_blocks(int64_t M, Block block
 
 #include "argus_cpu_mma_avx2_packed.h" /* the packed form on AVX2 (uses BLayout, for_row_blocks) */
 #include "argus_cpu_pack_avx512.h"  /* b packed into panels per call */
+#include "argus_cpu_pack_reuse.h"   /* or kept for the launch */
 #include "argus_cpu_mma_avx512.h"  /* AVX-512 register blocks */
 #include "argus_cpu_mma_panels.h"  /* the same on pre-packed panels */
 #include "argus_cpu_mma_amx.h"     /* bf16 on AMX tiles */
@@ -360,6 +361,39 @@ inline void mma_packed_blocks(float *acc, tile_ref<S> a, tile_ref<S> b, const fl
 }
 #endif
 
+/// Whether a product tagged pack_reuse keeps b's panels: bf16 products that
+/// take the packed register blocks, on operands read in place. (The f32
+/// blocks' panels are twice a slot at d = 128; f32 packs each call.)
+template <class DT, int64_t M, int64_t N, int64_t K, BLayout L, class S>
+inline bool keeps_panels(const tile_ref<S> &a, const tile_ref<S> &b) {
+#if defined(__AVX512F__) && defined(__AVX512BF16__)
+  if constexpr (std::is_same<DT, bf16>::value)
+    return a.rows < 0 && a.cols < 0 && !a.panels && keepable(b) && uses_packed_blocks<DT, M, N, K, L>();
+#endif
+  return false;
+}
+
+/// The packed register blocks on the launch's kept panels of b (where
+/// keeps_panels); `fresh`: see start_acc.
+template <class DT, int64_t M, int64_t N, int64_t K, BLayout L, class S>
+inline void mma_kept_panels(float *acc, tile_ref<S> a, tile_ref<S> b, const float *fresh = nullptr) {
+#if defined(__AVX512F__) && defined(__AVX512BF16__)
+  if constexpr (std::is_same<DT, bf16>::value) mma_bf16_avx512<M, N, K, L, false>(acc, a, b, fresh, panels_kept{});
+#endif
+}
+
+/// mma_any for a product tagged pack_reuse.
+template <class DT, int64_t M, int64_t N, int64_t K, BLayout L, class OperandA, class Scale = no_scale>
+inline void mma_reusing(float *acc, OperandA aOperand, tile_ref<typename DT::storage> b, Scale scale = {}) {
+  const tile_ref<typename DT::storage> a = operand_ref(aOperand, K);
+  if (keeps_panels<DT, M, N, K, L>(a, b)) {
+    scale.template apply<M, N>(acc);
+    mma_kept_panels<DT, M, N, K, L>(acc, a, b);
+    return;
+  }
+  mma_any<DT, M, N, K, L>(acc, aOperand, b, scale);
+}
+
 /// acc (M x N) += a (M x K) * b^T, b laid out as L says, no operand ragged
 /// in its columns; picks the micro-kernel for the element type, the tile
 /// shape and the CPU. RaggedRows (from mma_ragged_rows): only a.rows rows of
@@ -531,6 +565,25 @@ inline void mma_kn(float *acc, OperandA a, OperandV v, tile_shadow<LEVEL> &next,
   detail::mma_any<DT, M, N, K, detail::BLayout::KN>(acc, a, v, next, scale);
 }
 
+/// mma and mma_kn, alone or with acc's rows scaled first, whose b panels
+/// the thread keeps for the launch (pack_reuse, argus_cpu_pack_reuse.h).
+template <class DT, int64_t M, int64_t N, int64_t K, class OperandA>
+inline void mma(float *acc, OperandA a, tile_ref<typename DT::storage> b, pack_reuse) {
+  detail::mma_reusing<DT, M, N, K, detail::BLayout::NK>(acc, a, b);
+}
+template <class DT, int64_t M, int64_t N, int64_t K, class OperandA>
+inline void mma_kn(float *acc, OperandA a, tile_ref<typename DT::storage> v, pack_reuse) {
+  detail::mma_reusing<DT, M, N, K, detail::BLayout::KN>(acc, a, v);
+}
+template <class DT, int64_t M, int64_t N, int64_t K, class OperandA>
+inline void mma(float *acc, OperandA a, tile_ref<typename DT::storage> b, row_scale scale, pack_reuse) {
+  detail::mma_reusing<DT, M, N, K, detail::BLayout::NK>(acc, a, b, scale);
+}
+template <class DT, int64_t M, int64_t N, int64_t K, class OperandA>
+inline void mma_kn(float *acc, OperandA a, tile_ref<typename DT::storage> v, row_scale scale, pack_reuse) {
+  detail::mma_reusing<DT, M, N, K, detail::BLayout::KN>(acc, a, v, scale);
+}
+
 /// acc (M x N, f32) = (a (M x K) * b (N x K)^T) * scale, acc's contents
 /// ignored: a product started from zeros whose only use multiplies it by a
 /// scalar (attention's scores; the emitter folds the two). The packed
@@ -549,6 +602,17 @@ inline void mma_scaled(float *acc, OperandA aOperand, OperandB bOperand, float s
   fill<M * N>(acc, 0.0f);
   mma<DT, M, N, K>(acc, aOperand, bOperand);
   for (int64_t i = 0; i < M * N; ++i) acc[i] *= scale;
+}
+
+/// mma_scaled whose b panels the thread keeps for the launch (pack_reuse).
+template <class DT, int64_t M, int64_t N, int64_t K, class OperandA>
+inline void mma_scaled(float *acc, OperandA aOperand, tile_ref<typename DT::storage> b, float scale, pack_reuse) {
+  const tile_ref<typename DT::storage> a = detail::operand_ref(aOperand, K);
+  if (detail::keeps_panels<DT, M, N, K, detail::BLayout::NK>(a, b)) {
+    detail::mma_kept_panels<DT, M, N, K, detail::BLayout::NK>(acc, a, b, &scale);
+    return;
+  }
+  mma_scaled<DT, M, N, K>(acc, aOperand, b, scale);
 }
 
 } // namespace argus_cpu

@@ -364,14 +364,17 @@ inline void bf16_block(float *c, int64_t ldc, const uint16_t *a, int64_t lda, co
   end_acc<MR, NV>(acc, c, ldc, nb, fresh);
 }
 
-template <int64_t M, int64_t N, int64_t K, BLayout L, bool RaggedRows = false>
-inline void mma_bf16_avx512(float *acc, tile_ref<uint16_t> a, tile_ref<uint16_t> b, const float *fresh = nullptr) {
+/// `panels` (argus_cpu_pack_reuse.h) packs each VNNI panel of b into `buffer`
+/// or finds it kept from an earlier product of the launch.
+template <int64_t M, int64_t N, int64_t K, BLayout L, bool RaggedRows = false, class Panels = packs_each_call>
+inline void mma_bf16_avx512(float *acc, tile_ref<uint16_t> a, tile_ref<uint16_t> b, const float *fresh = nullptr,
+                            Panels panels = {}) {
   constexpr int64_t PW = N <= 16 ? 16 : 32;
   constexpr int64_t KP = (K + 1) / 2;
-  alignas(64) uint32_t bp[KP * PW];
+  alignas(64) uint32_t buffer[KP * PW];
   for (int64_t n0 = 0; n0 < N; n0 += PW) {
     const int64_t nb = std::min<int64_t>(PW, N - n0);
-    pack_vnni_panel<L, PW, K>(bp, b, n0, nb);
+    const uint32_t *bp = panels.template panel<L, PW, K>(buffer, b, n0, nb);
     for_row_blocks<kMR>(RaggedRows ? a.rows : M, [&](auto mr, int64_t m) { /* ragged: the rows in bounds */
       if (PW == 32 && nb > 16)
         bf16_block<decltype(mr)::value, 2, PW>(acc + m * N + n0, N, a.data + m * a.ld, a.ld, bp, K, nb, {}, fresh);

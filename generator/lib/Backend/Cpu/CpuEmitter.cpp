@@ -191,15 +191,22 @@ LogicalResult CpuEmitter::emitEntryFunction(func::FuncOp grid, StringRef symbol,
   if (failed(gridOk))
     return failure();
   line("if (grid0 <= 0 || grid1 <= 0 || grid2 <= 0) return;");
+  // Products that keep b's panels (ak::pack_reuse) find them by launch: each
+  // thread enters this one before its instances.
+  std::string enter;
+  if (packReuse) {
+    line("const uint64_t launch = ak::next_pack_launch();  // panels kept for this launch only");
+    enter = "ak::enter_pack_launch(launch), ";
+  }
   line("if (grid0 == 1 && grid1 == 1 && grid2 == 1) {  // a single instance: no parallel region");
-  line("  " + instanceName + "(args, 0, 0, 0, 1, 1, 1);");
+  line("  " + enter + instanceName + "(args, 0, 0, 0, 1, 1, 1);");
   line("  return;");
   line("}");
   os << "#pragma omp parallel for collapse(3) schedule(static) num_threads(ak::thread_count(num_threads))\n";
   line("for (int64_t pid0 = 0; pid0 < grid0; ++pid0)");
   line("  for (int64_t pid1 = 0; pid1 < grid1; ++pid1)");
   line("    for (int64_t pid2 = 0; pid2 < grid2; ++pid2)");
-  line("      " + instanceName + "(args, pid0, pid1, pid2, grid0, grid1, grid2);");
+  line("      " + enter + instanceName + "(args, pid0, pid1, pid2, grid0, grid1, grid2);");
   dedent();
   line("}");
   return success();
@@ -234,6 +241,7 @@ llvm::Expected<std::string> CpuEmitter::emitUnit(func::FuncOp kernel, StringRef 
   line("namespace {");
   line("namespace ak = argus_cpu;");
   line("");
+  packReuse = false;
   if (failed(emitInstanceFunction(work, instanceName, argNames)))
     return takeError();
   if (failed(checkStackBudget(work)))

@@ -106,6 +106,9 @@ public:
   /// mma ops that scale their accumulator's rows first (ak::row_scale): the
   /// slot of the factors, from the multiply folded into them.
   llvm::DenseMap<mlir::Operation *, std::string> rowScaleOf;
+  /// Whether an mma of the instance keeps its b panels for the launch
+  /// (ak::pack_reuse): the entry point then numbers the launch.
+  bool packReuse = false;
   /// Folds `mul` (acc * factors a row, read only by the mma after it) into
   /// that mma's epilogue: no code here, the result placed in acc's slot.
   /// False (nothing done) when it does not fit.

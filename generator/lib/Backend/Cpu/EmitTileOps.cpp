@@ -294,6 +294,59 @@ bool isReadInPlaceByMma(LoadOp load) {
   return !stored;
 }
 
+/// The load that `m` reads its b operand from in place (through reshapes
+/// and a transpose folded into it), or null.
+LoadOp bLoadReadInPlace(MmaOp m) {
+  Value v = m.getB();
+  if (auto t = v.getDefiningOp<TransposeOp>(); t && isFoldedIntoMma(t))
+    v = t.getOperand();
+  while (auto r = v.getDefiningOp<ReshapeOp>())
+    v = r.getOperand();
+  auto load = v.getDefiningOp<LoadOp>();
+  return load && isReadInPlaceByMma(load) ? load : LoadOp();
+}
+
+/// True when `v` is computed from the program id of an axis past 0. Loop
+/// counters count as their own: a tile of the walk is the same tile whoever
+/// walks to it.
+bool usesInnerProgramIds(Value v) {
+  SmallVector<Value> work{v};
+  llvm::DenseSet<Value> seen;
+  while (!work.empty()) {
+    Value x = work.pop_back_val();
+    Operation *def = x.getDefiningOp();
+    if (!seen.insert(x).second || !def)
+      continue;
+    if (auto pid = dyn_cast<ProgramIdOp>(def); pid && pid.getAxis() != 0)
+      return true;
+    llvm::append_range(work, def->getOperands());
+  }
+  return false;
+}
+
+/// True when consecutive program instances read the same tiles as `m`'s b,
+/// a bf16 product's (the operands whose packed panels the runtime keeps): a
+/// kernel argument read in place, which the kernel never stores to, at
+/// offsets that no program id but axis 0's moves (the CPU grid's outer loop:
+/// consecutive instances differ in the inner axes), in a kernel whose
+/// instances do differ along an inner axis. Prefill attention's keys and
+/// values (one KV head's for all its query blocks and heads), not a GEMM's
+/// weights (a new column tile each instance). The thread then keeps the
+/// panels it packs for the launch (ak::pack_reuse).
+bool reusesPackedB(MmaOp m) {
+  LoadOp load = bLoadReadInPlace(m);
+  if (!load || !m.getA().getType().getElementType().isBF16() || !isa<BlockArgument>(load.getTensor()))
+    return false;
+  bool stored = false, innerAxes = false;
+  m->getParentOfType<func::FuncOp>().walk([&](Operation *op) {
+    if (auto s = dyn_cast<StoreOp>(op))
+      stored = stored || s.getTensor() == load.getTensor();
+    if (auto pid = dyn_cast<ProgramIdOp>(op))
+      innerAxes = innerAxes || pid.getAxis() != 0;
+  });
+  return !stored && innerAxes && llvm::none_of(load.getOffsets(), usesInnerProgramIds);
+}
+
 } // namespace
 
 //===----------------------------------------------------------------------===//
@@ -721,6 +774,13 @@ LogicalResult CpuEmitter::emitArgusOp(Operation *op) {
           return std::to_string(a.getShape()[0]) + ", " + std::to_string(b.getShape()[0]) + ", " +
                  std::to_string(a.getShape()[1]);
         };
+        // b's panels kept for the launch, for products without a tile to fetch
+        auto reuse = [&]() -> std::string {
+          if (shadowOf.count(op) || !reusesPackedB(m))
+            return "";
+          packReuse = true;
+          return ", ak::pack_reuse{}";
+        };
         if (BinaryOp mul = scaledProductMul(m);
             mul && !foldedTransposes.contains(m.getB()) && !shadowOf.count(op) && !rowScaleOf.count(op)) {
           SlotTable::Id id = declareTile(m, op, "");
@@ -728,7 +788,7 @@ LogicalResult CpuEmitter::emitArgusOp(Operation *op) {
           fusedOps.insert(mul);
           Value factor = mul.getLhs() == m.getResult() ? mul.getRhs() : mul.getLhs();
           line("ak::mma_scaled<" + tagOf(a.getElementType()) + ", " + dims() + ">(" + slots.get(id).name + ", " +
-                   slots.nameOf(m.getA()) + ", " + slots.nameOf(m.getB()) + ", " + scalar(factor) + ");",
+                   slots.nameOf(m.getA()) + ", " + slots.nameOf(m.getB()) + ", " + scalar(factor) + reuse() + ");",
                op, "times " + scalar(factor) + " (the multiply after it): a product from zeros");
           return;
         }
@@ -758,7 +818,7 @@ LogicalResult CpuEmitter::emitArgusOp(Operation *op) {
         line(std::string(kn ? "ak::mma_kn<" : "ak::mma<") + tagOf(a.getElementType()) + ", " + dims() + ">(" +
                  slots.get(id).name + ", " + slots.nameOf(m.getA()) +
                  ", " + slots.nameOf(m.getB()) + (shadow == shadowOf.end() ? "" : ", " + shadow->second) +
-                 (scale == rowScaleOf.end() ? "" : ", ak::row_scale{" + scale->second + "}") + ");",
+                 (scale == rowScaleOf.end() ? "" : ", ak::row_scale{" + scale->second + "}") + reuse() + ");",
              op);
       })
       .Case([&](BinaryOp b) {
