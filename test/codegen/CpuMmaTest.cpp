@@ -544,6 +544,13 @@ TEST(CpuMma, PanelsKeptForTheLaunch) {
   expectPanelsKeptForTheLaunch<BLayout::NK, 128, 64, 128>(); /* prefill's scores */
   expectPanelsKeptForTheLaunch<BLayout::KN, 128, 128, 64>(); /* prefill's values */
   expectPanelsKeptForTheLaunch<BLayout::NK, 40, 48, 66>();   /* a partial panel, odd pairs of k */
+  // Keys of d = 192 (latent attention): panels larger than a slot are packed each call.
+  EXPECT_FALSE((ak::detail::fits_slot<32, 192>()));
+  MmaCase<ak::bf16> wide(64, 64, 192, 0, BLayout::NK, 33);
+  ak::enter_pack_launch(ak::next_pack_launch());
+  ak::mma<ak::bf16, 64, 64, 192>(wide.acc.data(), wide.aRef(), wide.bRef(), ak::pack_reuse{});
+  wide.expectClose("d = 192, tagged");
+  ak::enter_pack_launch(0);
 }
 
 TEST(CpuMma, EntryPointsTakeDenseTilesAndRefs) {

@@ -362,12 +362,13 @@ inline void mma_packed_blocks(float *acc, tile_ref<S> a, tile_ref<S> b, const fl
 #endif
 
 /// Whether a product tagged pack_reuse keeps b's panels: bf16 products that
-/// take the packed register blocks, on operands read in place. (The f32
-/// blocks' panels are twice a slot at d = 128; f32 packs each call.)
+/// take the packed register blocks, on operands read in place, whose panels
+/// fit a slot. (The f32 blocks' panels are twice a slot at d = 128; f32
+/// packs each call.)
 template <class DT, int64_t M, int64_t N, int64_t K, BLayout L, class S>
 inline bool keeps_panels(const tile_ref<S> &a, const tile_ref<S> &b) {
 #if defined(__AVX512F__) && defined(__AVX512BF16__)
-  if constexpr (std::is_same<DT, bf16>::value)
+  if constexpr (std::is_same<DT, bf16>::value && fits_slot<N <= 16 ? 16 : 32, K>())
     return a.rows < 0 && a.cols < 0 && !a.panels && keepable(b) && uses_packed_blocks<DT, M, N, K, L>();
 #endif
   return false;

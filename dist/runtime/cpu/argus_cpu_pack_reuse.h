@@ -78,6 +78,12 @@ private:
   bool failed_ = false;
 };
 
+/// Whether a VNNI panel PW wide of K k fits a slot (keys of d = 192,
+/// latent attention's, do not: they pack each call).
+template <int64_t PW, int64_t K> constexpr bool fits_slot() {
+  return (K + 1) / 2 * PW * int64_t(sizeof(uint32_t)) <= int64_t(pack_cache::kSlotBytes);
+}
+
 inline pack_cache &thread_pack_cache() {
   static thread_local pack_cache cache;
   return cache;
@@ -98,7 +104,7 @@ struct packs_each_call {
 struct panels_kept {
   template <BLayout L, int64_t PW, int64_t K>
   const uint32_t *panel(uint32_t *buffer, tile_ref<uint16_t> b, int64_t n0, int64_t nb) const {
-    static_assert((K + 1) / 2 * PW * sizeof(uint32_t) <= pack_cache::kSlotBytes, "a panel larger than a slot");
+    if constexpr (!fits_slot<PW, K>()) return packs_each_call().panel<L, PW, K>(buffer, b, n0, nb);
     bool hit = false;
     const uint64_t launch = pack_launch();
     /* what else tells this panel from another of the same address: its product's k, width, column, layout */
