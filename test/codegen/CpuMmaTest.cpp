@@ -18,6 +18,7 @@ namespace {
 
 using namespace argus::test;
 
+bool haveAvx512() { return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw"); }
 bool haveAvx512Bf16() { return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bf16"); }
 
 TEST(CpuMma, InnerProductFormForDecodeTiles) {
@@ -501,23 +502,25 @@ TEST(CpuMma, ScaledProductStartsFromZeros) {
 // out): in the same launch a product still reads the panels packed before;
 // in a new launch, for a load_ref copy (its scratch set) and outside any
 // launch it packs b as it is now, bit for bit as an untagged product.
-template <BLayout L, int64_t M, int64_t N, int64_t K> void expectPanelsKeptForTheLaunch() {
-  SCOPED_TRACE(::testing::Message() << (L == BLayout::NK ? "NK" : "KN") << " M=" << M << " N=" << N << " K=" << K);
-  MmaCase<ak::bf16> c(M, N, K, 0, L, 31), other(M, N, K, 0, L, 32);
-  std::vector<uint16_t> b = c.b; /* the tensor the windows lie in */
-  const ak::tile_ref<uint16_t> window{b.data(), c.ldb};
-  auto product = [&](ak::tile_ref<uint16_t> bw, bool tagged) {
+template <class DT, BLayout L, int64_t M, int64_t N, int64_t K> void expectPanelsKeptForTheLaunch() {
+  using S = typename DT::storage;
+  SCOPED_TRACE(::testing::Message() << (std::is_same<DT, ak::f32>::value ? "f32 " : "bf16 ")
+                                    << (L == BLayout::NK ? "NK" : "KN") << " M=" << M << " N=" << N << " K=" << K);
+  MmaCase<DT> c(M, N, K, 0, L, 31), other(M, N, K, 0, L, 32);
+  std::vector<S> b = c.b; /* the tensor the windows lie in */
+  const ak::tile_ref<S> window{b.data(), c.ldb};
+  auto product = [&](ak::tile_ref<S> bw, bool tagged) {
     std::vector<float> acc = c.acc;
     if constexpr (L == BLayout::NK) {
-      if (tagged) ak::mma<ak::bf16, M, N, K>(acc.data(), c.aRef(), bw, ak::pack_reuse{});
-      else ak::mma<ak::bf16, M, N, K>(acc.data(), c.aRef(), bw);
+      if (tagged) ak::mma<DT, M, N, K>(acc.data(), c.aRef(), bw, ak::pack_reuse{});
+      else ak::mma<DT, M, N, K>(acc.data(), c.aRef(), bw);
     } else {
-      if (tagged) ak::mma_kn<ak::bf16, M, N, K>(acc.data(), c.aRef(), bw, ak::pack_reuse{});
-      else ak::mma_kn<ak::bf16, M, N, K>(acc.data(), c.aRef(), bw);
+      if (tagged) ak::mma_kn<DT, M, N, K>(acc.data(), c.aRef(), bw, ak::pack_reuse{});
+      else ak::mma_kn<DT, M, N, K>(acc.data(), c.aRef(), bw);
     }
     return acc;
   };
-  auto rewriteB = [&](const std::vector<uint16_t> &from) { std::copy(from.begin(), from.end(), b.begin()); };
+  auto rewriteB = [&](const std::vector<S> &from) { std::copy(from.begin(), from.end(), b.begin()); };
   ak::enter_pack_launch(ak::next_pack_launch());
   std::vector<float> kept = product(window, true);
   c.acc.swap(kept);
@@ -530,7 +533,7 @@ template <BLayout L, int64_t M, int64_t N, int64_t K> void expectPanelsKeptForTh
   EXPECT_NE(fresh, kept);
   EXPECT_EQ(product(window, true), fresh) << "a new launch packs again";
   rewriteB(c.b);
-  const ak::tile_ref<uint16_t> copy{b.data(), c.ldb, false, -1, b.data()};
+  const ak::tile_ref<S> copy{b.data(), c.ldb, false, -1, b.data()};
   EXPECT_EQ(product(copy, true), kept) << "a copy is packed each call";
   ak::enter_pack_launch(0);
   rewriteB(other.b);
@@ -538,19 +541,70 @@ template <BLayout L, int64_t M, int64_t N, int64_t K> void expectPanelsKeptForTh
 }
 
 TEST(CpuMma, PanelsKeptForTheLaunch) {
+  if (!haveAvx512()) GTEST_SKIP() << "this CPU has no AVX-512";
+  expectPanelsKeptForTheLaunch<ak::f32, BLayout::NK, 128, 64, 128>(); /* prefill's scores */
+  expectPanelsKeptForTheLaunch<ak::f32, BLayout::KN, 128, 128, 64>(); /* prefill's values */
+  expectPanelsKeptForTheLaunch<ak::f32, BLayout::NK, 40, 48, 66>();   /* a partial panel */
+  expectPanelsKeptForTheLaunch<ak::f32, BLayout::NK, 64, 64, 192>();  /* latent attention's keys: 24 KiB panels */
+  // Panels past 1/64 of the arena are packed each call.
+  EXPECT_FALSE((ak::detail::panel_keepable<float, 32, 1040>()));
+  MmaCase<ak::f32> deep(16, 32, 1040, 0, BLayout::NK, 33);
+  ak::enter_pack_launch(ak::next_pack_launch());
+  ak::mma<ak::f32, 16, 32, 1040>(deep.acc.data(), deep.aRef(), deep.bRef(), ak::pack_reuse{});
+  deep.expectClose("f32 k = 1040, tagged");
+  ak::enter_pack_launch(0);
   if (!haveAvx512Bf16()) GTEST_SKIP() << "this CPU has no AVX512_BF16";
   if (!ak::detail::uses_packed_blocks<ak::bf16, 128, 64, 128, BLayout::NK>())
-    GTEST_SKIP() << "AMX computes these tiles (no panels to keep)";
-  expectPanelsKeptForTheLaunch<BLayout::NK, 128, 64, 128>(); /* prefill's scores */
-  expectPanelsKeptForTheLaunch<BLayout::KN, 128, 128, 64>(); /* prefill's values */
-  expectPanelsKeptForTheLaunch<BLayout::NK, 40, 48, 66>();   /* a partial panel, odd pairs of k */
-  // Keys of d = 192 (latent attention): panels larger than a slot are packed each call.
-  EXPECT_FALSE((ak::detail::fits_slot<32, 192>()));
-  MmaCase<ak::bf16> wide(64, 64, 192, 0, BLayout::NK, 33);
-  ak::enter_pack_launch(ak::next_pack_launch());
-  ak::mma<ak::bf16, 64, 64, 192>(wide.acc.data(), wide.aRef(), wide.bRef(), ak::pack_reuse{});
-  wide.expectClose("d = 192, tagged");
-  ak::enter_pack_launch(0);
+    GTEST_SKIP() << "AMX computes the bf16 tiles (no panels to keep)";
+  expectPanelsKeptForTheLaunch<ak::bf16, BLayout::NK, 128, 64, 128>();
+  expectPanelsKeptForTheLaunch<ak::bf16, BLayout::KN, 128, 128, 64>();
+  expectPanelsKeptForTheLaunch<ak::bf16, BLayout::NK, 40, 48, 66>(); /* odd pairs of k */
+  expectPanelsKeptForTheLaunch<ak::bf16, BLayout::NK, 64, 64, 192>(); /* latent attention's keys */
+}
+
+// The arena: every panel of a launch keeps its own bytes while they last;
+// once full it keeps what it holds, and starts over at the next product
+// after more misses in a row than it holds panels (the walk moved on), or
+// in a new launch.
+TEST(CpuMma, PackCacheKeepsPanelsUntilTheWalkMovesOn) {
+  using ak::detail::pack_cache;
+  constexpr size_t bytes = pack_cache::kMaxPanelBytes;
+  constexpr int fit = int(pack_cache::kArenaBytes / bytes);
+  static char tiles[4 * fit];
+  pack_cache cache;
+  bool hit = true;
+  auto find = [&](int tile) { return static_cast<char *>(cache.find(tiles + tile, 1, 0, bytes, hit)); };
+  cache.begin_product(7);
+  std::vector<char *> panels;
+  for (int t = 0; t < fit; ++t) {
+    panels.push_back(find(t));
+    ASSERT_NE(panels.back(), nullptr);
+    EXPECT_FALSE(hit);
+    if (t > 0) EXPECT_GE(panels[t] - panels[t - 1], std::ptrdiff_t(bytes)) << "panels never overlap";
+  }
+  EXPECT_EQ(cache.find(tiles, 1, 1, bytes, hit), nullptr) << "another column of the tile; the arena is full";
+  EXPECT_EQ(cache.find(tiles, 2, 0, bytes, hit), nullptr) << "another tag";
+  EXPECT_FALSE(hit);
+  cache.begin_product(7);
+  for (int t = 0; t < fit - 1; ++t) {
+    EXPECT_EQ(find(t), panels[t]);
+    EXPECT_TRUE(hit) << "found again";
+  }
+  for (int t = fit; t < 2 * fit; ++t) EXPECT_EQ(find(t), nullptr) << "full: the rest is packed each call";
+  EXPECT_EQ(find(0), panels[0]) << "what it holds stays";
+  EXPECT_TRUE(hit);
+  for (int t = fit; t < 2 * fit + 1; ++t) find(t);
+  EXPECT_EQ(find(1), panels[1]) << "nothing moves during a product";
+  EXPECT_TRUE(hit);
+  for (int t = fit; t < 2 * fit + 1; ++t) find(t);
+  cache.begin_product(7);
+  EXPECT_EQ(find(2 * fit), panels[0]) << "more misses in a row than panels: the arena starts over";
+  EXPECT_FALSE(hit);
+  EXPECT_EQ(find(1), panels[1]);
+  EXPECT_FALSE(hit) << "the old panels are gone";
+  cache.begin_product(8);
+  EXPECT_EQ(find(2 * fit), panels[0]);
+  EXPECT_FALSE(hit) << "another launch";
 }
 
 TEST(CpuMma, EntryPointsTakeDenseTilesAndRefs) {

@@ -361,14 +361,19 @@ inline void mma_packed_blocks(float *acc, tile_ref<S> a, tile_ref<S> b, const fl
 }
 #endif
 
-/// Whether a product tagged pack_reuse keeps b's panels: bf16 products that
-/// take the packed register blocks, on operands read in place, whose panels
-/// fit a slot. (The f32 blocks' panels are twice a slot at d = 128; f32
-/// packs each call.)
+/// Whether a product tagged pack_reuse keeps b's panels: f32 and bf16
+/// products that take the packed register blocks, on operands read in
+/// place, whose panels are small enough to keep (panel_keepable).
 template <class DT, int64_t M, int64_t N, int64_t K, BLayout L, class S>
 inline bool keeps_panels(const tile_ref<S> &a, const tile_ref<S> &b) {
-#if defined(__AVX512F__) && defined(__AVX512BF16__)
-  if constexpr (std::is_same<DT, bf16>::value && fits_slot<N <= 16 ? 16 : 32, K>())
+#if defined(__AVX512F__)
+  using P = typename std::conditional<std::is_same<DT, f32>::value, float, uint32_t>::type;
+  constexpr bool packedType = std::is_same<DT, f32>::value
+#if defined(__AVX512BF16__)
+                              || std::is_same<DT, bf16>::value
+#endif
+      ;
+  if constexpr (packedType && panel_keepable<P, N <= 16 ? 16 : 32, K>())
     return a.rows < 0 && a.cols < 0 && !a.panels && keepable(b) && uses_packed_blocks<DT, M, N, K, L>();
 #endif
   return false;
@@ -378,8 +383,11 @@ inline bool keeps_panels(const tile_ref<S> &a, const tile_ref<S> &b) {
 /// keeps_panels); `fresh`: see start_acc.
 template <class DT, int64_t M, int64_t N, int64_t K, BLayout L, class S>
 inline void mma_kept_panels(float *acc, tile_ref<S> a, tile_ref<S> b, const float *fresh = nullptr) {
-#if defined(__AVX512F__) && defined(__AVX512BF16__)
+#if defined(__AVX512F__)
+  if constexpr (std::is_same<DT, f32>::value) mma_f32_avx512<M, N, K, L, false>(acc, a, b, fresh, panels_kept{});
+#if defined(__AVX512BF16__)
   if constexpr (std::is_same<DT, bf16>::value) mma_bf16_avx512<M, N, K, L, false>(acc, a, b, fresh, panels_kept{});
+#endif
 #endif
 }
 

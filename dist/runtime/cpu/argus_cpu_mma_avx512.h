@@ -178,26 +178,30 @@ inline void f32_prefetch(tile_ref<float> a, tile_ref<float> b, int64_t m, int ro
 }
 
 /// All of b is packed first (NP panels), then each block of rows of a runs
-/// across every panel while its rows are still in L1. `fresh`: see start_acc.
-template <int64_t M, int64_t N, int64_t K, BLayout L, bool RaggedRows = false>
-inline void mma_f32_avx512(float *acc, tile_ref<float> a, tile_ref<float> b, const float *fresh = nullptr) {
+/// across every panel while its rows are still in L1. `fresh`: see
+/// start_acc. `panels` (argus_cpu_pack_reuse.h) packs them into a buffer on
+/// the stack or finds them kept from an earlier product of the launch (then
+/// nothing reads b, and nothing fetches its next k-step).
+template <int64_t M, int64_t N, int64_t K, BLayout L, bool RaggedRows = false, class Panels = packs_each_call>
+inline void mma_f32_avx512(float *acc, tile_ref<float> a, tile_ref<float> b, const float *fresh = nullptr,
+                           Panels panels = {}) {
   constexpr int64_t PW = N <= 16 ? 16 : 32; /* panel width: 1 or 2 zmm of columns */
   constexpr int64_t NP = (N + PW - 1) / PW;
-  alignas(64) float bp[NP * K * PW];
+  alignas(64) float buffer[NP * K * PW];
+  const float *bp[NP];
   for (int64_t p = 0; p < NP; ++p)
-    pack_f32_panel<L, PW, K>(bp + p * K * PW, b, p * PW, std::min<int64_t>(PW, N - p * PW));
+    bp[p] = panels.template panel<L, PW, K>(buffer + p * K * PW, b, p * PW, std::min<int64_t>(PW, N - p * PW));
   for_row_blocks<kMR>(RaggedRows ? a.rows : M, [&](auto mr, int64_t m) { /* ragged: the rows in bounds */
     constexpr int R = decltype(mr)::value;
     for (int64_t p = 0; p < NP; ++p) {
       const int64_t n0 = p * PW, nb = std::min<int64_t>(PW, N - n0);
       next_rows nextA, nextB;
       f32_prefetch<M, N, K, L>(a, b, m, R, p, nextA, nextB);
+      if (Panels::kept) nextB = {};
       if (PW == 32 && nb > 16)
-        f32_block<R, 2, PW>(acc + m * N + n0, N, a.data + m * a.ld, a.ld, bp + p * K * PW, K, nb, nextA, nextB,
-                            nullptr, fresh);
+        f32_block<R, 2, PW>(acc + m * N + n0, N, a.data + m * a.ld, a.ld, bp[p], K, nb, nextA, nextB, nullptr, fresh);
       else
-        f32_block<R, 1, PW>(acc + m * N + n0, N, a.data + m * a.ld, a.ld, bp + p * K * PW, K, nb, nextA, nextB,
-                            nullptr, fresh);
+        f32_block<R, 1, PW>(acc + m * N + n0, N, a.data + m * a.ld, a.ld, bp[p], K, nb, nextA, nextB, nullptr, fresh);
     }
   });
 }

@@ -1,9 +1,9 @@
-// Which bf16 products keep b's packed panels for the launch (ak::pack_reuse).
+// Which products keep b's packed panels for the launch (ak::pack_reuse).
 // Instances differ along grid axis 1 (%p1). %k walks K at offsets that only
 // the loop and axis 0 move: consecutive instances read the same tiles (kept).
 // %w's offsets move with axis 1: a new tile each instance (not kept). %o is
-// a tensor the kernel also stores to (not kept). %kf is f32 (not kept: the
-// runtime keeps only bf16 panels).
+// a tensor the kernel also stores to (not kept). %kf walks KF as %k walks K,
+// in f32 (kept too).
 module {
   func.func @kp__grid(%Q: !argus.tensor<?x?xbf16>, %K: !argus.tensor<?x?xbf16>, %W: !argus.tensor<?x?xbf16>,
                       %O: !argus.tensor<?x?xbf16>, %QF: !argus.tensor<?x?xf32>, %KF: !argus.tensor<?x?xf32>,

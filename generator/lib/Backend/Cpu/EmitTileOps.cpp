@@ -325,7 +325,8 @@ bool usesInnerProgramIds(Value v) {
 }
 
 /// True when consecutive program instances read the same tiles as `m`'s b,
-/// a bf16 product's (the operands whose packed panels the runtime keeps): a
+/// an f32 or bf16 product's (the operands whose packed panels the runtime
+/// keeps): a
 /// kernel argument read in place, which the kernel never stores to, at
 /// offsets that no program id but axis 0's moves (the CPU grid's outer loop:
 /// consecutive instances differ in the inner axes), in a kernel whose
@@ -335,7 +336,8 @@ bool usesInnerProgramIds(Value v) {
 /// panels it packs for the launch (ak::pack_reuse).
 bool reusesPackedB(MmaOp m) {
   LoadOp load = bLoadReadInPlace(m);
-  if (!load || !m.getA().getType().getElementType().isBF16() || !isa<BlockArgument>(load.getTensor()))
+  Type element = m.getA().getType().getElementType();
+  if (!load || !(element.isBF16() || element.isF32()) || !isa<BlockArgument>(load.getTensor()))
     return false;
   bool stored = false, innerAxes = false;
   m->getParentOfType<func::FuncOp>().walk([&](Operation *op) {
