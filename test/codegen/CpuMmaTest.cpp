@@ -562,6 +562,41 @@ TEST(CpuMma, PanelsKeptForTheLaunch) {
   expectPanelsKeptForTheLaunch<ak::bf16, BLayout::NK, 64, 64, 192>(); /* latent attention's keys */
 }
 
+// A product that keeps its panels scales acc's rows as its register blocks
+// load them (acc_start::rowScale), not in a pass before: bit for bit what
+// the pass gives, on every row block (13 rows: a partial block), partial
+// panels, f32 and bf16, keys (NK) and values (KN).
+template <class DT, BLayout L, int64_t M, int64_t N, int64_t K> void expectKeptPanelsScaleRowsAsTheyLoad() {
+  SCOPED_TRACE(::testing::Message() << (std::is_same<DT, ak::f32>::value ? "f32 " : "bf16 ")
+                                    << (L == BLayout::NK ? "NK" : "KN") << " M=" << M << " N=" << N << " K=" << K);
+  checkRowScale<DT, M, N, K, L>("kept panels, scaled as loaded", [](MmaCase<DT> &c, auto scale) {
+    std::vector<float> apart = c.acc;
+    ak::enter_pack_launch(ak::next_pack_launch());
+    EXPECT_TRUE((ak::detail::keeps_panels<DT, M, N, K, L>(c.aRef(), c.bRef())));
+    if constexpr (L == BLayout::NK) {
+      ak::mma<DT, M, N, K>(c.acc.data(), c.aRef(), c.bRef(), scale, ak::pack_reuse{});
+      ak::enter_pack_launch(0);
+      ak::mma<DT, M, N, K>(apart.data(), c.aRef(), c.bRef(), scale);
+    } else {
+      ak::mma_kn<DT, M, N, K>(c.acc.data(), c.aRef(), c.bRef(), scale, ak::pack_reuse{});
+      ak::enter_pack_launch(0);
+      ak::mma_kn<DT, M, N, K>(apart.data(), c.aRef(), c.bRef(), scale);
+    }
+    EXPECT_EQ(c.acc, apart) << "the pass before the product and the scaled loads round alike";
+  });
+}
+
+TEST(CpuMma, KeptPanelsScaleRowsAsTheyLoad) {
+  if (!haveAvx512()) GTEST_SKIP() << "this CPU has no AVX-512";
+  expectKeptPanelsScaleRowsAsTheyLoad<ak::f32, BLayout::KN, 128, 128, 64>(); /* prefill's values */
+  expectKeptPanelsScaleRowsAsTheyLoad<ak::f32, BLayout::NK, 13, 45, 33>();
+  if (!haveAvx512Bf16()) GTEST_SKIP() << "this CPU has no AVX512_BF16";
+  if (!ak::detail::uses_packed_blocks<ak::bf16, 128, 128, 64, BLayout::KN>())
+    GTEST_SKIP() << "AMX computes the bf16 tiles (no panels to keep)";
+  expectKeptPanelsScaleRowsAsTheyLoad<ak::bf16, BLayout::KN, 128, 128, 64>();
+  expectKeptPanelsScaleRowsAsTheyLoad<ak::bf16, BLayout::KN, 13, 45, 33>();
+}
+
 // The arena: every panel of a launch keeps its own bytes while they last;
 // once full it keeps what it holds, and starts over at the next product
 // after more misses in a row than it holds panels (the walk moved on), or

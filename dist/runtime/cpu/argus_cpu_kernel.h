@@ -310,6 +310,26 @@ struct f32x16 {
   }
 };
 using f32xN = f32x16;
+
+/// Lane i of the result: the 16 lanes of v[i] combined by `op` (add, max:
+/// associative and commutative), by one transposing tree: ops on unpacked
+/// pairs, then on 128-bit lane shuffles, 3 instructions a vector where a
+/// horizontal reduction each takes 8 in a chain. Always inlined: in a large
+/// caller (decode's instance function) GCC called it, and each block's 16
+/// sums went through the stack on the way.
+template <class Op> __attribute__((always_inline)) inline __m512 reduce_lanes16(const __m512 (&v)[16], Op op) {
+  __m512 x[8], y[4];
+  for (int i = 0; i < 8; ++i) /* per 128-bit lane: (v2i, v2i+1, v2i, v2i+1) pairs combined */
+    x[i] = op(_mm512_unpacklo_ps(v[2 * i], v[2 * i + 1]), _mm512_unpackhi_ps(v[2 * i], v[2 * i + 1]));
+  for (int i = 0; i < 4; ++i) { /* per 128-bit lane: one partial result of each of v4i .. v4i+3 */
+    const __m512d a = _mm512_castps_pd(x[2 * i]), b = _mm512_castps_pd(x[2 * i + 1]);
+    y[i] = op(_mm512_castpd_ps(_mm512_unpacklo_pd(a, b)), _mm512_castpd_ps(_mm512_unpackhi_pd(a, b)));
+  }
+  /* across the four 128-bit lanes: lanes (0, 2) with (1, 3), twice */
+  const __m512 w01 = op(_mm512_shuffle_f32x4(y[0], y[1], 0x88), _mm512_shuffle_f32x4(y[0], y[1], 0xdd));
+  const __m512 w23 = op(_mm512_shuffle_f32x4(y[2], y[3], 0x88), _mm512_shuffle_f32x4(y[2], y[3], 0xdd));
+  return op(_mm512_shuffle_f32x4(w01, w23, 0x88), _mm512_shuffle_f32x4(w01, w23, 0xdd));
+}
 #elif defined(__AVX2__) && defined(__FMA__)
 struct f32x8 {
   using reg = __m256;
@@ -510,13 +530,22 @@ template <class V> inline typename V::reg minimum_lanes(typename V::reg a, typen
 }
 
 /// A row's sum, maximum or minimum, fed a register of its columns at a time;
-/// maximum and minimum propagate NaN (as reduce_max / reduce_min).
+/// maximum and minimum propagate NaN (as reduce_max / reduce_min). On
+/// 16-lane registers, results16 gives 16 rows' results at once from their
+/// accumulators (row_results).
 template <class V> struct row_sum {
+  using lanes_type = V;
   typename V::reg acc = V::set1(0.0f);
   void add(typename V::reg x) { acc = V::add(acc, x); }
   float result() const { return V::reduce_add(acc); }
+#if defined(__AVX512F__)
+  static void results16(const __m512 (&accs)[16], float *out) {
+    _mm512_storeu_ps(out, reduce_lanes16(accs, [](__m512 a, __m512 b) { return _mm512_add_ps(a, b); }));
+  }
+#endif
 };
 template <class V, bool IsMax> struct row_extremum {
+  using lanes_type = V;
   typename V::reg acc = V::set1(IsMax ? -INFINITY : INFINITY);
   /* vmaxps / vminps give their second operand where either is NaN: x's NaN
      enters, and one already in acc stays by the where. */
@@ -525,9 +554,54 @@ template <class V, bool IsMax> struct row_extremum {
     if (V::any(V::unordered(acc))) return std::numeric_limits<float>::quiet_NaN();
     return IsMax ? V::reduce_max(acc) : V::reduce_min(acc);
   }
+#if defined(__AVX512F__)
+  /* the tree's vmaxps / vminps would drop a NaN: rows holding one (one
+     compare per two rows finds them) take result() */
+  static void results16(const __m512 (&accs)[16], float *out) {
+    __mmask16 nan = 0;
+    for (int i = 0; i < 16; i += 2) nan |= _mm512_cmp_ps_mask(accs[i], accs[i + 1], _CMP_UNORD_Q);
+    if (nan) {
+      for (int i = 0; i < 16; ++i) out[i] = row_extremum{accs[i]}.result();
+      return;
+    }
+    _mm512_storeu_ps(out, reduce_lanes16(accs, [](__m512 a, __m512 b) {
+      return IsMax ? _mm512_max_ps(a, b) : _mm512_min_ps(a, b);
+    }));
+  }
+#endif
 };
 template <class V> using row_max = row_extremum<V, true>;
 template <class V> using row_min = row_extremum<V, false>;
+
+/// out[r] for the R rows of a row loop, as each row's reducer (Red: row_sum,
+/// row_max, row_min) finishes: put(r, red) in order of r. On 16-lane
+/// registers the reducers of 16 rows are put aside and one tree reduces
+/// them (results16) where a horizontal reduction a row was a chain of 8
+/// dependent instructions (bf16 prefill: the row sums and maxima took 6% of
+/// its time); rows past the last whole 16, and narrower registers, reduce
+/// one by one.
+template <class Red, int64_t R> class row_results {
+public:
+  explicit row_results(float *out) : out_(out) {}
+  void put(int64_t r, const Red &red) {
+#if defined(__AVX512F__)
+    if constexpr (Red::lanes_type::lanes == 16 && R >= 16) {
+      if (r < R / 16 * 16) {
+        pending_[r % 16] = red.acc;
+        if (r % 16 == 15) Red::results16(pending_, out_ + r - 15);
+        return;
+      }
+    }
+#endif
+    out_[r] = red.result();
+  }
+
+private:
+  float *out_;
+#if defined(__AVX512F__)
+  __m512 pending_[16];
+#endif
+};
 
 
 /// Converts one element between element types: float results round to

@@ -350,13 +350,13 @@ template <class DT, int64_t M, int64_t N, int64_t K, BLayout L> inline bool uses
 }
 
 #if defined(__AVX512F__)
-/// The packed register blocks for DT (where uses_packed_blocks); `fresh`:
-/// see start_acc.
+/// The packed register blocks for DT (where uses_packed_blocks); `start`:
+/// see acc_start.
 template <class DT, int64_t M, int64_t N, int64_t K, BLayout L, bool RaggedRows, class S>
-inline void mma_packed_blocks(float *acc, tile_ref<S> a, tile_ref<S> b, const float *fresh = nullptr) {
-  if constexpr (std::is_same<DT, f32>::value) mma_f32_avx512<M, N, K, L, RaggedRows>(acc, a, b, fresh);
+inline void mma_packed_blocks(float *acc, tile_ref<S> a, tile_ref<S> b, acc_start start = {}) {
+  if constexpr (std::is_same<DT, f32>::value) mma_f32_avx512<M, N, K, L, RaggedRows>(acc, a, b, start);
 #if defined(__AVX512BF16__)
-  if constexpr (std::is_same<DT, bf16>::value) mma_bf16_avx512<M, N, K, L, RaggedRows>(acc, a, b, fresh);
+  if constexpr (std::is_same<DT, bf16>::value) mma_bf16_avx512<M, N, K, L, RaggedRows>(acc, a, b, start);
 #endif
 }
 #endif
@@ -380,13 +380,13 @@ inline bool keeps_panels(const tile_ref<S> &a, const tile_ref<S> &b) {
 }
 
 /// The packed register blocks on the launch's kept panels of b (where
-/// keeps_panels); `fresh`: see start_acc.
+/// keeps_panels); `start`: see acc_start.
 template <class DT, int64_t M, int64_t N, int64_t K, BLayout L, class S>
-inline void mma_kept_panels(float *acc, tile_ref<S> a, tile_ref<S> b, const float *fresh = nullptr) {
+inline void mma_kept_panels(float *acc, tile_ref<S> a, tile_ref<S> b, acc_start start = {}) {
 #if defined(__AVX512F__)
-  if constexpr (std::is_same<DT, f32>::value) mma_f32_avx512<M, N, K, L, false>(acc, a, b, fresh, panels_kept{});
+  if constexpr (std::is_same<DT, f32>::value) mma_f32_avx512<M, N, K, L, false>(acc, a, b, start, panels_kept{});
 #if defined(__AVX512BF16__)
-  if constexpr (std::is_same<DT, bf16>::value) mma_bf16_avx512<M, N, K, L, false>(acc, a, b, fresh, panels_kept{});
+  if constexpr (std::is_same<DT, bf16>::value) mma_bf16_avx512<M, N, K, L, false>(acc, a, b, start, panels_kept{});
 #endif
 #endif
 }
@@ -395,9 +395,8 @@ inline void mma_kept_panels(float *acc, tile_ref<S> a, tile_ref<S> b, const floa
 template <class DT, int64_t M, int64_t N, int64_t K, BLayout L, class OperandA, class Scale = no_scale>
 inline void mma_reusing(float *acc, OperandA aOperand, tile_ref<typename DT::storage> b, Scale scale = {}) {
   const tile_ref<typename DT::storage> a = operand_ref(aOperand, K);
-  if (keeps_panels<DT, M, N, K, L>(a, b)) {
-    scale.template apply<M, N>(acc);
-    mma_kept_panels<DT, M, N, K, L>(acc, a, b);
+  if (keeps_panels<DT, M, N, K, L>(a, b)) { /* every row of a in bounds: each block scales its rows */
+    mma_kept_panels<DT, M, N, K, L>(acc, a, b, acc_start{nullptr, scale.factors()});
     return;
   }
   mma_any<DT, M, N, K, L>(acc, aOperand, b, scale);
@@ -604,7 +603,7 @@ inline void mma_scaled(float *acc, OperandA aOperand, OperandB bOperand, float s
   const bool plain = a.rows < 0 && a.cols < 0 && !a.panels && b.rows < 0 && b.cols < 0 && !b.panels;
   if (plain && detail::uses_packed_blocks<DT, M, N, K, detail::BLayout::NK>()) {
 #if defined(__AVX512F__)
-    detail::mma_packed_blocks<DT, M, N, K, detail::BLayout::NK, false>(acc, a, b, &scale);
+    detail::mma_packed_blocks<DT, M, N, K, detail::BLayout::NK, false>(acc, a, b, detail::acc_start{&scale});
 #endif
     return;
   }
@@ -618,7 +617,7 @@ template <class DT, int64_t M, int64_t N, int64_t K, class OperandA>
 inline void mma_scaled(float *acc, OperandA aOperand, tile_ref<typename DT::storage> b, float scale, pack_reuse) {
   const tile_ref<typename DT::storage> a = detail::operand_ref(aOperand, K);
   if (detail::keeps_panels<DT, M, N, K, detail::BLayout::NK>(a, b)) {
-    detail::mma_kept_panels<DT, M, N, K, detail::BLayout::NK>(acc, a, b, &scale);
+    detail::mma_kept_panels<DT, M, N, K, detail::BLayout::NK>(acc, a, b, detail::acc_start{&scale});
     return;
   }
   mma_scaled<DT, M, N, K>(acc, aOperand, b, scale);

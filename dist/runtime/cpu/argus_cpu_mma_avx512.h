@@ -12,6 +12,23 @@
 namespace argus_cpu {
 namespace detail {
 
+/// Where a register block starts and what it stores (start_acc, end_acc).
+/// By default it adds to c. With `fresh` (mma_scaled) it starts from zeros,
+/// ignoring c, and stores its sums times *fresh: a product whose only use
+/// is a multiply by a scalar (attention's scores), rounded as the multiply
+/// after it was, minus a pass over the tile to zero it and one to scale it.
+/// With `rowScale` (row_scale) it adds to c's row r times rowScale[r],
+/// scaled as the block loads it: attention's output rescaled by
+/// exp(m_old - m_new) in the read the block makes anyway, where a pass of
+/// its own read and wrote the whole accumulator tile once more (64 KiB at
+/// 128 x 128 f32: more than L1). The same products, rounded alike.
+struct acc_start {
+  const float *fresh = nullptr;
+  const float *rowScale = nullptr;
+  /// The start of the block whose first row is row m of the tile.
+  acc_start from_row(int64_t m) const { return {fresh, rowScale ? rowScale + m : nullptr}; }
+};
+
 #if defined(__AVX512F__)
 constexpr int64_t kMR = 8; /* rows of acc per register block */
 
@@ -36,22 +53,29 @@ template <int MR, int NV> inline void store_acc(__m512 (&acc)[MR][NV], float *c,
   }
 }
 
-/// Where a register block starts and what it stores: by default it adds to
-/// c; with `fresh` (mma_scaled) it starts from zeros, ignoring c, and stores
-/// its sums times *fresh: a product whose only use is a multiply by a
-/// scalar (attention's scores), rounded as the multiply after it was, minus
-/// a pass over the tile to zero it and one to scale it.
+/// A register block's accumulators at its start and its stores at its end,
+/// as `start` says (acc_start).
 template <int MR, int NV>
-inline void start_acc(__m512 (&acc)[MR][NV], const float *c, int64_t ldc, int64_t nb, const float *fresh) {
-  if (!fresh) return load_acc<MR, NV>(acc, c, ldc, nb);
+inline void start_acc(__m512 (&acc)[MR][NV], const float *c, int64_t ldc, int64_t nb, acc_start start) {
+  if (start.fresh) {
 #pragma GCC unroll 8
-  for (int r = 0; r < MR; ++r)
-    for (int v = 0; v < NV; ++v) acc[r][v] = _mm512_setzero_ps();
+    for (int r = 0; r < MR; ++r)
+      for (int v = 0; v < NV; ++v) acc[r][v] = _mm512_setzero_ps();
+    return;
+  }
+  load_acc<MR, NV>(acc, c, ldc, nb);
+  if (start.rowScale) {
+#pragma GCC unroll 8
+    for (int r = 0; r < MR; ++r) {
+      const __m512 by = _mm512_set1_ps(start.rowScale[r]);
+      for (int v = 0; v < NV; ++v) acc[r][v] = _mm512_mul_ps(acc[r][v], by);
+    }
+  }
 }
 template <int MR, int NV>
-inline void end_acc(__m512 (&acc)[MR][NV], float *c, int64_t ldc, int64_t nb, const float *fresh) {
-  if (fresh) {
-    const __m512 by = _mm512_set1_ps(*fresh);
+inline void end_acc(__m512 (&acc)[MR][NV], float *c, int64_t ldc, int64_t nb, acc_start start) {
+  if (start.fresh) {
+    const __m512 by = _mm512_set1_ps(*start.fresh);
 #pragma GCC unroll 8
     for (int r = 0; r < MR; ++r)
       for (int v = 0; v < NV; ++v) acc[r][v] = _mm512_mul_ps(acc[r][v], by);
@@ -114,9 +138,9 @@ private:
 template <int MR, int NV, int64_t PW>
 inline void f32_block(float *c, int64_t ldc, const float *a, int64_t lda, const float *bp, int64_t K,
                       int64_t nb, next_rows nextA = {}, next_rows nextB = {}, const float *ahead = nullptr,
-                      const float *fresh = nullptr) {
+                      acc_start start = {}) {
   __m512 acc[MR][NV];
-  start_acc<MR, NV>(acc, c, ldc, nb, fresh);
+  start_acc<MR, NV>(acc, c, ldc, nb, start);
   block_rows<float> rows(a, lda);
   auto step = [&](const float *bk) __attribute__((always_inline)) {
     const __m512 b0 = _mm512_load_ps(bk);
@@ -144,7 +168,7 @@ inline void f32_block(float *c, int64_t ldc, const float *a, int64_t lda, const 
     step(bp + (k + 1) * PW);
   }
   if (k < K) step(bp + k * PW);
-  end_acc<MR, NV>(acc, c, ldc, nb, fresh);
+  end_acc<MR, NV>(acc, c, ldc, nb, start);
 }
 
 /// What register block `m` (kMR rows of a from row m) prefetches while it
@@ -178,12 +202,12 @@ inline void f32_prefetch(tile_ref<float> a, tile_ref<float> b, int64_t m, int ro
 }
 
 /// All of b is packed first (NP panels), then each block of rows of a runs
-/// across every panel while its rows are still in L1. `fresh`: see
-/// start_acc. `panels` (argus_cpu_pack_reuse.h) packs them into a buffer on
+/// across every panel while its rows are still in L1. `start`: see
+/// acc_start. `panels` (argus_cpu_pack_reuse.h) packs them into a buffer on
 /// the stack or finds them kept from an earlier product of the launch (then
 /// nothing reads b, and nothing fetches its next k-step).
 template <int64_t M, int64_t N, int64_t K, BLayout L, bool RaggedRows = false, class Panels = packs_each_call>
-inline void mma_f32_avx512(float *acc, tile_ref<float> a, tile_ref<float> b, const float *fresh = nullptr,
+inline void mma_f32_avx512(float *acc, tile_ref<float> a, tile_ref<float> b, acc_start start = {},
                            Panels panels = {}) {
   constexpr int64_t PW = N <= 16 ? 16 : 32; /* panel width: 1 or 2 zmm of columns */
   constexpr int64_t NP = (N + PW - 1) / PW;
@@ -199,9 +223,11 @@ inline void mma_f32_avx512(float *acc, tile_ref<float> a, tile_ref<float> b, con
       f32_prefetch<M, N, K, L>(a, b, m, R, p, nextA, nextB);
       if (Panels::kept) nextB = {};
       if (PW == 32 && nb > 16)
-        f32_block<R, 2, PW>(acc + m * N + n0, N, a.data + m * a.ld, a.ld, bp[p], K, nb, nextA, nextB, nullptr, fresh);
+        f32_block<R, 2, PW>(acc + m * N + n0, N, a.data + m * a.ld, a.ld, bp[p], K, nb, nextA, nextB, nullptr,
+                          start.from_row(m));
       else
-        f32_block<R, 1, PW>(acc + m * N + n0, N, a.data + m * a.ld, a.ld, bp[p], K, nb, nextA, nextB, nullptr, fresh);
+        f32_block<R, 1, PW>(acc + m * N + n0, N, a.data + m * a.ld, a.ld, bp[p], K, nb, nextA, nextB, nullptr,
+                          start.from_row(m));
     }
   });
 }
@@ -225,23 +251,10 @@ struct f32_dot {
   static __m512 fma(__m512 c, vec x, vec y) { return _mm512_fmadd_ps(x, y, c); }
 };
 
-/// The 16 lane sums of v[0..15], in order, as one vector: a transposing
-/// reduction tree (adds of unpacked pairs, then of 128-bit lane shuffles),
-/// about a third of the instructions of 16 separate horizontal sums. Always
-/// inlined: in a large caller (decode's instance function) GCC called it,
-/// and each block's 16 sums went through the stack on the way.
+/// The 16 lane sums of v[0..15], in order, as one vector (reduce_lanes16):
+/// about a third of the instructions of 16 separate horizontal sums.
 __attribute__((always_inline)) inline __m512 sum_lanes16(const __m512 (&v)[16]) {
-  __m512 x[8], y[4];
-  for (int i = 0; i < 8; ++i) /* per 128-bit lane: (v2i, v2i+1, v2i, v2i+1) pair sums */
-    x[i] = _mm512_add_ps(_mm512_unpacklo_ps(v[2 * i], v[2 * i + 1]), _mm512_unpackhi_ps(v[2 * i], v[2 * i + 1]));
-  for (int i = 0; i < 4; ++i) { /* per 128-bit lane: one partial sum of each of v4i .. v4i+3 */
-    const __m512d a = _mm512_castps_pd(x[2 * i]), b = _mm512_castps_pd(x[2 * i + 1]);
-    y[i] = _mm512_add_ps(_mm512_castpd_ps(_mm512_unpacklo_pd(a, b)), _mm512_castpd_ps(_mm512_unpackhi_pd(a, b)));
-  }
-  /* across the four 128-bit lanes: lanes (0, 2) + (1, 3), twice */
-  const __m512 w01 = _mm512_add_ps(_mm512_shuffle_f32x4(y[0], y[1], 0x88), _mm512_shuffle_f32x4(y[0], y[1], 0xdd));
-  const __m512 w23 = _mm512_add_ps(_mm512_shuffle_f32x4(y[2], y[3], 0x88), _mm512_shuffle_f32x4(y[2], y[3], 0xdd));
-  return _mm512_add_ps(_mm512_shuffle_f32x4(w01, w23, 0x88), _mm512_shuffle_f32x4(w01, w23, 0xdd));
+  return reduce_lanes16(v, [](__m512 a, __m512 b) __attribute__((always_inline)) { return _mm512_add_ps(a, b); });
 }
 
 /// c[r][j] += lane r * NR + j of `sums` for an MR x NR block of 16 sums:
@@ -340,9 +353,9 @@ inline void mma_dot(float *acc, tile_ref<SA> a, tile_ref<SB> b, Shadow shadow = 
 /// Each pair of k also prefetches a line of `next` (rows of K).
 template <int MR, int NV, int64_t PW>
 inline void bf16_block(float *c, int64_t ldc, const uint16_t *a, int64_t lda, const uint32_t *bp, int64_t K,
-                       int64_t nb, next_rows next = {}, const float *fresh = nullptr) {
+                       int64_t nb, next_rows next = {}, acc_start start = {}) {
   __m512 acc[MR][NV];
-  start_acc<MR, NV>(acc, c, ldc, nb, fresh);
+  start_acc<MR, NV>(acc, c, ldc, nb, start);
   block_rows<uint16_t> rows(a, lda);
   auto step = [&](const uint32_t *bk, auto pairOf) __attribute__((always_inline)) {
     const __m512bh b0 = (__m512bh)_mm512_load_si512(bk);
@@ -365,13 +378,13 @@ inline void bf16_block(float *c, int64_t ldc, const uint16_t *a, int64_t lda, co
   }
   if (K & 1) /* odd K: the last k pairs with a zero */
     step(bp + KP * PW, [](const uint16_t *last) { return uint32_t(*last); });
-  end_acc<MR, NV>(acc, c, ldc, nb, fresh);
+  end_acc<MR, NV>(acc, c, ldc, nb, start);
 }
 
 /// `panels` (argus_cpu_pack_reuse.h) packs each VNNI panel of b into `buffer`
 /// or finds it kept from an earlier product of the launch.
 template <int64_t M, int64_t N, int64_t K, BLayout L, bool RaggedRows = false, class Panels = packs_each_call>
-inline void mma_bf16_avx512(float *acc, tile_ref<uint16_t> a, tile_ref<uint16_t> b, const float *fresh = nullptr,
+inline void mma_bf16_avx512(float *acc, tile_ref<uint16_t> a, tile_ref<uint16_t> b, acc_start start = {},
                             Panels panels = {}) {
   constexpr int64_t PW = N <= 16 ? 16 : 32;
   constexpr int64_t KP = (K + 1) / 2;
@@ -381,9 +394,11 @@ inline void mma_bf16_avx512(float *acc, tile_ref<uint16_t> a, tile_ref<uint16_t>
     const uint32_t *bp = panels.template panel<L, PW, K>(buffer, b, n0, nb);
     for_row_blocks<kMR>(RaggedRows ? a.rows : M, [&](auto mr, int64_t m) { /* ragged: the rows in bounds */
       if (PW == 32 && nb > 16)
-        bf16_block<decltype(mr)::value, 2, PW>(acc + m * N + n0, N, a.data + m * a.ld, a.ld, bp, K, nb, {}, fresh);
+        bf16_block<decltype(mr)::value, 2, PW>(acc + m * N + n0, N, a.data + m * a.ld, a.ld, bp, K, nb, {},
+                                               start.from_row(m));
       else
-        bf16_block<decltype(mr)::value, 1, PW>(acc + m * N + n0, N, a.data + m * a.ld, a.ld, bp, K, nb, {}, fresh);
+        bf16_block<decltype(mr)::value, 1, PW>(acc + m * N + n0, N, a.data + m * a.ld, a.ld, bp, K, nb, {},
+                                               start.from_row(m));
     });
   }
 }

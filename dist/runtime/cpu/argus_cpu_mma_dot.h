@@ -45,6 +45,7 @@ struct dot_next {
 /// No scaling of the accumulator before a product: the micro-kernels' default.
 struct no_scale {
   static constexpr bool scales = false;
+  static const float *factors() { return nullptr; }
   template <class V> V rescale(V old, int) const { return old; }
   template <int64_t M, int64_t N> void apply(float *) const {}
 };
@@ -60,6 +61,8 @@ struct no_scale {
 struct row_scale {
   const float *by;
   static constexpr bool scales = true;
+  /// The factor of each row (acc_start's rowScale).
+  const float *factors() const { return by; }
   template <class V> V rescale(V old, int row) const { return old * by[row]; }
   template <int64_t M, int64_t N> void apply(float *acc) const {
     for (int64_t m = 0; m < M; ++m)

@@ -15,12 +15,14 @@
 // next, which a per-row chain of scalar work was not (it ran slower than
 // the unfused passes). The softmax step of attention_prefill.argus:
 //
+//   ak::row_results<ak::row_max<ak::f32xN>, 128> red_rows{rmax};
 //   for (int64_t r = 0; r < 128; ++r) {          // phase 0
 //     ak::row_max<VL> red;
 //     for (int64_t c = 0; c < 64; c += VL::lanes) red.add(VL::load(s + r * 64 + c));
-//     rmax[r] = red.result();
+//     red_rows.put(r, red);                      // rmax[r], 16 rows at a time
 //   }
 //   ...m_new = maximum(m_i, rmax) and its guard: loops over 128 x 1...
+//   ak::row_results<ak::row_sum<ak::f32xN>, 128> red_1_rows{rsum};
 //   for (int64_t r = 0; r < 128; ++r) {          // phase 1
 //     ak::row_sum<VL> red_1;
 //     for (int64_t c = 0; c < 64; c += VL::lanes) {
@@ -29,7 +31,7 @@
 //       VL::store_bf16(p_t + r * 64 + c, p_v);    // the bf16 operand of the next mma
 //       red_1.add(p_v);
 //     }
-//     rsum[r] = red_1.result();
+//     red_1_rows.put(r, red_1);
 //   }
 //
 //===----------------------------------------------------------------------===//
@@ -403,18 +405,28 @@ LogicalResult CpuEmitter::emitRowPipeline(Operation *first, bool &fused) {
     if (failed(emitScalars(ph, /*beforeLoop=*/true, readByLoop)))
       return failure();
     if (!columnOps.empty()) {
+      // Each reduction's results: one row_results over its R x 1 tile.
+      llvm::DenseMap<Operation *, std::string> reducer, results;
+      auto reducerType = [&](Operation *op, StringRef lanesType) {
+        return "ak::row_" + stringifyReduceKind(cast<ReduceOp>(op).getKind()).str() + "<" + lanesType.str() + ">";
+      };
+      for (Operation *op : columnOps)
+        if (isa<ReduceOp>(op)) {
+          reducer[op] = names.unique("red");
+          results[op] = names.unique(reducer[op] + "_rows");
+          line("ak::row_results<" + reducerType(op, "ak::f32xN") + ", " + std::to_string(p.rows) + "> " +
+                   results[op] + "{" + slots.nameOf(op->getResult(0)) + "};",
+               op);
+        }
       line("for (int64_t r = 0; r < " + std::to_string(p.rows) + "; ++r) {  // " +
                std::to_string(columnOps.size()) + " ops fused: one pass over each row, " + V +
                "::lanes columns at a time",
            columnOps.front());
       indent();
       line("using " + V + " = ak::f32xN;");
-      llvm::DenseMap<Operation *, std::string> reducer;
       for (Operation *op : columnOps)
-        if (auto r = dyn_cast<ReduceOp>(op)) {
-          reducer[op] = names.unique("red");
-          line("ak::row_" + stringifyReduceKind(r.getKind()).str() + "<" + V + "> " + reducer[op] + ";", op);
-        }
+        if (reducer.count(op))
+          line(reducerType(op, V) + " " + reducer[op] + ";", op);
       line("for (int64_t c = 0; c < " + C + "; c += " + V + "::lanes) {");
       indent();
       for (Operation *op : columnOps) {
@@ -434,7 +446,7 @@ LogicalResult CpuEmitter::emitRowPipeline(Operation *first, bool &fused) {
       line("}");
       for (Operation *op : columnOps)
         if (reducer.count(op))
-          line(slots.nameOf(op->getResult(0)) + "[r] = " + reducer[op] + ".result();");
+          line(results[op] + ".put(r, " + reducer[op] + ");");
       dedent();
       line("}");
       // Lanes values of this phase end with the loop: later phases load them.
