@@ -4,8 +4,8 @@
 // (256 bytes each, 2 KiB apart in a 32 KiB page of Llama-3-8B's cache) and
 // fetches the next step's rows into L2 while it computes. This probe walks
 // the same pattern over two 512 MiB pools of pages (keys, values) in a
-// random page order, with FMAS dependent-free fused multiply-adds for every
-// 64-byte line read (decode's products and softmax come to about 16 a line),
+// random page order, with FMAS fused multiply-adds (8 chains) for every
+// 64-byte line read (decode's step runs about 16 instructions a line),
 // on one thread, and reports GB/s of pages read:
 //
 //   overlap/layout:L/fmas:F/ahead:D/spread:S/cached:0  pages from memory
