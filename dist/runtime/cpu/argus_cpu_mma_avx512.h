@@ -274,6 +274,28 @@ template <int MR, int NR> inline void add_block_sums(float *c, int64_t ldc, __m5
   }
 }
 
+/// Whether a product with one row of a fetches the weights it streams into
+/// L2 ahead of its reads (dot_block's rows of b, few_rows_block's pre-packed
+/// panels) on this CPU: not on AMD's Zen 5 (family 26), whose prefetchers
+/// feed the streams alone and where the fetches cost what they gain on Zen 4.
+/// Zen 5, two threads, weights from memory, A/Bs in both orders: pre-packed
+/// panels bf16 28672 x 4096 and 4096 x 14336 1.12-1.23x without them, f32
+/// 1.12-1.20x; plain rows bf16 6144 x 4096 and 28672 x 4096 1.05-1.13x.
+/// ARGUS_CPU_ROW_FETCH=0 or 1 decides instead (ARGUS_CPU_PANEL_FETCH, its
+/// earlier name, too).
+inline bool one_row_fetch_preferred() {
+  static const bool preferred = [] {
+    for (const char *name : {"ARGUS_CPU_ROW_FETCH", "ARGUS_CPU_PANEL_FETCH"})
+      if (const char *env = std::getenv(name)) return std::strcmp(env, "0") != 0;
+    unsigned eax, ebx, ecx, edx;
+    __asm__ volatile("cpuid" : "=a"(eax), "=b"(ebx), "=c"(ecx), "=d"(edx) : "a"(1), "c"(0));
+    const unsigned family = ((eax >> 8) & 0xf) + ((eax >> 8 & 0xf) == 0xf ? (eax >> 20) & 0xff : 0);
+    __builtin_cpu_init();
+    return !(__builtin_cpu_is("amd") && family >= 26);
+  }();
+  return preferred;
+}
+
 /// acc (MR x NR block of c) += a[MR x K] . b[NR x K]^T, vectors along k;
 /// the tail step loads only the k that remain (the rest read as zero). Long
 /// rows of b (weights streamed from memory: decode GEMMs, MoE experts) are
@@ -284,18 +306,20 @@ template <int MR, int NR> inline void add_block_sums(float *c, int64_t ldc, __m5
 /// L1 prefetch holds an L1 miss buffer for the whole DRAM latency, and 16
 /// streams of them queue (Zen 4, two threads, M = 1: bf16 1.21-1.25x, f32
 /// 1.1-1.18x); blocks of more rows ran 0.95-0.97x that way and keep L1.
+/// RowFetch false: one row of a leaves its streams to the CPU's prefetchers
+/// (one_row_fetch_preferred).
 /// `shadow` fetches the line of its tile that matches each 64 bytes of b read.
 /// Written with unroll's constants, inlined whole and its k-steps counted at
 /// compile time, the block keeps its accumulators in registers. As a call of
 /// its own with `#pragma GCC unroll` loops and a runtime k, GCC kept them in
 /// memory and stored all 16 at every step of k where it did not inline it
 /// (MoE experts: 16 tokens 1.1-1.15x slower; M = 1 GEMMs 1.05-1.14x).
-template <int MR, int NR, int64_t K, class Dot, class SA, class SB, class Shadow = no_shadow>
+template <int MR, int NR, int64_t K, class Dot, bool RowFetch = true, class SA, class SB, class Shadow = no_shadow>
 __attribute__((always_inline)) inline void dot_block(float *c, int64_t ldc, const SA *a, int64_t lda, const SB *b,
                                                      int64_t ldb, dot_next next = {}, Shadow shadow = {}) {
   constexpr int64_t KV = Dot::KV;
   constexpr int64_t kAhead = 4 * 64 / int64_t(sizeof(*b)); /* elements in 4 cache lines */
-  constexpr bool prefetch = K >= 4 * kAhead;
+  constexpr bool prefetch = K >= 4 * kAhead && (MR > 1 || RowFetch);
   __m512 acc[MR][NR];
   unroll<MR>([&](auto r) ARGUS_UNROLLED {
     unroll<NR>([&](auto j) ARGUS_UNROLLED { acc[r][j] = _mm512_setzero_ps(); });
@@ -338,13 +362,20 @@ template <int64_t M, int64_t N, int64_t K, class Dot, bool RaggedRows = false, c
 inline void mma_dot(float *acc, tile_ref<SA> a, tile_ref<SB> b, Shadow shadow = {}) {
   constexpr int MR = M < 4 ? int(M) : 4;            /* rows per block */
   constexpr int NR = MR == 1 ? 16 : MR == 2 ? 8 : 4; /* 16 accumulators (one reduction tree), else 12 */
-  mma_dot_blocks<M, N, K, MR, NR, RaggedRows>(
-      acc, a, b,
-      [](auto mr, auto nr, float *c, int64_t ldc, const SA *ap, int64_t lda, const SB *bp, int64_t ldb,
-         int64_t /* K */, dot_next next, auto blockShadow) {
-        dot_block<decltype(mr)::value, decltype(nr)::value, K, Dot>(c, ldc, ap, lda, bp, ldb, next, blockShadow);
-      },
-      shadow);
+  auto blocks = [&](auto rowFetch) ARGUS_UNROLLED {
+    mma_dot_blocks<M, N, K, MR, NR, RaggedRows>(
+        acc, a, b,
+        [](auto mr, auto nr, float *c, int64_t ldc, const SA *ap, int64_t lda, const SB *bp, int64_t ldb,
+           int64_t /* K */, dot_next next, auto blockShadow) {
+          dot_block<decltype(mr)::value, decltype(nr)::value, K, Dot, decltype(rowFetch)::value>(c, ldc, ap, lda, bp,
+                                                                                                ldb, next, blockShadow);
+        },
+        shadow);
+  };
+  if constexpr (MR == 1) { /* (blocks of more rows, and their one-row rest, always fetch) */
+    if (!one_row_fetch_preferred()) return blocks(std::false_type());
+  }
+  blocks(std::true_type());
 }
 #endif // __AVX512F__
 

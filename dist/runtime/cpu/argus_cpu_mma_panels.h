@@ -65,28 +65,9 @@ template <int NV, bool Fetch> __attribute__((always_inline)) inline void fetch_p
   }
 }
 
-/// Whether one row's few_rows_block fetches its panel ahead on this CPU:
-/// not on AMD's Zen 5 (family 26), whose prefetchers feed the U streams
-/// alone, and where the fetches cost what they gain on Zen 4 (two threads,
-/// one row, pre-packed, both orders of an A/B: bf16 28672 x 4096 and 4096 x
-/// 14336 1.12-1.23x without them, f32 1.12-1.20x; fetching 256 bytes ahead
-/// instead 1.04-1.2x behind none). ARGUS_CPU_PANEL_FETCH=0 or 1 decides
-/// instead.
-inline bool panel_fetch_preferred() {
-  static const bool preferred = [] {
-    if (const char *env = std::getenv("ARGUS_CPU_PANEL_FETCH")) return std::strcmp(env, "0") != 0;
-    unsigned eax, ebx, ecx, edx;
-    __asm__ volatile("cpuid" : "=a"(eax), "=b"(ebx), "=c"(ecx), "=d"(edx) : "a"(1), "c"(0));
-    const unsigned family = ((eax >> 8) & 0xf) + ((eax >> 8 & 0xf) == 0xf ? (eax >> 20) & 0xff : 0);
-    __builtin_cpu_init();
-    return !(__builtin_cpu_is("amd") && family >= 26);
-  }();
-  return preferred;
-}
-
 /// run(NV, Fetch) for one panel of nb columns of a few-row product, both
 /// as std::integral_constant: NV vectors of columns, and whether one row
-/// fetches the panel ahead (panel_fetch_preferred).
+/// fetches the panel ahead (one_row_fetch_preferred).
 template <int MR, class Run> __attribute__((always_inline)) inline void few_rows_panel(int64_t nb, Run run) {
   auto widths = [&](auto fetch) ARGUS_UNROLLED {
     if (nb > 16)
@@ -94,7 +75,7 @@ template <int MR, class Run> __attribute__((always_inline)) inline void few_rows
     else
       run(std::integral_constant<int, 1>(), fetch);
   };
-  if (MR == 1 && panel_fetch_preferred())
+  if (MR == 1 && one_row_fetch_preferred())
     widths(std::integral_constant<bool, MR == 1>());
   else
     widths(std::false_type());
