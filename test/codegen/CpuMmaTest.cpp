@@ -388,6 +388,30 @@ TEST(CpuMma, FewRowFormsFetchTheirShadowAsTheyReadB) {
 #endif
 }
 
+TEST(CpuMma, OneRowWithAndWithoutItsFetch) {
+  if (!haveAvx512Bf16()) GTEST_SKIP() << "this CPU has no AVX512_BF16";
+  // One row of a, whichever form this CPU prefers (one_row_fetch_preferred):
+  // sixteen rows of b fetched ahead, or left to the prefetchers, there four
+  // rows at a time where the k-step is long (dot_row_groups); ragged columns.
+  checkPath<ak::bf16, 1, 37, 2048>("bf16 dot, rows fetched", [](MmaCase<ak::bf16> &c) {
+    ak::detail::mma_dot_fetching<1, 37, 2048, ak::detail::bf16_dot, true>(c.acc.data(), c.aRef(), c.bRef());
+  });
+  checkPath<ak::bf16, 1, 37, 2048>("bf16 dot, four rows at a time", [](MmaCase<ak::bf16> &c) {
+    ak::detail::mma_dot_fetching<1, 37, 2048, ak::detail::bf16_dot, false>(c.acc.data(), c.aRef(), c.bRef());
+  });
+  checkPath<ak::f32, 1, 20, 2048>("f32 dot, four rows at a time", [](MmaCase<ak::f32> &c) {
+    ak::detail::mma_dot_fetching<1, 20, 2048, ak::detail::f32_dot, false>(c.acc.data(), c.aRef(), c.bRef());
+  });
+  checkPath<ak::bf16, 1, 19, 1000>("bf16 dot, short k-step unfetched", [](MmaCase<ak::bf16> &c) {
+    ak::detail::mma_dot_fetching<1, 19, 1000, ak::detail::bf16_dot, false>(c.acc.data(), c.aRef(), c.bRef());
+  });
+  checkShadow<ak::f32, 1, 16, 2048, BLayout::NK>("f32 dot, four rows at a time", 0,
+                                                 [](MmaCase<ak::f32> &c, auto shadow) {
+                                                   ak::detail::mma_dot_fetching<1, 16, 2048, ak::detail::f32_dot, false>(
+                                                       c.acc.data(), c.aRef(), c.bRef(), shadow);
+                                                 });
+}
+
 TEST(CpuMma, EntryPointsHandTheirShadowOnce) {
   if (!haveAvx512Bf16()) GTEST_SKIP() << "this CPU has no AVX512_BF16";
   // b and the next tile as windows of one tensor (rows 160 apart), then a
