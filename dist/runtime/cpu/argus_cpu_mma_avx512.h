@@ -302,8 +302,8 @@ inline bool one_row_fetch_preferred() {
 /// (one_row_fetch_preferred false) and each row is read 2048 k at a time or
 /// more. Four streams of four lines replace sixteen of one (Zen 5, two
 /// threads, plain weights from memory, A/B in both orders: bf16
-/// 4096 x 14336 1.12x, f32 1.10x; N x 4096 even; MoE experts' 512-long
-/// steps ran 0.83-0.87x, and keep the sixteen).
+/// 4096 x 14336 1.07-1.12x, f32 1.03-1.10x; N x 4096 even; MoE experts'
+/// 512-long steps ran 0.83-0.88x, and keep the sixteen).
 template <int64_t K, class Dot, class SA, class SB, class Shadow>
 __attribute__((always_inline)) inline void dot_row_groups(float *c, const SA *a, const SB *b, int64_t ldb,
                                                           Shadow shadow) {
