@@ -2,7 +2,7 @@
 //
 // Every path of ak::mma against a float64 reference, called directly so that
 // each is covered whatever the CPU would pick: the inner-product form
-// (short tiles), the packed broadcast form (f32 FMA, bf16 vdpbf16ps)
+// (short tiles), the lanes form (9-16 rows), the packed broadcast form (f32 FMA, bf16 vdpbf16ps)
 // and AMX tiles, with b as N x K rows (ak::mma) and as K x N rows (ak::mma_kn). Operands come both as dense tiles and as tile_refs with a
 // row stride larger than K (a tile read in place inside a wider tensor);
 // shapes are ragged (N not a multiple of the panel or block width, odd K).
@@ -102,6 +102,52 @@ TEST(CpuMma, InnerProductFormForShortTiles) {
   MmaCase<ak::bf16> viaMmaBf16(24, 40, 260, 6, BLayout::NK, 12);
   ak::mma<ak::bf16, 24, 40, 260>(viaMmaBf16.acc.data(), viaMmaBf16.aRef(), viaMmaBf16.bRef());
   viaMmaBf16.expectClose("ak::mma, short bf16 tile");
+}
+
+TEST(CpuMma, LanesFormForNineToSixteenRows) {
+  if (!haveAvx512Bf16()) GTEST_SKIP() << "this CPU has no AVX512_BF16";
+  // a's rows in lanes, b's units broadcast: full 16-column blocks, tails of
+  // 5, 8 and 13 columns (one group of 8 rows of b, or a group and a part),
+  // rows that leave lanes empty, k-steps with and without b's rows fetched
+  // ahead (K >= 4 lines ahead), strided operands (checkPath pads rows).
+  checkPath<ak::f32, 16, 64, 512>("f32 lanes", [](MmaCase<ak::f32> &c) {
+    ak::detail::mma_lanes<16, 64, 512, ak::detail::f32_dot>(c.acc.data(), c.aRef(), c.bRef());
+  });
+  checkPath<ak::f32, 9, 37, 48>("f32 lanes, 5-column tail", [](MmaCase<ak::f32> &c) {
+    ak::detail::mma_lanes<9, 37, 48, ak::detail::f32_dot>(c.acc.data(), c.aRef(), c.bRef());
+  });
+  checkPath<ak::bf16, 16, 64, 512>("bf16 lanes", [](MmaCase<ak::bf16> &c) {
+    ak::detail::mma_lanes<16, 64, 512, ak::detail::bf16_dot>(c.acc.data(), c.aRef(), c.bRef());
+  });
+  checkPath<ak::bf16, 12, 24, 96>("bf16 lanes, 8-column tail", [](MmaCase<ak::bf16> &c) {
+    ak::detail::mma_lanes<12, 24, 96, ak::detail::bf16_dot>(c.acc.data(), c.aRef(), c.bRef());
+  });
+  checkPath<ak::bf16, 13, 45, 1024>("bf16 lanes, 13-column tail", [](MmaCase<ak::bf16> &c) {
+    ak::detail::mma_lanes<13, 45, 1024, ak::detail::bf16_dot>(c.acc.data(), c.aRef(), c.bRef());
+  });
+  // Ragged rows: only a.rows rows of a are read (the rest NaN) and written.
+  for (int64_t rows : {0, 5, 15}) {
+    MmaCase<ak::bf16> c(16, 21, 256, 6, BLayout::NK, unsigned(100 + rows));
+    for (int64_t m = rows; m < 16; ++m)
+      for (int64_t k = 0; k < 256; ++k) c.a[m * c.lda + k] = ak::bf16::store(std::nanf(""));
+    const std::vector<float> before = c.acc;
+    ak::tile_ref<uint16_t> a = c.aRef();
+    a.rows = rows;
+    ak::detail::mma_lanes<16, 21, 256, ak::detail::bf16_dot, true>(c.acc.data(), a, c.bRef());
+    for (int64_t i = rows * 21; i < 16 * 21; ++i) ASSERT_EQ(c.acc[i], before[i]) << "row " << i / 21 << " changed";
+    for (int64_t i = rows * 21; i < 16 * 21; ++i) c.acc[i] = float(c.want[i]); /* checked above */
+    c.expectClose("bf16 lanes, ragged rows");
+  }
+  // Through the entry point: short tiles of 9-16 rows with whole lines of k.
+  using ak::detail::lanes_fit;
+  EXPECT_TRUE((lanes_fit<ak::detail::bf16_dot, 16, 512>()));
+  EXPECT_TRUE((lanes_fit<ak::detail::f32_dot, 9, 256>()));
+  EXPECT_FALSE((lanes_fit<ak::detail::bf16_dot, 8, 512>())); // half the lanes empty: 4 x 4 blocks
+  EXPECT_FALSE((lanes_fit<ak::detail::bf16_dot, 17, 512>()));
+  EXPECT_FALSE((lanes_fit<ak::detail::bf16_dot, 16, 300>())); // k ends inside a line
+  MmaCase<ak::f32> viaMma(12, 40, 256, 6, BLayout::NK, 13);
+  ak::mma<ak::f32, 12, 40, 256>(viaMma.acc.data(), viaMma.aRef(), viaMma.bRef());
+  viaMma.expectClose("ak::mma, f32 tile of 12 rows");
 }
 
 /// The packed forms in both layouts of b.
@@ -360,6 +406,12 @@ TEST(CpuMma, FewRowFormsFetchTheirShadowAsTheyReadB) {
   });
   checkShadow<ak::f32, 10, 13, 100, BLayout::NK>("f32 dot, 3 row blocks", 12, [](MmaCase<ak::f32> &c, auto shadow) {
     ak::detail::mma_dot<10, 13, 100, ak::detail::f32_dot>(c.acc.data(), c.aRef(), c.bRef(), shadow);
+  });
+  checkShadow<ak::bf16, 16, 40, 256, BLayout::NK>("bf16 lanes", 0, [](MmaCase<ak::bf16> &c, auto shadow) {
+    ak::detail::mma_lanes<16, 40, 256, ak::detail::bf16_dot>(c.acc.data(), c.aRef(), c.bRef(), shadow);
+  });
+  checkShadow<ak::f32, 10, 13, 128, BLayout::NK>("f32 lanes", 16, [](MmaCase<ak::f32> &c, auto shadow) {
+    ak::detail::mma_lanes<10, 13, 128, ak::detail::f32_dot>(c.acc.data(), c.aRef(), c.bRef(), shadow);
   });
   checkShadow<ak::bf16, 4, 128, 16, BLayout::KN>("bf16 kn widened", 0, [](MmaCase<ak::bf16> &c, auto shadow) {
     ak::detail::mma_kn_widened<4, 128, 16>(c.acc.data(), c.aRef(), c.bRef(), shadow);

@@ -332,13 +332,13 @@ TEST(CpuPanels, RaggedLastRowTileComputesOnlyRowsInBounds) {
   checkRaggedRows<ak::f32, 64, 64, 128>(33, 64, false, 31);                 // register blocks: 5 of 8
   checkRaggedRows<ak::f32, 64, 64, 128>(45, 50, false, 32);                 // and b's last 14 rows
   checkRaggedRows<ak::f32, 32, 64, 128>(20, 64, true, 33);                  // packed weights
-  checkRaggedRows<ak::f32, 16, 64, 512>(13, 64, false, 34);                 // the inner-product form
+  checkRaggedRows<ak::f32, 16, 64, 512>(13, 64, false, 34);                 // the lanes form
   checkRaggedRows<ak::f32, 4, 32, 128>(3, 32, false, 35);                   // few rows: a copied dense
   checkRaggedRows<ak::f32, 64, 128, 64, BLayout::KN>(40, 128, false, 36);   // values laid out K x N
   checkRaggedRows<ak::bf16, 32, 64, 128>(20, 64, false, 37);                // AMX: 16 rows + 4 copied
   checkRaggedRows<ak::bf16, 64, 64, 256>(33, 64, true, 38);                 // AMX on panels: 32 + 1
   checkRaggedRows<ak::bf16, 24, 64, 128>(13, 40, false, 39);                // vdpbf16ps blocks
-  checkRaggedRows<ak::bf16, 16, 64, 512>(9, 64, false, 40);                 // AMX few rows: a copied dense
+  checkRaggedRows<ak::bf16, 16, 64, 512>(9, 64, false, 40);                 // AMX few rows (a copied dense), else lanes
   checkRaggedRows<ak::bf16, 8, 64, 256>(5, 64, true, 41);                   // AMX few rows on panels: the same
   // Packed b whose rows end inside the tile (a transposed MoE expert's tokens): one panel of two, half of
   // the second, or a panel and a half.

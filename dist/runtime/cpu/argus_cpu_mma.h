@@ -47,7 +47,8 @@ enum class BLayout { NK, KN };
 /// twice f32's per flop (Zen 4, two threads, plain weights, N x K = 4096 x
 /// 4096 from memory, against vdpbf16ps panels: 8 rows 1.9x and 16 rows 1.6x
 /// in 512-long k-steps, 32 rows 1.25x in 256-long ones). Where AMX runs,
-/// it takes bf16 tiles of 2-32 rows first.
+/// it takes bf16 tiles of 2-32 rows first. Of these tiles, 9-16 rows with
+/// whole lines of k take the lanes form (lanes_fit, argus_cpu_mma_lanes.h).
 template <class DT, int64_t M, int64_t K> constexpr bool inner_product_fits() {
   constexpr int64_t longKRows = std::is_same<DT, f32>::value ? 16 : std::is_same<DT, bf16>::value ? 32 : 4;
   return M <= 4 || (M <= longKRows && K >= 256);
@@ -103,6 +104,7 @@ template <int MR, class Block> inline void for_row_blocks(int64_t M, Block block
 #include "argus_cpu_pack_avx512.h"  /* b packed into panels per call */
 #include "argus_cpu_pack_reuse.h"   /* or kept for the launch */
 #include "argus_cpu_mma_avx512.h"  /* AVX-512 register blocks */
+#include "argus_cpu_mma_lanes.h"   /* tiles of 9-16 rows with a's rows in lanes */
 #include "argus_cpu_mma_panels.h"  /* the same on pre-packed panels */
 #include "argus_cpu_mma_amx.h"     /* bf16 on AMX tiles */
 
@@ -449,7 +451,9 @@ __attribute__((always_inline)) inline void mma_dispatch(float *acc, OperandA aOp
   }
   constexpr bool innerProduct = L == BLayout::NK && inner_product_fits<DT, M, K>();
   if constexpr (std::is_same<DT, f32>::value) { /* the rest took the packed blocks */
-    if constexpr (innerProduct)
+    if constexpr (innerProduct && lanes_fit<f32_dot, M, K>())
+      mma_lanes<M, N, K, f32_dot, RaggedRows>(acc, a, b, shadow);
+    else if constexpr (innerProduct)
       mma_dot<M, N, K, f32_dot, rowBlocks>(acc, all_rows<RaggedRows && !rowBlocks, M, K>(a), b, shadow);
     return;
   }
@@ -475,7 +479,10 @@ __attribute__((always_inline)) inline void mma_dispatch(float *acc, OperandA aOp
 #if defined(__AVX512BF16__)
   if constexpr (std::is_same<DT, bf16>::value) {
 #if defined(__AVX512BW__)
-    if constexpr (innerProduct) {
+    if constexpr (innerProduct && lanes_fit<bf16_dot, M, K>()) {
+      mma_lanes<M, N, K, bf16_dot, RaggedRows>(acc, a, b, shadow);
+      return;
+    } else if constexpr (innerProduct) {
       if constexpr (bf16_widen_fits<M>())
         if (bf16_widen_preferred()) {
           mma_dot_widened<M, N, K>(acc, all_rows<RaggedRows, M, K>(a), b, shadow);

@@ -23,14 +23,11 @@ namespace detail {
 #pragma GCC diagnostic ignored "-Wuninitialized"
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
 #endif
-/// dst[c][r] = src[r][c] for a 16 x 16 block of 32-bit elements (strides in
-/// elements). Four shuffle stages: 32-bit pairs, 64-bit pairs, then 128-bit
+/// r[c] lane i = r[i] lane c before, for 16 vectors of 32-bit elements in
+/// registers. Four shuffle stages: 32-bit pairs, 64-bit pairs, then 128-bit
 /// lanes twice; u[4i+j] lane L holds column 4L+j of rows 4i..4i+3.
-__attribute__((target("avx512f"))) inline void transpose16x16(const void *src, int64_t lds, void *dst, int64_t ldd) {
-  const uint32_t *s = static_cast<const uint32_t *>(src);
-  uint32_t *d = static_cast<uint32_t *>(dst);
-  __m512i r[16], t[16];
-  for (int i = 0; i < 16; ++i) r[i] = _mm512_loadu_si512(s + i * lds);
+__attribute__((target("avx512f"), always_inline)) inline void transpose16x16_regs(__m512i (&r)[16]) {
+  __m512i t[16];
   for (int i = 0; i < 8; ++i) {
     t[2 * i] = _mm512_unpacklo_epi32(r[2 * i], r[2 * i + 1]);
     t[2 * i + 1] = _mm512_unpackhi_epi32(r[2 * i], r[2 * i + 1]);
@@ -46,11 +43,23 @@ __attribute__((target("avx512f"))) inline void transpose16x16(const void *src, i
     const __m512i v1 = _mm512_shuffle_i32x4(r[j], r[4 + j], 0xdd);
     const __m512i w0 = _mm512_shuffle_i32x4(r[8 + j], r[12 + j], 0x88);
     const __m512i w1 = _mm512_shuffle_i32x4(r[8 + j], r[12 + j], 0xdd);
-    _mm512_storeu_si512(d + (0 + j) * ldd, _mm512_shuffle_i32x4(v0, w0, 0x88));
-    _mm512_storeu_si512(d + (8 + j) * ldd, _mm512_shuffle_i32x4(v0, w0, 0xdd));
-    _mm512_storeu_si512(d + (4 + j) * ldd, _mm512_shuffle_i32x4(v1, w1, 0x88));
-    _mm512_storeu_si512(d + (12 + j) * ldd, _mm512_shuffle_i32x4(v1, w1, 0xdd));
+    t[0 + j] = _mm512_shuffle_i32x4(v0, w0, 0x88);
+    t[8 + j] = _mm512_shuffle_i32x4(v0, w0, 0xdd);
+    t[4 + j] = _mm512_shuffle_i32x4(v1, w1, 0x88);
+    t[12 + j] = _mm512_shuffle_i32x4(v1, w1, 0xdd);
   }
+  for (int i = 0; i < 16; ++i) r[i] = t[i];
+}
+
+/// dst[c][r] = src[r][c] for a 16 x 16 block of 32-bit elements (strides in
+/// elements; dst may be src).
+__attribute__((target("avx512f"))) inline void transpose16x16(const void *src, int64_t lds, void *dst, int64_t ldd) {
+  const uint32_t *s = static_cast<const uint32_t *>(src);
+  uint32_t *d = static_cast<uint32_t *>(dst);
+  __m512i r[16];
+  for (int i = 0; i < 16; ++i) r[i] = _mm512_loadu_si512(s + i * lds);
+  transpose16x16_regs(r);
+  for (int i = 0; i < 16; ++i) _mm512_storeu_si512(d + i * ldd, r[i]);
 }
 #if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC diagnostic pop
