@@ -1,9 +1,9 @@
-//===- CpuMmaAvx2Test.cpp - mma's two forms on AVX2 -----------------------===//
+//===- CpuMmaAvx2Test.cpp - mma's three forms on AVX2 ---------------------===//
 //
-// argus_cpu_mma_avx2.h (the inner-product form) and argus_cpu_mma_avx2_packed.h
-// (the packed form) against a float64 reference, compiled the way the
-// cpu-avx2 target compiles kernels (-mavx2 -mfma -mf16c, no AVX-512): f32,
-// bf16 and f16 tiles, dense and strided operands with NaN padding past each
+// argus_cpu_mma_avx2.h (the inner-product form), argus_cpu_mma_avx2_packed.h
+// (the packed form) and argus_cpu_mma_avx2_lanes.h (the lanes form) against
+// a float64 reference, compiled the way the cpu-avx2 target compiles kernels
+// (-mavx2 -mfma -mf16c, no AVX-512): f32, bf16 and f16 tiles, dense and strided operands with NaN padding past each
 // row, ragged M, N and K (partial vectors and panels, remainder row blocks,
 // k not a multiple of the 8 x 8 transpose), b as N x K rows and as K x N
 // (attention's P·V; few rows of it take the broadcast form), tiles too
@@ -50,6 +50,23 @@ TEST(CpuMmaAvx2, ShortF32TilesInRowBlocks) {
   checkDot<ak::bf16, 9, 24, 2100>("bf16 dot8, a too large to widen once");
 }
 
+template <class DT, int64_t M, int64_t N, int64_t K> void checkLanes(const char *path) {
+  checkPath<DT, M, N, K>(path, [](MmaCase<DT> &c) {
+    ak::detail::mma_lanes8<DT, M, N, K>(c.acc.data(), c.aRef(), c.bRef());
+  });
+}
+
+TEST(CpuMmaAvx2, LanesFormForNineToSixteenRows) {
+  if (!haveAvx2()) GTEST_SKIP() << "this CPU has no AVX2/FMA/F16C";
+  checkLanes<ak::f32, 16, 64, 512>("f32 lanes, two full vectors of rows");
+  checkLanes<ak::bf16, 16, 64, 512>("bf16 lanes, two full vectors of rows");
+  // Rows short of the second vector (zero lanes), and a last block of fewer than 6 columns.
+  checkLanes<ak::f32, 9, 37, 256>("f32 lanes, ragged rows and columns");
+  checkLanes<ak::bf16, 13, 23, 1024>("bf16 lanes, ragged rows and columns, longest k");
+  checkLanes<ak::bf16, 12, 6, 264>("bf16 lanes, one block of columns");
+  checkLanes<ak::f32, 15, 5, 300 + 4>("f32 lanes, fewer columns than a block");
+}
+
 TEST(CpuMmaAvx2, EntryPointPicksTheFormForTheShape) {
   if (!haveAvx2()) GTEST_SKIP() << "this CPU has no AVX2/FMA/F16C";
   checkPath<ak::bf16, 1, 40, 300>("ak::mma bf16", [](MmaCase<ak::bf16> &c) {
@@ -57,6 +74,9 @@ TEST(CpuMmaAvx2, EntryPointPicksTheFormForTheShape) {
   });
   checkPath<ak::f32, 12, 40, 260>("ak::mma f32", [](MmaCase<ak::f32> &c) {
     ak::mma<ak::f32, 12, 40, 260>(c.acc.data(), c.aRef(), c.bRef());
+  });
+  checkPath<ak::bf16, 16, 40, 512>("ak::mma bf16, lanes", [](MmaCase<ak::bf16> &c) {
+    ak::mma<ak::bf16, 16, 40, 512>(c.acc.data(), c.aRef(), c.bRef());
   });
   // Taller tiles take the packed form.
   checkPath<ak::bf16, 16, 20, 70>("ak::mma bf16, packed", [](MmaCase<ak::bf16> &c) {

@@ -101,6 +101,7 @@ template <int MR, class Block> inline void for_row_blocks(int64_t M, Block block
 } // namespace argus_cpu
 
 #include "argus_cpu_mma_avx2_packed.h" /* the packed form on AVX2 (uses BLayout, for_row_blocks) */
+#include "argus_cpu_mma_avx2_lanes.h"  /* tiles of 9-16 rows on AVX2 */
 #include "argus_cpu_pack_avx512.h"  /* b packed into panels per call */
 #include "argus_cpu_pack_reuse.h"   /* or kept for the launch */
 #include "argus_cpu_mma_avx512.h"  /* AVX-512 register blocks */
@@ -520,7 +521,9 @@ __attribute__((always_inline)) inline void mma_dispatch(float *acc, OperandA aOp
 #elif defined(__AVX2__) && defined(__FMA__)
   unspread();
   if constexpr (std::is_same<DT, f32>::value || std::is_same<DT, bf16>::value || std::is_same<DT, f16>::value) {
-    if constexpr (L == BLayout::NK && inner_product_fits_avx2<M, K>())
+    if constexpr (L == BLayout::NK && lanes_fit8<DT, M, K>())
+      mma_lanes8<DT, M, N, K>(acc, all_rows<RaggedRows, M, K>(a), b);
+    else if constexpr (L == BLayout::NK && inner_product_fits_avx2<M, K>())
       mma_dot8<M, N, K, typename avx2_dot<DT>::type>(acc, all_rows<RaggedRows, M, K>(a), b);
     else if constexpr (L == BLayout::KN && M <= 4)
       mma_kn_rows8<M, N, K, typename avx2_dot<DT>::type>(acc, all_rows<RaggedRows, M, K>(a), b);
