@@ -56,15 +56,23 @@ template <class DT, int64_t M, int64_t N, int64_t K> void checkLanes(const char 
   });
 }
 
-TEST(CpuMmaAvx2, LanesFormForNineToSixteenRows) {
+TEST(CpuMmaAvx2, LanesFormForUpToThirtyTwoRows) {
   if (!haveAvx2()) GTEST_SKIP() << "this CPU has no AVX2/FMA/F16C";
+  // One vector of rows (f32 only): 12 columns a block.
+  checkLanes<ak::f32, 8, 64, 512>("f32 lanes, one full vector of rows");
+  checkLanes<ak::f32, 5, 37, 256>("f32 lanes, five rows, ragged columns");
+  // Two vectors: 6 columns a block.
   checkLanes<ak::f32, 16, 64, 512>("f32 lanes, two full vectors of rows");
   checkLanes<ak::bf16, 16, 64, 512>("bf16 lanes, two full vectors of rows");
-  // Rows short of the second vector (zero lanes), and a last block of fewer than 6 columns.
   checkLanes<ak::f32, 9, 37, 256>("f32 lanes, ragged rows and columns");
   checkLanes<ak::bf16, 13, 23, 1024>("bf16 lanes, ragged rows and columns, longest k");
   checkLanes<ak::bf16, 12, 6, 264>("bf16 lanes, one block of columns");
-  checkLanes<ak::f32, 15, 5, 300 + 4>("f32 lanes, fewer columns than a block");
+  checkLanes<ak::f32, 15, 5, 304>("f32 lanes, fewer columns than a block");
+  // Three and four vectors: 4 and 3 columns a block.
+  checkLanes<ak::bf16, 24, 13, 512>("bf16 lanes, three vectors");
+  checkLanes<ak::f32, 17, 50, 256>("f32 lanes, three vectors, ragged");
+  checkLanes<ak::bf16, 32, 64, 256>("bf16 lanes, four vectors");
+  checkLanes<ak::f32, 29, 7, 512>("f32 lanes, four vectors, ragged");
 }
 
 TEST(CpuMmaAvx2, EntryPointPicksTheFormForTheShape) {
