@@ -44,8 +44,9 @@ int64_t cpuGemmKStep(int64_t bm, const GemmTypes &types) {
   // packed, now that those prefetch their next operands (1.15-1.2x, one
   // thread, N x K = 14336 x 4096 and 4096 x 14336). Keep in step with
   // inner_product_fits in argus_cpu_mma.h. (On AVX2 every element type takes
-  // that form up to 32 rows when K >= 256, inner_product_fits_avx2, but f32
-  // and bf16 tiles of 9-16 rows, which take the lanes form: lanes_fit8.)
+  // that form up to 32 rows when K >= 256, inner_product_fits_avx2, but
+  // tiles of 5-32 rows of f32 and 9-32 of bf16, which take the lanes form:
+  // lanes_fit8. f32 tiles of 32 rows, whose k-step is 128, run packed.)
   const int64_t innerProductRows = types.a == "f32" || types.a == "bf16" ? 16 : 4;
   if (bm <= innerProductRows)
     return 512;
