@@ -678,6 +678,7 @@ TEST(CpuMma, KeptPanelsScaleRowsAsTheyLoad) {
 // after more misses in a row than it holds panels (the walk moved on), or
 // in a new launch.
 TEST(CpuMma, PackCacheKeepsPanelsUntilTheWalkMovesOn) {
+  if (!haveAvx512Bf16()) GTEST_SKIP() << "compiled for AVX-512 with BF16, which this CPU lacks";
   using ak::detail::pack_cache;
   constexpr size_t bytes = pack_cache::kMaxPanelBytes;
   constexpr int fit = int(pack_cache::kArenaBytes / bytes);

@@ -141,6 +141,7 @@ TEST(CpuPanels, TilesOffPanelsAreGathered) {
 /// every panel get it (AMX, gathers): the panels holding its rows copied
 /// into its scratch, the rest zeros, unless the padded panels hold the tile.
 TEST(CpuPanels, RaggedPanelWindowCopiedWhole) {
+  if (!haveAvx512Bf16()) GTEST_SKIP() << "compiled for AVX-512 with BF16, which this CPU lacks";
   MmaCase<ak::bf16> c(1, 40, 50, 0, BLayout::NK, 7);
   PackedB<ak::bf16> packed(c);
   alignas(64) uint16_t scratch[96 * 48];
@@ -172,6 +173,7 @@ TEST(CpuPanels, RaggedPanelWindowCopiedWhole) {
 }
 
 TEST(CpuPanels, LoadAndReadGatherAnyTile) {
+  if (!haveAvx512Bf16()) GTEST_SKIP() << "compiled for AVX-512 with BF16, which this CPU lacks";
   MmaCase<ak::bf16> c(1, 37, 11, 0, BLayout::NK, 4);
   PackedB<ak::bf16> packed(c);
   std::vector<uint16_t> tile(8 * 8);
