@@ -8,6 +8,7 @@
 // emulator to the hardware as much as it holds the kernels to the reference.
 #include "argus_cuda_emulator.h"
 #include "argus_sm90_gemm.cuh"
+#include "argus_sm90_gemm_rows.cuh"
 #include "gemm_problem.h"
 
 #include <gtest/gtest.h>
@@ -79,6 +80,40 @@ TEST(Sm90GemmEmulated, PersistentTwoConsumersTmaStore) {
 TEST(Sm90GemmEmulated, SplitKClusterAddsPartialTiles) {
   EXPECT_EQ((splitK<64, 64, 4>({30, 70, 700, 1.0f, 0.0f, true}, 3, 4)), "");
   EXPECT_EQ((splitK<64, 128, 4>({64, 128, 320, 0.5f, -1.0f, false}, 2, 5)), "");
+}
+
+// The few-rows kernel: weights read straight into mma.sync fragments, warps over interleaved k
+// steps, a cluster of `split` CTAs over contiguous k ranges.
+template <int TokenBlocks, int Warps, int Unroll>
+std::string rows(const GemmProblem &p, int split, unsigned seed) {
+  std::mt19937 rng(seed);
+  GemmData d(p, rng);
+  using Shape = RowsGemmShape<TokenBlocks, Warps, Unroll>;
+  const GemmEpilogue epilogue{d.c.data(), p.ldc(), d.biasOrNull(p), p.alpha, p.beta, p.m, p.n};
+  emu::Launch launch;
+  launch.gridX = (p.n + Shape::kRows - 1) / Shape::kRows, launch.gridZ = split;
+  launch.clusterZ = split;
+  launch.threads = Shape::kThreads;
+  launch.sharedBytes = Shape::kSharedBytes;
+  emu::run(launch, [&] {
+    gemmRowsBody<TokenBlocks, Warps, Unroll, Bf16>(reinterpret_cast<const Bf16 *>(d.a.data()), p.lda(),
+                                                   reinterpret_cast<const Bf16 *>(d.b.data()), p.ldb(), epilogue, p.k);
+  });
+  return argus::gpu::test::compareWithFloat64(p, d);
+}
+
+TEST(Sm90GemmEmulated, RowsKernelStreamsWeightsIntoMmaFragments) {
+  // Ragged rows (n not a multiple of 16), k past the last whole 32-wide step and not a multiple of
+  // 8, whole groups of steps and leftovers spread over the warps, one token and a full block.
+  EXPECT_EQ((rows<1, 2, 2>({1, 37, 1003, 1.0f, 0.0f, false}, 1, 6)), "");
+  EXPECT_EQ((rows<1, 4, 2>({8, 20, 520, -0.5f, 0.75f, true}, 1, 7)), "");
+  EXPECT_EQ((rows<1, 2, 4>({5, 16, 8, 1.0f, 0.0f, true}, 1, 8)), "");  // k under one step
+}
+
+TEST(Sm90GemmEmulated, RowsKernelTwoTokenBlocksAndClusterSplit) {
+  EXPECT_EQ((rows<2, 2, 2>({13, 45, 700, 2.0f, 0.0f, true}, 1, 9)), "");
+  EXPECT_EQ((rows<2, 2, 2>({16, 33, 1000, 1.0f, 0.5f, false}, 3, 10)), "");  // three k ranges, ragged
+  EXPECT_EQ((rows<1, 2, 2>({3, 17, 72, 1.0f, 0.0f, true}, 4, 11)), "");      // ranks with no steps
 }
 
 } // namespace

@@ -266,6 +266,30 @@ struct alignas(16) Floats4 {
   float f[4];
 };
 
+/// 16 bytes at `p` (16-byte aligned) that no kernel writes while this one runs. Streaming: kept
+/// out of L1 (ld.global.nc.L1::no_allocate), for data read once, so that reused data stays there.
+ARGUS_CUDA_FN Bytes16 loadStreaming16(const void *p) {
+#if ARGUS_CUDA_DEVICE_CODE
+  Bytes16 v;
+  asm("ld.global.nc.L1::no_allocate.v4.u32 {%0, %1, %2, %3}, [%4];"
+               : "=r"(v.word[0]), "=r"(v.word[1]), "=r"(v.word[2]), "=r"(v.word[3])
+               : "l"(p));
+  return v;
+#else
+  return *static_cast<const Bytes16 *>(p);
+#endif
+}
+
+/// The same through L1 (ld.global.nc), for data that many warps read.
+ARGUS_CUDA_FN Bytes16 loadReadOnly16(const void *p) {
+#if ARGUS_CUDA_DEVICE_CODE
+  const uint4 v = __ldg(static_cast<const uint4 *>(p));
+  return {{v.x, v.y, v.z, v.w}};
+#else
+  return *static_cast<const Bytes16 *>(p);
+#endif
+}
+
 /// Element i (0 .. 2 * words - 1) of bf16 pairs packed in 32-bit words.
 ARGUS_CUDA_FN float bf16Of(const uint32_t *words, int i) {
   return bf16ToFloat(uint16_t(words[i / 2] >> (16 * (i % 2))));

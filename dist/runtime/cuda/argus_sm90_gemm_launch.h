@@ -3,6 +3,7 @@
 #pragma once
 
 #include "argus_sm90_gemm.cuh"
+#include "argus_sm90_gemm_rows.cuh"
 #include "argus_sm90_tensor_map.h"
 
 #include <cuda_runtime.h>
@@ -100,6 +101,25 @@ cudaError_t launchGemmPersistent(const GemmArgs &args, cudaStream_t stream) {
   return cudaGetLastError();
 }
 
+// Launches `kernel` on `grid`, whose z CTAs form one cluster: the split of K they share.
+template <typename... Params, typename... Args>
+cudaError_t launchSplitAlongZ(void (*kernel)(Params...), dim3 grid, int threads, int sharedBytes, cudaStream_t stream,
+                              Args... args) {
+  cudaLaunchConfig_t config = {};
+  config.gridDim = grid;
+  config.blockDim = dim3(threads);
+  config.dynamicSmemBytes = sharedBytes;
+  config.stream = stream;
+  cudaLaunchAttribute cluster[1];
+  cluster[0].id = cudaLaunchAttributeClusterDimension;
+  cluster[0].val.clusterDim.x = 1;
+  cluster[0].val.clusterDim.y = 1;
+  cluster[0].val.clusterDim.z = grid.z;
+  config.attrs = cluster;
+  config.numAttrs = 1;
+  return cudaLaunchKernelEx(&config, kernel, args...);
+}
+
 // Small M: one tile per CTA; `split` CTAs (1..8) form a cluster sharing a tile's K range.
 template <int BM, int BN, int Stages, typename TC>
 cudaError_t launchGemmSplitK(const GemmArgs &args, int split, cudaStream_t stream) {
@@ -117,19 +137,26 @@ cudaError_t launchGemmSplitK(const GemmArgs &args, int split, cudaStream_t strea
   GemmEpilogue epilogue = args.epilogue;
   epilogue.m = args.m;
   epilogue.n = args.n;
-  cudaLaunchConfig_t config = {};
-  config.gridDim = dim3((args.m + BM - 1) / BM, (args.n + BN - 1) / BN, split);
-  config.blockDim = dim3(Layout::kThreads);
-  config.dynamicSmemBytes = Layout::kBytes;
-  config.stream = stream;
-  cudaLaunchAttribute cluster[1];
-  cluster[0].id = cudaLaunchAttributeClusterDimension;
-  cluster[0].val.clusterDim.x = 1;
-  cluster[0].val.clusterDim.y = 1;
-  cluster[0].val.clusterDim.z = split;
-  config.attrs = cluster;
-  config.numAttrs = 1;
-  return cudaLaunchKernelEx(&config, kernel, mapA, mapB, epilogue, args.k);
+  const dim3 grid((args.m + BM - 1) / BM, (args.n + BN - 1) / BN, split);
+  return launchSplitAlongZ(kernel, grid, Layout::kThreads, Layout::kBytes, stream, mapA, mapB, epilogue, args.k);
+}
+
+// At most 8 * TokenBlocks rows of A: 16 weight rows per CTA streamed into mma.sync fragments;
+// `split` CTAs (1..8) form a cluster sharing those rows' K range. Operands as TMA would need them
+// (16-byte aligned, pitches a multiple of 8), since each lane reads 16-byte pieces.
+template <int TokenBlocks, int Warps, int Unroll, typename TC>
+cudaError_t launchGemmRows(const GemmArgs &args, int split, cudaStream_t stream) {
+  using Shape = RowsGemmShape<TokenBlocks, Warps, Unroll>;
+  if (split < 1 || split > 8 || args.m < 1 || args.m > Shape::kTokens || args.n < 1 || args.k < 1)
+    return cudaErrorInvalidValue;
+  if (!tmaCompatible(args.a, args.lda) || !tmaCompatible(args.b, args.ldb))
+    return cudaErrorInvalidValue;
+  GemmEpilogue epilogue = args.epilogue;
+  epilogue.m = args.m;
+  epilogue.n = args.n;
+  const dim3 grid((args.n + Shape::kRows - 1) / Shape::kRows, 1, split);
+  return launchSplitAlongZ(gemmRows<TokenBlocks, Warps, Unroll, TC>, grid, Shape::kThreads, Shape::kSharedBytes, stream,
+                           args.a, args.lda, args.b, args.ldb, epilogue, args.k);
 }
 
 }  // namespace argus::sm90
