@@ -97,6 +97,8 @@ int main() {
       {"generic, small grid (split-K)", 512, 1280, 8192, 1.0f, 0.0f, false},
       {"generic, decode", 8, 7168, 8192, 1.0f, 0.0f, false},
       {"generic, ragged, beta and bias", 77, 200, 136, 0.75f, 0.5f, true},
+      {"generic, few rows, split, ragged, beta and bias", 13, 1290, 1000, 0.75f, 0.5f, true},
+      {"generic, one row, ragged k", 1, 333, 8200, 1.0f, 0.0f, true},
       {"k = 0: C = beta C + bias", 33, 65, 0, 1.0f, 0.5f, true},
       {"fallback: lda not a TMA pitch, decode", 5, 4096, 4096, 1.0f, 0.0f, false, 4},
       {"fallback: lda not a TMA pitch, ragged", 300, 200, 136, 0.75f, 0.5f, true, 4},

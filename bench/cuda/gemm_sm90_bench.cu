@@ -55,6 +55,7 @@ std::vector<Shape> catalogShapes(const std::vector<int> &tokens) {
 struct Implementation {
   std::string name;
   std::function<cudaError_t(const GemmArgs &)> run;
+  int maxM = 1 << 30;  // the most rows of A it takes
 };
 
 cublasHandle_t cublas;
@@ -68,20 +69,27 @@ cudaError_t runCublas(const GemmArgs &g) {
   return s == CUBLAS_STATUS_SUCCESS ? cudaSuccess : cudaErrorUnknown;
 }
 
-std::string configName(const char *kind, int bm, int bn, int stages, int split) {
-  return std::string("argus_") + kind + "_" + std::to_string(bm) + "x" + std::to_string(bn) + "_s" +
-         std::to_string(stages) + (split > 1 ? "_k" + std::to_string(split) : "");
-}
+using argus::sm90::GemmSchedule;
 
 template <int BM, int BN, int Stages> Implementation persistentConfig() {
-  return {configName("p", BM, BN, Stages, 1),
+  return {"argus_" + argus::sm90::gemmConfigName({GemmSchedule::Persistent, BM, BN, Stages, 1}),
           [](const GemmArgs &g) { return argus::sm90::launchGemmPersistent<BM, BN, Stages, bf16>(g, nullptr); }};
 }
 
 template <int BM, int BN, int Stages> Implementation splitConfig(int split) {
-  return {configName("k", BM, BN, Stages, split), [split](const GemmArgs &g) {
+  return {"argus_" + argus::sm90::gemmConfigName({GemmSchedule::SplitK, BM, BN, Stages, split}),
+          [split](const GemmArgs &g) {
             return argus::sm90::launchGemmSplitK<BM, BN, Stages, bf16>(g, split, nullptr);
           }};
+}
+
+// Few rows of A: weights streamed into mma.sync fragments (argus_sm90_gemm_rows.cuh).
+template <int TokenBlocks, int Warps, int Unroll> Implementation rowsConfig(int split) {
+  return {"argus_" + argus::sm90::gemmConfigName({GemmSchedule::Rows, 8 * TokenBlocks, 16, Unroll, split}, Warps),
+          [split](const GemmArgs &g) {
+            return argus::sm90::launchGemmRows<TokenBlocks, Warps, Unroll, bf16>(g, split, nullptr);
+          },
+          8 * TokenBlocks};
 }
 
 std::vector<Implementation> prefillImplementations() {
@@ -100,6 +108,19 @@ std::vector<Implementation> decodeImplementations() {
     list.push_back(splitConfig<64, 128, 4>(split));
   }
   list.push_back(persistentConfig<64, 128, 6>());
+  for (int split : {1, 2, 4}) {
+    list.push_back(rowsConfig<1, 8, 2>(split));
+    list.push_back(rowsConfig<1, 8, 4>(split));
+    list.push_back(rowsConfig<2, 8, 2>(split));
+    list.push_back(rowsConfig<2, 8, 4>(split));
+  }
+  for (int split : {1, 2}) {
+    list.push_back(rowsConfig<1, 4, 4>(split));
+    list.push_back(rowsConfig<1, 16, 2>(split));
+  }
+  list.push_back(rowsConfig<1, 8, 1>(1));
+  list.push_back(rowsConfig<1, 4, 2>(1));
+  list.push_back(rowsConfig<2, 16, 2>(1));
   list.push_back({"cublas", runCublas});
   return list;
 }
@@ -292,7 +313,8 @@ int main(int argc, char **argv) {
   if (options.only.empty() || options.only == "ragged")
     groups.push_back({"ragged",
                       {{"ragged", "tiny", 1, 8, 64}, {"ragged", "tails", 77, 200, 136}, {"ragged", "odd", 1000, 1000, 1000},
-                       {"ragged", "mid", 333, 4104, 520}, {"ragged", "decode", 5, 1290, 8200}},
+                       {"ragged", "mid", 333, 4104, 520}, {"ragged", "decode", 5, 1290, 8200},
+                       {"ragged", "rows", 13, 333, 1000}},
                       [] {  // alpha, beta and bias: cuBLAS's GemmEx has no bias, so Argus alone
                         std::vector<Implementation> list;
                         for (auto &impl : prefillImplementations())
@@ -329,13 +351,17 @@ int main(int argc, char **argv) {
       const double bytes = 2.0 * (double(shape.m) * shape.k + double(shape.n) * shape.k + double(shape.m) * shape.n);
       double bestArgus = 1e30, cublasTime = 0;
       std::string bestName;
-      std::vector<CheckResult> checks;
+      std::vector<Implementation> impls;
       for (const Implementation &impl : group.impls)
+        if (shape.m <= impl.maxM)
+          impls.push_back(impl);
+      std::vector<CheckResult> checks;
+      for (const Implementation &impl : impls)
         checks.push_back(run.checkOnce(impl, beta, epilogueCase));
       const std::vector<double> times =
-          options.checkOnly ? std::vector<double>(group.impls.size(), 1e-30) : run.time(group.impls);
-      for (size_t i = 0; i < group.impls.size(); ++i) {
-        const Implementation &impl = group.impls[i];
+          options.checkOnly ? std::vector<double>(impls.size(), 1e-30) : run.time(impls);
+      for (size_t i = 0; i < impls.size(); ++i) {
+        const Implementation &impl = impls[i];
         const CheckResult &c = checks[i];
         const double seconds = times[i];
         if (!c.pass) {

@@ -94,6 +94,16 @@ int main(int argc, char **argv) {
   a = gemm(2048, 1288, 8200);
   const char *name = argus_gemm_kernel_name(&a);
   expect(name && strstr(name, "argus_sm90_generic_") == name, "another shape plans a generic kernel");
+  a = gemm(1, 1288, 8200);
+  name = argus_gemm_kernel_name(&a);
+  expect(name && strcmp(name, "argus_sm90_generic_r8_w8_u2_k4") == 0,
+         "one row of A plans the few-rows kernel, its 81 row groups split 4 ways along k");
+  a = gemm(13, 1288, 8200);
+  name = argus_gemm_kernel_name(&a);
+  expect(name && strcmp(name, "argus_sm90_generic_r16_w8_u2_k4") == 0, "13 rows: two blocks of tokens");
+  a = gemm(16, 200000, 4096);
+  name = argus_gemm_kernel_name(&a);
+  expect(name && strcmp(name, "argus_sm90_generic_p_64x128_s6") == 0, "16 rows of a wide product: the tile kernel");
 
   expect(argus_gemm(NULL, NULL) == ARGUS_ERROR_INVALID_ARGUMENT, "NULL args are invalid");
   a = gemm(16, n, k);

@@ -38,22 +38,33 @@ struct GenericKernel {
   argus_cuda_gemm_launcher launcher;
   const char *name;
 };
+using argus::sm90::GemmSchedule;
+using argus::sm90::launchArgusGemmRows;
+constexpr GemmSchedule kP = GemmSchedule::Persistent, kK = GemmSchedule::SplitK, kR = GemmSchedule::Rows;
 const GenericKernel kGenericKernels[] = {
-    {{true, 64, 128, 6, 1}, launchArgusGemm<true, 64, 128, 6>, "argus_sm90_generic_p_64x128_s6"},
-    {{false, 64, 128, 4, 1}, launchArgusGemm<false, 64, 128, 4, 1>, "argus_sm90_generic_k_64x128_s4"},
-    {{false, 64, 128, 4, 2}, launchArgusGemm<false, 64, 128, 4, 2>, "argus_sm90_generic_k_64x128_s4_k2"},
-    {{false, 64, 128, 4, 4}, launchArgusGemm<false, 64, 128, 4, 4>, "argus_sm90_generic_k_64x128_s4_k4"},
-    {{false, 64, 128, 4, 8}, launchArgusGemm<false, 64, 128, 4, 8>, "argus_sm90_generic_k_64x128_s4_k8"},
-    {{false, 128, 128, 4, 2}, launchArgusGemm<false, 128, 128, 4, 2>, "argus_sm90_generic_k_128x128_s4_k2"},
-    {{true, 128, 256, 3, 1}, launchArgusGemm<true, 128, 256, 3>, "argus_sm90_generic_p_128x256_s3"},
-    {{true, 128, 192, 4, 1}, launchArgusGemm<true, 128, 192, 4>, "argus_sm90_generic_p_128x192_s4"},
-    {{true, 128, 160, 4, 1}, launchArgusGemm<true, 128, 160, 4>, "argus_sm90_generic_p_128x160_s4"},
-    {{true, 128, 128, 5, 1}, launchArgusGemm<true, 128, 128, 5>, "argus_sm90_generic_p_128x128_s5"},
+    {{kR, 8, 16, 2, 1}, launchArgusGemmRows<1, 1>, "argus_sm90_generic_r8_w8_u2"},
+    {{kR, 8, 16, 2, 2}, launchArgusGemmRows<1, 2>, "argus_sm90_generic_r8_w8_u2_k2"},
+    {{kR, 8, 16, 2, 4}, launchArgusGemmRows<1, 4>, "argus_sm90_generic_r8_w8_u2_k4"},
+    {{kR, 8, 16, 2, 8}, launchArgusGemmRows<1, 8>, "argus_sm90_generic_r8_w8_u2_k8"},
+    {{kR, 16, 16, 2, 1}, launchArgusGemmRows<2, 1>, "argus_sm90_generic_r16_w8_u2"},
+    {{kR, 16, 16, 2, 2}, launchArgusGemmRows<2, 2>, "argus_sm90_generic_r16_w8_u2_k2"},
+    {{kR, 16, 16, 2, 4}, launchArgusGemmRows<2, 4>, "argus_sm90_generic_r16_w8_u2_k4"},
+    {{kR, 16, 16, 2, 8}, launchArgusGemmRows<2, 8>, "argus_sm90_generic_r16_w8_u2_k8"},
+    {{kP, 64, 128, 6, 1}, launchArgusGemm<true, 64, 128, 6>, "argus_sm90_generic_p_64x128_s6"},
+    {{kK, 64, 128, 4, 1}, launchArgusGemm<false, 64, 128, 4, 1>, "argus_sm90_generic_k_64x128_s4"},
+    {{kK, 64, 128, 4, 2}, launchArgusGemm<false, 64, 128, 4, 2>, "argus_sm90_generic_k_64x128_s4_k2"},
+    {{kK, 64, 128, 4, 4}, launchArgusGemm<false, 64, 128, 4, 4>, "argus_sm90_generic_k_64x128_s4_k4"},
+    {{kK, 64, 128, 4, 8}, launchArgusGemm<false, 64, 128, 4, 8>, "argus_sm90_generic_k_64x128_s4_k8"},
+    {{kK, 128, 128, 4, 2}, launchArgusGemm<false, 128, 128, 4, 2>, "argus_sm90_generic_k_128x128_s4_k2"},
+    {{kP, 128, 256, 3, 1}, launchArgusGemm<true, 128, 256, 3>, "argus_sm90_generic_p_128x256_s3"},
+    {{kP, 128, 192, 4, 1}, launchArgusGemm<true, 128, 192, 4>, "argus_sm90_generic_p_128x192_s4"},
+    {{kP, 128, 160, 4, 1}, launchArgusGemm<true, 128, 160, 4>, "argus_sm90_generic_p_128x160_s4"},
+    {{kP, 128, 128, 5, 1}, launchArgusGemm<true, 128, 128, 5>, "argus_sm90_generic_p_128x128_s5"},
 };
 
 const GenericKernel *genericKernel(const GemmConfig &c) {
   for (const GenericKernel &g : kGenericKernels)
-    if (g.config.persistent == c.persistent && g.config.bm == c.bm && g.config.bn == c.bn &&
+    if (g.config.schedule == c.schedule && g.config.bm == c.bm && g.config.bn == c.bn &&
         g.config.stages == c.stages && g.config.split == c.split)
       return &g;
   return nullptr;
@@ -109,7 +120,7 @@ argus_status prepare(const argus_gemm_args *args, const char *function, CudaGemm
     return strictGemmRefusal(g, function);
   static const int multiprocessors = argus::sm90::multiprocessorCount();
   const GenericKernel *kernel =
-      genericKernel(argus::sm90::chooseGemmConfig(g.m, g.n, multiprocessors > 0 ? multiprocessors : 132));
+      genericKernel(argus::sm90::chooseGemmConfig(g.m, g.n, g.k, multiprocessors > 0 ? multiprocessors : 132));
   if (!kernel)
     return fail(ARGUS_ERROR_INTERNAL, "%s: the generic configuration for m=%lld, n=%lld is not compiled", function,
                 static_cast<long long>(g.m), static_cast<long long>(g.n));

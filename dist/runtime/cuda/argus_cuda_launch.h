@@ -27,4 +27,11 @@ int launchArgusGemm(const argus_gemm_args *args, void *stream) {
     return int(launchGemmSplitK<BM, BN, Stages, __nv_bfloat16>(g, Split, s));
 }
 
+// The few-rows kernel (m <= 8 * TokenBlocks) in the warps and unroll chooseGemmConfig assumes.
+template <int TokenBlocks, int Split>
+int launchArgusGemmRows(const argus_gemm_args *args, void *stream) {
+  return int(launchGemmRows<TokenBlocks, kRowsWarps, kRowsUnroll, __nv_bfloat16>(gemmArgs(*args), Split,
+                                                                                  static_cast<cudaStream_t>(stream)));
+}
+
 }  // namespace argus::sm90

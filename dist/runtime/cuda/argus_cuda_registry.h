@@ -9,7 +9,7 @@
  *   1. the group whose (n, k) equals the call's, bucketed on m with
  *      argus_bucket_index (argus_bucketing.h), as on the CPU;
  *   2. else, unless ARGUS_STRICT=1, the generic path: the configuration
- *      argus::sm90::chooseGemmConfig picks for (m, n);
+ *      argus::sm90::chooseGemmConfig picks for (m, n, k);
  *   3. else ARGUS_ERROR_UNSUPPORTED.
  * f16 calls and operands TMA cannot address take a generated kernel
  * (argus_cuda_generated_gemms) unless ARGUS_STRICT=1.

@@ -8,6 +8,7 @@
 #include "argus_host_device.h"
 
 #include <cstdint>
+#include <string>
 
 namespace argus::sm90 {
 
@@ -65,30 +66,59 @@ ARGUS_HOST_DEVICE uint32_t outputBoxOffset(int row, int col, int elementBytes) {
   return uint32_t(box * 64 * 128 + row * 128 + (((byte >> 4) ^ (row & 7)) << 4) + (byte & 15));
 }
 
-// One compiled GEMM configuration: a persistent kernel (large M) or a split-K cluster kernel.
+// One compiled GEMM configuration: a persistent tile kernel (large M), a split-K cluster tile
+// kernel, or the few-rows kernel (argus_sm90_gemm_rows.cuh: bm = 8 or 16 rows of A, bn = its 16
+// weight rows per CTA, stages = its k steps per warp turn, kRowsWarps warps).
+enum class GemmSchedule { Persistent, SplitK, Rows };
+
 struct GemmConfig {
-  bool persistent;
+  GemmSchedule schedule;
   int bm, bn, stages, split;
 };
 
-// The configuration for an M x N output when no measurement is at hand: a build without a GPU,
-// or a shape outside the catalog. Fitted to the H100 sweep in bench/results/cuda-gemm-h100.md,
-// whose winners it reproduces within 0.7% in geometric mean (7% at worst; 2.2% and 16% on an
-// earlier run's prefill shapes). test/cuda/Sm90ScheduleTest.cpp holds it to that sweep.
-// - M <= 64 streams the weights: 64-row tiles; a persistent 64 x 128 kernel when N gives 64 or
-//   more column tiles, else split-K, doubling the split while the CTAs still fit the SMs.
+inline constexpr int kRowsWarps = 8, kRowsUnroll = 2;
+
+// The name a configuration goes by in the benchmark, the sweeps and the library's kernel names:
+// p_64x128_s6, k_64x128_s4_k4 (split 4), r8_w8_u2_k2 (the few-rows kernel on `rowsWarps` warps).
+inline std::string gemmConfigName(const GemmConfig &c, int rowsWarps = kRowsWarps) {
+  const std::string split = c.split > 1 ? "_k" + std::to_string(c.split) : "";
+  if (c.schedule == GemmSchedule::Rows)
+    return "r" + std::to_string(c.bm) + "_w" + std::to_string(rowsWarps) + "_u" + std::to_string(c.stages) + split;
+  return std::string(c.schedule == GemmSchedule::Persistent ? "p_" : "k_") + std::to_string(c.bm) + "x" +
+         std::to_string(c.bn) + "_s" + std::to_string(c.stages) + split;
+}
+
+// The configuration for an M x N x K product when no measurement is at hand: a build without a
+// GPU, or a shape outside the catalog. test/cuda/Sm90ConfigTest.cpp holds it to the sweeps it was
+// fitted to.
+// - M <= 16 (fitted to the H200 sweep bench/results/cuda-gemm-h200-decode-rows.jsonl): the
+//   few-rows kernel, its split doubling while the doubled grid fits 4 CTAs per SM. Up to 8 rows
+//   always; 9-16 rows (two mma blocks of tokens, 64 registers) only while the row groups fit 4
+//   CTAs per SM and each CTA's k range is at most 4096, else a tile kernel is faster.
+// - M <= 64 streams the weights (fitted to the H100 sweep in bench/results/cuda-gemm-h100.md,
+//   whose winners it reproduces within 0.7% in geometric mean): 64-row tiles; a persistent
+//   64 x 128 kernel when N gives 64 or more column tiles, else split-K, doubling the split while
+//   the CTAs still fit the SMs.
 // - Larger M: the persistent 128 x BN kernel whose tile count wastes the least of its last wave,
 //   wider tiles first; when even that keeps half the SMs idle, 128 x 128 tiles with split 2.
-ARGUS_HOST_DEVICE GemmConfig chooseGemmConfig(int64_t m, int64_t n, int multiprocessors) {
+ARGUS_HOST_DEVICE GemmConfig chooseGemmConfig(int64_t m, int64_t n, int64_t k, int multiprocessors) {
   auto ceilDiv = [](int64_t a, int64_t b) { return (a + b - 1) / b; };
+  if (m <= 16) {
+    const int64_t rowGroups = ceilDiv(n, 16);
+    int split = 1;
+    while (split < 8 && 2 * split * rowGroups <= 4 * multiprocessors)
+      split *= 2;
+    if (m <= 8 || (rowGroups <= 4 * multiprocessors && k / split <= 4096))
+      return {GemmSchedule::Rows, m <= 8 ? 8 : 16, 16, kRowsUnroll, split};
+  }
   if (m <= 64) {
     const int64_t tiles = ceilDiv(n, 128);
     if (tiles >= 64)
-      return {true, 64, 128, 6, 1};
+      return {GemmSchedule::Persistent, 64, 128, 6, 1};
     int split = 1;
     while (split < 8 && 2 * split * tiles <= multiprocessors)
       split *= 2;
-    return {false, 64, 128, 4, split};
+    return {GemmSchedule::SplitK, 64, 128, 4, split};
   }
   struct Width {
     int bn, stages;
@@ -106,8 +136,8 @@ ARGUS_HOST_DEVICE GemmConfig chooseGemmConfig(int64_t m, int64_t n, int multipro
       best = w, bestCost = cost, bestTiles = tiles;
   }
   if (2 * bestTiles <= multiprocessors)
-    return {false, 128, 128, 4, 2};
-  return {true, 128, best.bn, best.stages, 1};
+    return {GemmSchedule::SplitK, 128, 128, 4, 2};
+  return {GemmSchedule::Persistent, 128, best.bn, best.stages, 1};
 }
 
 }  // namespace argus::sm90

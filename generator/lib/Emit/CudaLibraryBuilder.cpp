@@ -2,7 +2,7 @@
 //
 // The catalog's GEMMs are grouped and bucketed as for the CPU (planGemms), and
 // each bucket gets the Hopper configuration chooseGemmConfig picks for its
-// largest m: a rule fitted to an H100 sweep, so that a library builds on a
+// largest m: a rule fitted to H100 and H200 sweeps, so that a library builds on a
 // machine without a GPU. What those Hopper kernels cannot take (f16, operands
 // TMA cannot address) runs on GEMM kernels generated from
 // templates/gemm/gemm_tn_cdna.argus for warps (GeneratedKernels.h). The tables
@@ -53,18 +53,23 @@ namespace {
 // H100 and H200 have 132 SMs; the rule only compares tile counts against it.
 constexpr int kMultiprocessors = 132;
 
-std::string configName(const sm90::GemmConfig &c) {
-  return std::string(c.persistent ? "p_" : "k_") + std::to_string(c.bm) + "x" + std::to_string(c.bn) + "_s" +
-         std::to_string(c.stages) + (c.split > 1 ? "_k" + std::to_string(c.split) : "");
-}
-
 std::string launcherName(const sm90::GemmConfig &c) {
-  return "argus::sm90::launchArgusGemm<" + std::string(c.persistent ? "true" : "false") + ", " + std::to_string(c.bm) +
+  if (c.schedule == sm90::GemmSchedule::Rows)
+    return "argus::sm90::launchArgusGemmRows<" + std::to_string(c.bm / 8) + ", " + std::to_string(c.split) + ">";
+  return "argus::sm90::launchArgusGemm<" +
+         std::string(c.schedule == sm90::GemmSchedule::Persistent ? "true" : "false") + ", " + std::to_string(c.bm) +
          ", " + std::to_string(c.bn) + ", " + std::to_string(c.stages) + ", " + std::to_string(c.split) + ">";
 }
 
 nlohmann::json configJson(const sm90::GemmConfig &c) {
-  return {{"schedule", c.persistent ? "persistent" : "split-k"},
+  if (c.schedule == sm90::GemmSchedule::Rows)
+    return {{"schedule", "rows"},
+            {"tokens", c.bm},
+            {"weight_rows", c.bn},
+            {"warps", sm90::kRowsWarps},
+            {"unroll", c.stages},
+            {"split", c.split}};
+  return {{"schedule", c.schedule == sm90::GemmSchedule::Persistent ? "persistent" : "split-k"},
           {"BM", c.bm},
           {"BN", c.bn},
           {"stages", c.stages},
@@ -82,10 +87,10 @@ std::vector<CudaGroup> planCudaGemms(const GemmPlan &plan) {
   for (const GemmGroup &g : plan.groups) {
     CudaGroup cuda{&g, {}, {}};
     for (int64_t bound : g.bucketBounds) {
-      const sm90::GemmConfig config = sm90::chooseGemmConfig(bound, g.n, kMultiprocessors);
+      const sm90::GemmConfig config = sm90::chooseGemmConfig(bound, g.n, g.k, kMultiprocessors);
       cuda.configs.push_back(config);
       cuda.buckets.push_back({bound, "argus_sm90_" + joinedOps(g.ops) + "_m" + std::to_string(bound) + "_" +
-                                         configName(config), configJson(config)});
+                                         sm90::gemmConfigName(config), configJson(config)});
     }
     groups.push_back(std::move(cuda));
   }
@@ -110,8 +115,9 @@ json manifestFor(const catalog::Catalog &cat, const BuildOptions &opt, const fs:
   for (const CudaGroup &g : groups)
     gemmGroups.push_back(gpuGemmGroupJson(g.group->ops, g.group->n, g.group->k, g.buckets));
   json manifest = manifestHeader(cat, opt.target);
-  manifest.update({{"tuning", "Hopper configurations by rule (chooseGemmConfig, fitted to the H100 sweep of "
-                              "bench/results/cuda-gemm-h100.md); other shapes by the same rule at run time"},
+  manifest.update({{"tuning", "Hopper configurations by rule (chooseGemmConfig, fitted to the sweeps "
+                              "bench/results/cuda-gemm-h100.jsonl and cuda-gemm-h200-decode-rows.jsonl); other "
+                              "shapes by the same rule at run time"},
                    {"gemm_groups", gemmGroups},
                    {"generated_kernels", generatedKernelsJson(home, kernelsOf(gemms))}});
   return manifest;

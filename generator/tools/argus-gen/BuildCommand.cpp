@@ -97,7 +97,7 @@ std::string buildGpuCommand(const emit::BuildOptions &build, int budget, std::os
   const bool cuda = emit::isCudaTarget(build.target);
   if (budget > 0)
     log("no sweep for " + build.target + " on this machine: " +
-        (cuda ? "Hopper configurations by rule (fitted to the H100 sweep in bench/results/cuda-gemm-h100.md)"
+        (cuda ? "Hopper configurations by rule (fitted to the H100 and H200 sweeps in bench/results/cuda-gemm-h1*)"
               : "CDNA kernel shapes by an occupancy rule, not measured (no AMD GPU here)"));
   auto result = emit::buildLibrary(build);
   if (auto *error = std::get_if<std::string>(&result)) return *error;
