@@ -72,6 +72,10 @@ TEST(GemmCandidates, OneRowRuleTakesLongStepsShortenedToAShortK) {
   EXPECT_EQ(emit::chooseCpuGemmTiles(1, 4096, 14336, bf16).bk, 2048) << "14336 = 7 x 2048";
   EXPECT_EQ(emit::chooseCpuGemmTiles(1, 4096, 3000, bf16).bk, 256) << "nothing over 256 divides 3000";
   EXPECT_EQ(emit::chooseCpuGemmTiles(4, 4096, 768, bf16).bk, 256) << "the short-tile step too (768 = 3 x 256)";
+  // f32 tiles of 17-32 rows: packed in 128-long steps on cpu-avx512, the lanes form's 256 on cpu-avx2.
+  EXPECT_EQ(emit::chooseCpuGemmTiles(32, 4096, 4096, f32).bk, 128);
+  EXPECT_EQ(emit::chooseCpuGemmTiles(32, 4096, 4096, f32, /*bf16InF32=*/true).bk, 256);
+  EXPECT_EQ(emit::chooseCpuGemmTiles(64, 4096, 4096, f32, /*bf16InF32=*/true).bk, 128) << "64 rows stay packed";
   for (const emit::GemmTiles &t : emit::cpuGemmCandidates(1, 4096, 4096, bf16, 8))
     EXPECT_GE(t.bn, 32) << "a candidate of half-panel columns";
   EXPECT_EQ(emit::chooseCpuGemmTiles(2, 4096, 4096, f32).bk, 512) << "only the 1-row tile changes";

@@ -46,7 +46,7 @@ int64_t cpuGemmKStep(int64_t bm, const GemmTypes &types) {
   // inner_product_fits in argus_cpu_mma.h. (On AVX2 every element type takes
   // that form up to 32 rows when K >= 256, inner_product_fits_avx2, but
   // tiles of 5-32 rows of f32 and 9-32 of bf16, which take the lanes form:
-  // lanes_fit8. f32 tiles of 32 rows, whose k-step is 128, run packed.)
+  // lanes_fit8; its f32 tiles of 32 rows take 256-long steps: targetKStep.)
   const int64_t innerProductRows = types.a == "f32" || types.a == "bf16" ? 16 : 4;
   if (bm <= innerProductRows)
     return 512;
@@ -54,6 +54,15 @@ int64_t cpuGemmKStep(int64_t bm, const GemmTypes &types) {
 }
 
 namespace {
+
+/// cpuGemmKStep on the target: cpu-avx2 (the target that widens bf16) runs
+/// f32 tiles of up to 32 rows in the lanes form (lanes_fit8 in
+/// argus_cpu_mma_avx2_lanes.h), which needs k-steps of 256 or more, where
+/// cpu-avx512 runs 32 rows packed in 128-long steps.
+int64_t targetKStep(int64_t bm, const GemmTypes &types, bool bf16InF32) {
+  const int64_t step = cpuGemmKStep(bm, types);
+  return bf16InF32 && types.a == "f32" && bm <= 32 ? std::max<int64_t>(step, 256) : step;
+}
 
 /// Bytes of stack a tile configuration needs, conservatively: mma's packed
 /// copy of b, the f32 accumulator and epilogue tiles, and c's tile; operands
@@ -113,7 +122,7 @@ GemmTiles chooseCpuGemmTiles(int64_t m, int64_t /*n*/, int64_t k, const GemmType
     // kernel's partial last step is gathered (96 x 2048 x 768: 0.79x).
     return {bm, 64, 512};
   if (bm > 1)
-    return {bm, 64, kStepDividingK(cpuGemmKStep(bm, types), k)};
+    return {bm, 64, kStepDividingK(targetKStep(bm, types, bf16InF32), k)};
   // Single-token decode streams each weight row once: 16 rows of 8 KiB per
   // k-step keep the prefetchers on fewer, longer streams than 64 rows of
   // 2 KiB (Llama-3-8B's GEMMs on AVX2, two threads: 1.2-1.4x, bf16 gate_up
